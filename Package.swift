@@ -1,0 +1,66 @@
+// swift-tools-version: 6.1
+//
+// OpenCoreMotion: Apple's Core Motion API, sensor fusion and tools for Linux.
+//
+// Layers (lowest first):
+//   MotionFusion        pure Swift maths and the attitude filter: no Foundation, no I/O
+//   MotionSources       the SensorSource protocol, the simulator and the CSV replay
+//   OpenCoreMotion      the public Core Motion API (CMMotionManager, CM* types, delivery)
+//   CoreMotionCLI       the `coremotion` commands (swift-argument-parser), testable as a library
+//   coremotion          the executable: a one-line main over CoreMotionCLI
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+]
+
+let package = Package(
+    name: "OpenCoreMotion",
+    products: [
+        .library(name: "OpenCoreMotion", targets: ["OpenCoreMotion"]),
+        .library(name: "MotionFusion", targets: ["MotionFusion"]),
+        .executable(name: "coremotion", targets: ["coremotion"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
+    ],
+    targets: [
+        .target(name: "MotionFusion", swiftSettings: swiftSettings),
+        .target(
+            name: "MotionSources",
+            dependencies: ["MotionFusion"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "OpenCoreMotion",
+            dependencies: [
+                "MotionFusion",
+                "MotionSources",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CoreMotionCLI",
+            dependencies: [
+                "OpenCoreMotion",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(name: "coremotion", dependencies: ["CoreMotionCLI"], swiftSettings: swiftSettings),
+        .testTarget(name: "MotionFusionTests", dependencies: ["MotionFusion"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "OpenCoreMotionTests",
+            dependencies: ["OpenCoreMotion", "MotionSources", "MotionFusion"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CoreMotionCLITests",
+            dependencies: ["CoreMotionCLI", "coremotion"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

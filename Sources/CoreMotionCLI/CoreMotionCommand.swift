@@ -1,0 +1,15 @@
+import ArgumentParser
+
+/// The `coremotion` command: Core Motion for Linux from the terminal.
+///
+/// Each subcommand lives in its own `*Command.swift` file and is registered in ``configuration``.
+public struct CoreMotionCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "coremotion",
+        abstract: "Motion sensors, sensor fusion and Core Motion's API on Linux.",
+        version: "0.1.0",
+        subcommands: []
+    )
+
+    public init() {}
+}

@@ -1,0 +1,3 @@
+import CoreMotionCLI
+
+await CoreMotionCommand.main()
