@@ -43,15 +43,26 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "MotionBenchmarks",
+            dependencies: ["MotionFusion"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "CoreMotionCLI",
             dependencies: [
                 "OpenCoreMotion",
+                "MotionBenchmarks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(name: "coremotion", dependencies: ["CoreMotionCLI"], swiftSettings: swiftSettings),
         .testTarget(name: "MotionFusionTests", dependencies: ["MotionFusion"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "MotionBenchmarksTests",
+            dependencies: ["MotionBenchmarks", "MotionFusion"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "OpenCoreMotionTests",
             dependencies: ["OpenCoreMotion", "MotionSources", "MotionFusion"],

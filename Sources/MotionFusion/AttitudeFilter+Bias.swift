@@ -1,0 +1,65 @@
+extension AttitudeFilter {
+    /// In-motion bias update from one inclination correction.
+    ///
+    /// A bias error `e` (device frame) rotates the almost-inertial frame at `R e` (R: device → E6), which
+    /// the low-pass filtered inclination correction tracks with the filter's lag. The correction rate
+    /// `δ/dt` therefore measures `−LP[R e] = −LP[R] b_true + LP[R b̂]`, so `y = −δ/dt + LP[R b̂]` is a
+    /// linear measurement `LP[R] b_true` of the bias; only its horizontal rows are observable.
+    @inline(__always)
+    mutating func updateBiasInMotion(correction: Vector3, dt: Double, _ c: AttitudeFilterCoefficients) {
+        let r = Matrix3(state.inclinationQuaternion * state.gyroQuaternion)
+        state.rotationLowPass.filter(r, c.acceleration)
+        let rb = state.rotatedBiasLowPass.filter(r * state.bias, c.acceleration)
+        let h0 = state.rotationLowPass.r0.value
+        let h1 = state.rotationLowPass.r1.value
+        let b = state.bias
+        let y0 = -correction.x / dt + rb.x
+        let y1 = -correction.y / dt + rb.y
+        let nu0 = y0 - h0.dot(b)
+        let nu1 = y1 - h1.dot(b)
+        let p = state.biasCovariance
+        let u0 = p * h0, u1 = p * h1
+        let s00 = h0.dot(u0) + c.biasMotionNoise
+        let s01 = h0.dot(u1)
+        let s11 = h1.dot(u1) + c.biasMotionNoise
+        let det = s00 * s11 - s01 * s01
+        guard det > 0, det.isFinite else { return }
+        let inv = 1 / det
+        let k0 = (u0 * s11 - u1 * s01) * inv
+        let k1 = (u1 * s00 - u0 * s01) * inv
+        let newBias = b + k0 * nu0 + k1 * nu1
+        let newP = p - outer(k0, u0) - outer(k1, u1)
+        commitBias(newBias, newP)
+    }
+
+    /// At-rest bias update: the low-pass filtered gyro measures the bias directly.
+    @inline(__always)
+    mutating func updateBiasAtRest(_ c: AttitudeFilterCoefficients) {
+        let y = state.restGyroLowPass.value
+        let p = state.biasCovariance
+        var s = p
+        s.r0.x += c.biasRestNoise
+        s.r1.y += c.biasRestNoise
+        s.r2.z += c.biasRestNoise
+        guard let sInv = s.inverse else { return }
+        let k = p * sInv
+        let newBias = state.bias + k * (y - state.bias)
+        let newP = p - k * p
+        commitBias(newBias, newP)
+    }
+
+    @inline(__always)
+    mutating func commitBias(_ b: Vector3, _ p: Matrix3) {
+        guard b.isFinite, p.isFinite else { return }
+        let clip = parameters.biasClip * Double.pi / 180
+        state.bias = Vector3(max(-clip, min(clip, b.x)), max(-clip, min(clip, b.y)), max(-clip, min(clip, b.z)))
+        // Keep the covariance symmetric.
+        let sym = (p + p.transposed) * 0.5
+        state.biasCovariance = clampCovariance(sym)
+    }
+}
+
+@inline(__always)
+func outer(_ a: Vector3, _ b: Vector3) -> Matrix3 {
+    Matrix3(rows: b * a.x, b * a.y, b * a.z)
+}

@@ -1,0 +1,57 @@
+/// Offline (non-causal) attitude estimation for recordings: uses past and future samples.
+///
+/// Three passes of ``AttitudeFilter``: forward over the whole recording (to converge bias, magnetic
+/// reference and calibration), backward from that end state, and forward again from the backward pass's
+/// end state at the start. The backward and second forward estimates lag the truth in opposite
+/// directions, so their per-sample mean cancels the low-pass filters' lag to first order; this is the
+/// two-filter smoother idea of D. C. Fraser and J. E. Potter, "The optimum linear smoother as a
+/// combination of two optimum linear filters", IEEE TAC 14(4), 1969, with equal weights.
+///
+/// Allocates its output arrays (not per sample); O(n) time. Not a real-time filter.
+public enum AttitudeSmoother {
+    /// Smooths a uniformly or non-uniformly sampled recording.
+    /// - Parameters:
+    ///   - gyro: rad/s per sample.
+    ///   - accelerometer: g per sample, Core Motion sign.
+    ///   - magnetometer: µT per sample, or `nil` for 6D.
+    ///   - timeStep: time step of sample `i` (since sample `i − 1`), seconds; `timeStep(0)` is used for the first.
+    ///   - parameters: filter tuning.
+    /// - Returns: attitude device → reference for each sample (magnetic north–west–up in 9D, an arbitrary
+    ///   z-up frame in 6D).
+    public static func smooth(
+        gyro: [Vector3], accelerometer: [Vector3], magnetometer: [Vector3]?,
+        parameters: AttitudeFilterParameters = AttitudeFilterParameters(),
+        timeStep: (Int) -> Double
+    ) -> [Quaternion] {
+        let n = min(gyro.count, accelerometer.count, magnetometer?.count ?? Int.max)
+        guard n > 0 else { return [] }
+        var filter = AttitudeFilter(parameters: parameters, usesMagnetometer: magnetometer != nil)
+        func step(_ f: inout AttitudeFilter, _ i: Int, _ sign: Double, _ dt: Double) {
+            f.updateGyro(gyro[i] * sign, dt: dt)
+            f.updateAccelerometer(accelerometer[i], dt: dt)
+            if let m = magnetometer { f.updateMagnetometer(m[i], dt: dt) }
+        }
+        // Pass 1: forward, to converge.
+        for i in 0..<n { step(&filter, i, 1, timeStep(i)) }
+        // Pass 2: backward. The step from sample i+1 back to i spans timeStep(i+1).
+        filter.reverseTimeDirection()
+        var backward = [Quaternion](repeating: .identity, count: n)
+        for i in stride(from: n - 1, through: 0, by: -1) {
+            step(&filter, i, -1, timeStep(min(i + 1, n - 1)))
+            backward[i] = filter.quaternion
+        }
+        // Pass 3: forward from the start state found by the backward pass.
+        filter.reverseTimeDirection()
+        var out = [Quaternion](repeating: .identity, count: n)
+        for i in 0..<n {
+            step(&filter, i, 1, timeStep(i))
+            var a = filter.quaternion
+            let b = backward[i]
+            if a.w * b.w + a.x * b.x + a.y * b.y + a.z * b.z < 0 {
+                a = Quaternion(w: -a.w, x: -a.x, y: -a.y, z: -a.z)
+            }
+            out[i] = Quaternion(w: a.w + b.w, x: a.x + b.x, y: a.y + b.y, z: a.z + b.z).normalized
+        }
+        return out
+    }
+}

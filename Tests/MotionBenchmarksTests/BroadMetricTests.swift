@@ -1,0 +1,2 @@
+import MotionBenchmarks
+import Testing
