@@ -40,6 +40,7 @@ let package = Package(
                 "MotionSources",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            resources: [.copy("Resources/WMM2025.COF")],
             swiftSettings: swiftSettings
         ),
         .target(

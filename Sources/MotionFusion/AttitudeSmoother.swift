@@ -23,8 +23,19 @@ public enum AttitudeSmoother {
         parameters: AttitudeFilterParameters = AttitudeFilterParameters(),
         timeStep: (Int) -> Double
     ) -> [Quaternion] {
+        smoothWithBias(gyro: gyro, accelerometer: accelerometer, magnetometer: magnetometer,
+                       parameters: parameters, timeStep: timeStep).attitude
+    }
+
+    /// Like ``smooth(gyro:accelerometer:magnetometer:parameters:timeStep:)``, also returning the gyro bias
+    /// (rad/s, device frame) of the final forward pass for each sample.
+    public static func smoothWithBias(
+        gyro: [Vector3], accelerometer: [Vector3], magnetometer: [Vector3]?,
+        parameters: AttitudeFilterParameters = AttitudeFilterParameters(),
+        timeStep: (Int) -> Double
+    ) -> (attitude: [Quaternion], bias: [Vector3]) {
         let n = min(gyro.count, accelerometer.count, magnetometer?.count ?? Int.max)
-        guard n > 0 else { return [] }
+        guard n > 0 else { return ([], []) }
         var filter = AttitudeFilter(parameters: parameters, usesMagnetometer: magnetometer != nil)
         func step(_ f: inout AttitudeFilter, _ i: Int, _ sign: Double, _ dt: Double) {
             f.updateGyro(gyro[i] * sign, dt: dt)
@@ -43,15 +54,17 @@ public enum AttitudeSmoother {
         // Pass 3: forward from the start state found by the backward pass.
         filter.reverseTimeDirection()
         var out = [Quaternion](repeating: .identity, count: n)
+        var bias = [Vector3](repeating: .zero, count: n)
         for i in 0..<n {
             step(&filter, i, 1, timeStep(i))
             var a = filter.quaternion
+            bias[i] = filter.state.bias
             let b = backward[i]
             if a.w * b.w + a.x * b.x + a.y * b.y + a.z * b.z < 0 {
                 a = Quaternion(w: -a.w, x: -a.x, y: -a.y, z: -a.z)
             }
             out[i] = Quaternion(w: a.w + b.w, x: a.x + b.x, y: a.y + b.y, z: a.z + b.z).normalized
         }
-        return out
+        return (out, bias)
     }
 }
