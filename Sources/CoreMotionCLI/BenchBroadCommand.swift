@@ -30,6 +30,9 @@ public struct BenchBroadCommand: ParsableCommand {
     @Flag(help: "Use the non-causal offline smoother.")
     var offline = false
 
+    @Option(name: .customLong("parameter"), help: "Override a filter parameter: NAME=VALUE (repeatable).")
+    var parameterOverrides: [String] = []
+
     public init() {}
 
     struct Report: Codable {
@@ -41,7 +44,11 @@ public struct BenchBroadCommand: ParsableCommand {
 
     public func run() throws {
         let url = URL(fileURLWithPath: directory)
-        let runner = BroadRunner(usesMagnetometer: !noMagnetometer, offline: offline)
+        var parameters = AttitudeFilterParameters()
+        for o in parameterOverrides where !parameters.apply(override: o) {
+            throw ValidationError("unknown parameter or bad value: \(o)")
+        }
+        let runner = BroadRunner(parameters: parameters, usesMagnetometer: !noMagnetometer, offline: offline)
         let names = try FileManager.default.contentsOfDirectory(atPath: directory)
             .filter { $0.hasSuffix(".csv") }.sorted()
         guard !names.isEmpty else { throw ValidationError("no .csv trials in \(directory)") }

@@ -8,8 +8,8 @@ public struct AttitudeFilterParameters: Hashable, Sendable {
 
     /// Time constant of the low-pass filter applied to the specific force in the almost-inertial frame,
     /// seconds. Larger values reject linear acceleration better but follow gyro drift more slowly.
-    /// Default 3.0 s.
-    public var accelerometerTimeConstant: Double = 3.0
+    /// Default 1.75 s.
+    public var accelerometerTimeConstant: Double = 1.75
 
     // MARK: Magnetometer (heading) correction
 

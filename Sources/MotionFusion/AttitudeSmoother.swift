@@ -37,18 +37,21 @@ public enum AttitudeSmoother {
         let n = min(gyro.count, accelerometer.count, magnetometer?.count ?? Int.max)
         guard n > 0 else { return ([], []) }
         var filter = AttitudeFilter(parameters: parameters, usesMagnetometer: magnetometer != nil)
-        func step(_ f: inout AttitudeFilter, _ i: Int, _ sign: Double, _ dt: Double) {
-            f.updateGyro(gyro[i] * sign, dt: dt)
+        func step(_ f: inout AttitudeFilter, _ i: Int, _ dt: Double) {
+            f.updateGyro(gyro[i], dt: dt)
             f.updateAccelerometer(accelerometer[i], dt: dt)
             if let m = magnetometer { f.updateMagnetometer(m[i], dt: dt) }
         }
         // Pass 1: forward, to converge.
-        for i in 0..<n { step(&filter, i, 1, timeStep(i)) }
+        for i in 0..<n { step(&filter, i, timeStep(i)) }
         // Pass 2: backward. The step from sample i+1 back to i spans timeStep(i+1).
         filter.reverseTimeDirection()
         var backward = [Quaternion](repeating: .identity, count: n)
         for i in stride(from: n - 1, through: 0, by: -1) {
-            step(&filter, i, -1, timeStep(min(i + 1, n - 1)))
+            // The rate of sample i+1 spans the interval (i, i+1]: integrate it backwards to reach sample i.
+            if i < n - 1 { filter.updateGyro(-gyro[i + 1], dt: timeStep(i + 1)) }
+            filter.updateAccelerometer(accelerometer[i], dt: timeStep(min(i + 1, n - 1)))
+            if let m = magnetometer { filter.updateMagnetometer(m[i], dt: timeStep(min(i + 1, n - 1))) }
             backward[i] = filter.quaternion
         }
         // Pass 3: forward from the start state found by the backward pass.
@@ -56,7 +59,7 @@ public enum AttitudeSmoother {
         var out = [Quaternion](repeating: .identity, count: n)
         var bias = [Vector3](repeating: .zero, count: n)
         for i in 0..<n {
-            step(&filter, i, 1, timeStep(i))
+            step(&filter, i, timeStep(i))
             var a = filter.quaternion
             bias[i] = filter.state.bias
             let b = backward[i]
