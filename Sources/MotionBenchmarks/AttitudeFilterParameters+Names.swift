@@ -21,6 +21,7 @@ extension AttitudeFilterParameters {
         "biasForgettingTime": \.biasForgettingTime,
         "biasMotionNoiseDensity": \.biasMotionNoiseDensity,
         "biasRestNoiseDensity": \.biasRestNoiseDensity,
+        "biasMotionAccelerationScale": \.biasMotionAccelerationScale,
         "biasClip": \.biasClip,
         "restFilterTimeConstant": \.restFilterTimeConstant,
         "restGyroThreshold": \.restGyroThreshold,

@@ -20,11 +20,15 @@ extension AttitudeFilter {
         state.lastAcceleration = acceleration
 
         updateRestDetection(specificForce, dt: dt, c)
+        let deviation = abs(specificForce.length - 1)
+        state.accelerationDisturbance = max(deviation, state.accelerationDisturbance * c.accelerationDisturbanceDecay)
 
         let forceI = state.gyroQuaternion.rotate(specificForce)
         if !state.accelerometerInitialized {
             state.accelerationLowPass = LowPassVector3(steadyAt: forceI, c.acceleration)
             state.accelerometerInitialized = true
+            state.accelerationInitialCount = 1
+            state.accelerationInitialTime = dt
             state.inclinationQuaternion = .identity
             _ = applyInclinationCorrection(forceI)
             let r = Matrix3(state.inclinationQuaternion * state.gyroQuaternion)
@@ -32,10 +36,23 @@ extension AttitudeFilter {
             state.rotatedBiasLowPass = LowPassVector3(steadyAt: r * state.bias, c.acceleration)
             return
         }
-        let lp = state.accelerationLowPass.filter(forceI, c.acceleration)
+        let lp: Vector3
+        if state.accelerationInitialTime < parameters.accelerometerTimeConstant {
+            // Start-up: the filter output is the plain mean of the samples so far, so that a first sample
+            // taken during a linear acceleration does not set the inclination for several time constants.
+            state.accelerationInitialTime += dt
+            state.accelerationInitialCount += 1
+            let mean = state.accelerationLowPass.value
+            lp = mean + (forceI - mean) * (1 / state.accelerationInitialCount)
+            state.accelerationLowPass = LowPassVector3(steadyAt: lp, c.acceleration)
+        } else {
+            lp = state.accelerationLowPass.filter(forceI, c.acceleration)
+        }
         let correction = applyInclinationCorrection(lp)
 
-        if parameters.estimatesBiasInMotion && !state.isAtRest {
+        // Corrections during the start-up averaging reflect the initial inclination, not the bias.
+        let settled = state.accelerationInitialTime >= parameters.accelerometerTimeConstant
+        if parameters.estimatesBiasInMotion && !state.isAtRest && settled {
             updateBiasInMotion(correction: correction, dt: dt, c)
         } else {
             // Keep the measurement-model filters running so they are in step when motion resumes.

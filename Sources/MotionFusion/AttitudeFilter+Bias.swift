@@ -19,9 +19,11 @@ extension AttitudeFilter {
         let nu1 = y1 - h1.dot(b)
         let p = state.biasCovariance
         let u0 = p * h0, u1 = p * h1
-        let s00 = h0.dot(u0) + c.biasMotionNoise
+        let d = state.accelerationDisturbance / max(parameters.biasMotionAccelerationScale, 1e-9)
+        let noise = c.biasMotionNoise * (1 + d * d)
+        let s00 = h0.dot(u0) + noise
         let s01 = h0.dot(u1)
-        let s11 = h1.dot(u1) + c.biasMotionNoise
+        let s11 = h1.dot(u1) + noise
         let det = s00 * s11 - s01 * s01
         guard det > 0, det.isFinite else { return }
         let inv = 1 / det

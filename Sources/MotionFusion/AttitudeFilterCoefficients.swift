@@ -17,6 +17,8 @@ public struct AttitudeFilterCoefficients: Sendable {
     public var biasProcessNoise: Double
     /// In-motion bias measurement variance, (rad/s)².
     public var biasMotionNoise: Double
+    /// Per-sample decay of the held linear-acceleration level.
+    public var accelerationDisturbanceDecay: Double
     /// At-rest bias measurement variance, (rad/s)².
     public var biasRestNoise: Double
 
@@ -33,6 +35,7 @@ public struct AttitudeFilterCoefficients: Sendable {
         biasProcessNoise = drift * drift * dt / max(p.biasForgettingTime, 1e-9)
         let motion = p.biasMotionNoiseDensity * deg
         biasMotionNoise = motion * motion / dt
+        accelerationDisturbanceDecay = 1 - firstOrderGain(timeConstant: p.accelerometerTimeConstant, dt: dt)
         let rest = p.biasRestNoiseDensity * deg
         biasRestNoise = rest * rest / dt
     }

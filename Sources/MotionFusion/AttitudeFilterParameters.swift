@@ -70,6 +70,12 @@ public struct AttitudeFilterParameters: Hashable, Sendable {
     /// °/s·√s. Default 0.1.
     public var biasMotionNoiseDensity: Double = 0.1
 
+    /// Linear-acceleration level at which the in-motion bias measurement noise doubles, g. The noise
+    /// variance is scaled by `1 + (d / scale)²`, where `d` is the deviation of the accelerometer norm from
+    /// 1 g, held with a decay of ``accelerometerTimeConstant``: inclination corrections made during and
+    /// just after strong linear accelerations say little about the bias. Default 0.3 g.
+    public var biasMotionAccelerationScale: Double = 0.3
+
     /// Noise density of the at-rest bias measurement (low-pass filtered gyro), °/s·√s. Default 0.03.
     public var biasRestNoiseDensity: Double = 0.03
 

@@ -16,6 +16,10 @@ public struct AttitudeFilterState: Sendable {
 
     /// `true` once the first valid accelerometer sample set the inclination.
     public var accelerometerInitialized = false
+    /// Time covered by the initial averaging of the specific force, seconds.
+    public var accelerationInitialTime: Double = 0
+    /// Number of samples in the initial averaging.
+    public var accelerationInitialCount: Double = 0
     /// Low-pass filtered specific force in the I frame, g.
     public var accelerationLowPass = LowPassVector3(steadyAt: .zero, LowPassCoefficients(timeConstant: 0, dt: 1))
 
@@ -23,6 +27,8 @@ public struct AttitudeFilterState: Sendable {
     public var bias: Vector3 = .zero
     /// Covariance of the bias estimate, (rad/s)².
     public var biasCovariance: Matrix3 = .zero
+    /// Held deviation of the accelerometer norm from 1 g (decays with the inclination time constant), g.
+    public var accelerationDisturbance: Double = 0
     /// Low-pass filtered device → E6 rotation matrix (measurement model of in-motion bias estimation).
     public var rotationLowPass = LowPassMatrix3(steadyAt: .identity, LowPassCoefficients(timeConstant: 0, dt: 1))
     /// Low-pass filtered bias rotated into E6, rad/s.
