@@ -115,6 +115,6 @@ public struct FuseCommand: ParsableCommand {
         guard parts.count == 2, abs(parts[0]) <= 90, abs(parts[1]) <= 360 else {
             throw ValidationError("--location must be LAT,LON in degrees")
         }
-        return try MagneticDeclination.declination(latitude: parts[0], longitude: parts[1])
+        return try MagneticModelResource.declination(latitude: parts[0], longitude: parts[1])
     }
 }

@@ -8,7 +8,7 @@ import MotionFusion
 /// (`Resources/WMM2025.COF`, NOAA NCEI / BGS, public domain).
 ///
 /// Thread-safe: the model is loaded once, lazily, and then only read.
-public enum MagneticDeclination {
+public enum MagneticModelResource {
     /// Errors loading the model.
     public enum LoadError: Error, Sendable {
         /// The bundled coefficient file is missing or malformed.
@@ -30,6 +30,12 @@ public enum MagneticDeclination {
         let start = cal.date(from: DateComponents(year: year, month: 1, day: 1))!
         let end = cal.date(from: DateComponents(year: year + 1, month: 1, day: 1))!
         return Double(year) + date.timeIntervalSince(start) / end.timeIntervalSince(start)
+    }
+
+    /// Declination in degrees (positive east) at a location and date from WMM2025, or `nil` when the
+    /// bundled model cannot be read.
+    public static func declinationDegrees(latitude: Double, longitude: Double, height: Double = 0, date: Date = Date()) -> Double? {
+        worldMagneticModel2025?.field(latitude: latitude, longitude: longitude, height: height, year: decimalYear(date)).declination
     }
 
     /// Declination in radians (positive east) at a location and date, from WMM2025.
