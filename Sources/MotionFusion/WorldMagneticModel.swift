@@ -31,7 +31,7 @@ public struct WorldMagneticModel: Sendable, Hashable {
         var epoch: Double? = nil
         var name = ""
         var rows: [(Int, Int, Double, Double, Double, Double)] = []
-        for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }) {
+        for line in text.split(whereSeparator: \.isNewline) {
             let f = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
             if f.isEmpty { continue }
             if f[0].hasPrefix("9999") { break }
