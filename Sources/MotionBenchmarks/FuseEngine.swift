@@ -35,34 +35,42 @@ public enum FuseEngine {
     ///
     /// Causal mode feeds each sensor with the time step since that sensor's previous sample (rows whose
     /// timestamp does not increase are skipped by the filter). Offline mode holds the latest value of each
-    /// sensor and smooths the merged stream with the time between rows.
+    /// sensor, merges rows with equal timestamps into one sample, and smooths the merged stream with the
+    /// time between distinct timestamps; rows older than their predecessor are dropped.
     public static func fuse(_ rec: SensorRecording, magnetometer: Bool, offline: Bool, frame: FuseReferenceFrame,
                             parameters: AttitudeFilterParameters = AttitudeFilterParameters(),
                             into w: inout FuseWriter) throws {
         var bar = ProgressBar(total: rec.rows.count)
         let north = magnetometer && frame.isNorthReferenced
         if offline {
-            var gyro: [Vector3] = [], acc: [Vector3] = [], mag: [Vector3] = [], dts: [Double] = [], ts: [Double] = []
+            var gyro: [Vector3] = [], acc: [Vector3] = [], mag: [Vector3] = [], dts: [Double] = []
+            var rowsUsed: [(t: Double, merged: Int)] = []
             var g = Vector3.zero, a = Vector3(0, 0, -1), m = Vector3.zero
             var last: Double? = nil
             for r in rec.rows where r.value.isFinite && r.timestamp.isFinite {
-                if let l = last, r.timestamp <= l { continue }
+                if let l = last, r.timestamp < l { continue } // stale: skipped
                 switch r.sensor {
                 case .gyro: g = r.value
                 case .accelerometer: a = r.value
                 case .magnetometer: m = r.value
                 }
-                dts.append(last.map { r.timestamp - $0 } ?? parameters.nominalTimeStep)
-                last = r.timestamp
-                ts.append(r.timestamp)
-                gyro.append(g); acc.append(a); mag.append(m)
+                if let l = last, r.timestamp == l {
+                    // Same instant as the previous row: merge into that sample.
+                    gyro[gyro.count - 1] = g; acc[acc.count - 1] = a; mag[mag.count - 1] = m
+                } else {
+                    dts.append(last.map { r.timestamp - $0 } ?? parameters.nominalTimeStep)
+                    gyro.append(g); acc.append(a); mag.append(m)
+                    last = r.timestamp
+                }
+                rowsUsed.append((r.timestamp, gyro.count - 1))
             }
             let s = AttitudeSmoother.smoothWithBias(gyro: gyro, accelerometer: acc, magnetometer: magnetometer ? mag : nil,
                                                     parameters: parameters, timeStep: { dts[$0] })
-            for i in 0..<ts.count {
-                try w.row(t: ts[i], attitude: frame.attitude(fromNorthOrArbitrary: s.attitude[i]), acceleration: acc[i],
+            for (k, row) in rowsUsed.enumerated() {
+                let i = row.merged
+                try w.row(t: row.t, attitude: frame.attitude(fromNorthOrArbitrary: s.attitude[i]), acceleration: acc[i],
                           rotationRate: gyro[i] - s.bias[i], northReferenced: north, frame: frame)
-                bar.update(i + 1)
+                bar.update(k + 1)
             }
             return
         }
