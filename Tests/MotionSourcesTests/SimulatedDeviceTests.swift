@@ -76,6 +76,7 @@ import Testing
         try device.apply(SensorDemand(rates: [.accelerometer: 100]), sink: first.sink)
         try await first.wait(forAtLeast: 100)
         try device.apply(SensorDemand(rates: [.accelerometer: 100, .magnetometer: 10]), sink: second.sink)
+        try await second.wait(forAtLeast: 1)
         let frozen = first.count
         try await second.wait(forAtLeast: 100)
         try device.apply(.none, sink: second.sink)
@@ -118,5 +119,16 @@ import Testing
         let count = recorder.count
         try await Task.sleep(for: .milliseconds(30))
         #expect(recorder.count == count)
+    }
+}
+
+@Suite struct SimulatedDeviceSpecificationTests {
+    @Test func parsesSourceSpecifications() {
+        #expect(SimulatedDevice(specification: "sim", clock: .virtual(startTime: 0))?.info.identifier == "sim:handheld")
+        #expect(SimulatedDevice(specification: "sim:walk", clock: .virtual(startTime: 0))?.options.scenario == .walk)
+        #expect(SimulatedDevice(specification: "sim:shake:7", clock: .virtual(startTime: 0))?.options.seed == 7)
+        for bad in ["", "sim:", "sim:jog", "sim:walk:x", "replay:/tmp/a.csv", "sim:walk:1:2"] {
+            #expect(SimulatedDevice(specification: bad, clock: .virtual(startTime: 0)) == nil, "\(bad)")
+        }
     }
 }

@@ -19,9 +19,12 @@ import MotionFusion
 ///
 /// ## Threading
 /// Every member may be called from any thread, including from inside the sink. Samples reach the sink
-/// on the device's own thread, one at a time, in timestamp order. When ``apply(_:sink:)`` returns,
-/// the new demand and sink are in effect: no later call goes to the previous sink, and after an empty
-/// demand the sink is not called again.
+/// on the device's own thread (one per running device), one at a time, in timestamp order. When
+/// ``apply(_:sink:)`` returns, the new demand and sink are in effect: no sink call that begins later
+/// uses the previous ones. A non-empty demand returns at once (a call already in progress may still
+/// be finishing); an empty demand waits for the call in progress to return, so afterwards the sink is
+/// never called again. Because of that wait, do not call `apply(.none, …)` while holding a lock that
+/// the sink takes (from any thread other than the sink's own), or the two wait for each other.
 public final class SimulatedDevice: SensorSource {
     /// How the device's time advances.
     public enum Clock: Sendable, Hashable {
@@ -99,7 +102,8 @@ public final class SimulatedDevice: SensorSource {
     /// Each demanded rate is clamped to the sensor's capability (NaN, zero, negative or infinite
     /// requests give the maximum rate). A sensor whose rate is unchanged keeps its schedule; a new or
     /// re-rated one starts at its next grid point, so timestamps stay monotonic. An empty demand
-    /// stops the worker thread; when this returns, the sink is not called again.
+    /// stops the worker thread and waits for it; when this returns, the sink is not called again.
+    /// Calls from inside the sink take effect before the next sink call.
     ///
     /// - Returns: the rate in Hz really running for each demanded sensor.
     /// - Throws: never (every sensor is available); the signature is the protocol's.

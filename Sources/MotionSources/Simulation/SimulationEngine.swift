@@ -7,9 +7,10 @@ import Musl
 /// The worker of a ``SimulatedDevice``: one background thread at most, driven through a
 /// generation-counted handshake under a ``ConditionLock``.
 ///
-/// `apply` publishes a new configuration (generation n) and waits until the worker acknowledges it;
-/// the worker only calls the sink outside the lock and re-checks the generation before every call,
-/// so once the acknowledgement is seen no call with an older configuration can begin. The simulator
+/// `apply` publishes a new configuration (generation n); the worker only calls the sink outside the
+/// lock and re-checks the generation before every call, so no call with an older configuration
+/// begins after `apply` returns. A stop waits until the worker acknowledges it and exits, so no call
+/// is in progress either when it returns. The simulator
 /// state lives in `parked` while no worker runs, and is owned by the worker while it does.
 final class SimulationEngine: @unchecked Sendable {
     typealias Sink = @Sendable (SourceEvent) -> Void
@@ -38,8 +39,9 @@ final class SimulationEngine: @unchecked Sendable {
         self.realTime = realTime
     }
 
-    /// Publishes a configuration and, unless called from the worker itself, waits until the worker
-    /// has adopted it (or exited, for an empty one).
+    /// Publishes a configuration. For an empty one (stop), and unless called from the worker itself,
+    /// waits until the worker has exited, so the sink is never called again; a non-empty one is
+    /// adopted by the worker before its next sink call, without waiting.
     func apply(_ newRates: [SensorKind: Double], sink newSink: Sink?) {
         lock.lock()
         generation &+= 1
@@ -52,7 +54,7 @@ final class SimulationEngine: @unchecked Sendable {
         }
         lock.broadcast()
         let onWorker = worker.map { pthread_equal($0, pthread_self()) != 0 } ?? false
-        if !onWorker {
+        if !onWorker && newRates.isEmpty {
             while workerAlive && acknowledged < mine { lock.wait() }
         }
         lock.unlock()

@@ -9,7 +9,7 @@ import MotionFusion
 ///
 /// Determinism: two simulators built from equal options produce bit-identical samples for the same
 /// rates. Only ``seed`` feeds the random parts (trajectory details, noise, bias wander).
-public struct SimulationOptions: Sendable {
+public struct SimulationOptions: Sendable, Hashable {
     /// The motion to perform. Default ``SimulationScenario/handheld``.
     public var scenario: SimulationScenario
 
