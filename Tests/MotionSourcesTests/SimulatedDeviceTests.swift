@@ -99,7 +99,7 @@ import Testing
         let accel = samples(.accelerometer, from: delivered)
         // The test's own sleep may overrun on a busy machine: compare with the time really elapsed.
         let expected = (end - begin) * 100
-        #expect(Double(accel.count) >= expected * 0.7 - 2 && Double(accel.count) <= expected + 2,
+        #expect(Double(accel.count) >= expected * 0.5 - 2 && Double(accel.count) <= expected + 2,
                 "≈\(expected) samples in \(end - begin) s, got \(accel.count)")
         #expect(samples(.gyro, from: delivered).count >= accel.count - 1)
         for s in delivered { #expect(s.timestamp >= begin - 0.011 && s.timestamp <= end) }

@@ -1,6 +1,9 @@
 import MotionFusion
 @testable import MotionSources
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Samples of one sensor, in order.
 func samples(_ kind: SensorKind, from stream: [RawSample]) -> [RawSample] {
@@ -29,23 +32,8 @@ func mean(_ vs: [Vector3]) -> Vector3 {
 /// The rotation angle between two unit quaternions, radians (0…π).
 func angle(between a: Quaternion, _ b: Quaternion) -> Double {
     let d = abs(a.w * b.w + a.x * b.x + a.y * b.y + a.z * b.z)
-    return 2 * acosClamped(d)
+    return 2 * acos(min(d, 1))
 }
-
-func acosClamped(_ x: Double) -> Double {
-    // acos without Foundation: atan2 form, via the half-angle: acos(x) = 2·atan(√((1−x)/(1+x))).
-    let c = min(max(x, -1), 1)
-    let s = ((1 - c) * (1 + c)).squareRoot()
-    return atan2Approx(s, c)
-}
-
-/// atan2 via libm.
-func atan2Approx(_ y: Double, _ x: Double) -> Double { libmAtan2(y, x) }
-
-#if canImport(Glibc)
-import Glibc
-func libmAtan2(_ y: Double, _ x: Double) -> Double { Glibc.atan2(y, x) }
-#endif
 
 /// A thread-safe recorder for sink events.
 final class Recorder: Sendable {

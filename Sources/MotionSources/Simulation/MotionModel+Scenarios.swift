@@ -34,8 +34,8 @@ extension MotionModel {
         yaw.offset = heading
         yaw.addBand(rms: 8 * d, low: 0.01, high: 0.1, count: 4, rng: &rng)
         pitch.offset = 35 * d
-        pitch.addBand(rms: 3 * d, low: 0.05, high: 0.5, count: 4, slope: 0.5, rng: &rng)
-        roll.addBand(rms: 3 * d, low: 0.05, high: 0.5, count: 4, slope: 0.5, rng: &rng)
+        pitch.addBand(rms: 3 * d, low: 0.03, high: 0.3, count: 4, slope: 0.5, rng: &rng)
+        roll.addBand(rms: 3 * d, low: 0.03, high: 0.3, count: 4, slope: 0.5, rng: &rng)
         for i in 0..<3 {
             var s = Signal()
             s.addBand(rms: 0.015, low: 0.1, high: 1, count: 4, slope: 1, rng: &rng)

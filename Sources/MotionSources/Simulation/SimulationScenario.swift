@@ -13,9 +13,9 @@ public enum SimulationScenario: String, Sendable, CaseIterable {
     /// noise and biases; the accelerometer reads ≈ (0, 0, −1) g.
     case still
     /// A phone held in the hand in front of the user, screen tilted about 35° towards the face:
-    /// slow wandering of tilt (±5°, 0.05–0.5 Hz) and heading (±15°, 0.01–0.1 Hz), the arm drifting a
+    /// slow wandering of tilt (3° rms, 0.03–0.3 Hz) and heading (8° rms, 0.01–0.1 Hz), the arm drifting a
     /// few centimetres (0.1–1 Hz), and physiological hand tremor (8–12 Hz, ≈0.02° and ≈0.05 mm,
-    /// about 0.01–0.03 g and 0.01–0.03 rad/s).
+    /// about 0.01–0.03 g and 0.01–0.03 rad/s). Overall ≈0.1 rad/s and ≈0.025 g rms.
     case handheld
     /// Deliberate turning about all three axes at once: each axis spins one way with a rate that
     /// pulses between 0 and 2–3 rad/s (periods 2.5–5 s), so the combined rate reaches about 4 rad/s
@@ -24,9 +24,10 @@ public enum SimulationScenario: String, Sendable, CaseIterable {
     /// Walking at 1.2–1.5 m/s along a wide circle (radius 40–80 m, so the heading turns slowly,
     /// ≈1–2 °/s) with the phone held in front: vertical bounce at the step frequency 1.8–2.0 Hz
     /// (≈2.5 cm, peaks ≈0.35 g), forward surge at the step frequency, lateral sway at half of it,
-    /// and small gait-locked tilts of 1–2°.
+    /// and small gait-locked tilts of 1–2° (≈0.35 g and ≈0.3 rad/s rms).
     case walk
     /// Vigorous shaking at 4.5–5.5 Hz: ±3–4 cm along one horizontal direction (about 3–4 g peak),
-    /// smaller motion on the other axes and ±15° wrist rotation (up to ≈8 rad/s).
+    /// smaller motion on the other axes and ±12–16° wrist rotation about the device's y axis plus
+    /// smaller pitch and yaw (≈3 g and ≈7 rad/s rms, peaks ≈5 g and ≈10 rad/s).
     case shake
 }
