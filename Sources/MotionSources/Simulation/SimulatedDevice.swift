@@ -106,14 +106,17 @@ public final class SimulatedDevice: SensorSource {
     /// Calls from inside the sink take effect before the next sink call.
     ///
     /// - Returns: the rate in Hz really running for each demanded sensor.
-    /// - Throws: never (every sensor is available); the signature is the protocol's.
+    /// - Throws: ``SourceError/Kind/io`` only if the system cannot create the worker thread (every
+    ///   sensor is always available).
     @discardableResult
     public func apply(_ demand: SensorDemand, sink: @escaping @Sendable (SourceEvent) -> Void) throws(SourceError) -> [SensorKind: Double] {
         var rates: [SensorKind: Double] = [:]
         for (kind, requested) in demand.rates {
             rates[kind] = SimulatedSensorSpec.capability(kind).clamp(rate: requested)
         }
-        engine.apply(rates, sink: rates.isEmpty ? nil : sink)
+        guard engine.apply(rates, sink: rates.isEmpty ? nil : sink) else {
+            throw SourceError(.io, "the simulator could not start its thread (pthread_create failed)")
+        }
         return rates
     }
 }

@@ -11,7 +11,8 @@ public struct SimulatedTruth: Sendable, Hashable {
     /// The rotation from the device frame to the world frame: `v_world = attitude.rotate(v_device)`.
     public var attitude: Quaternion
     /// The true angular velocity of the device relative to the world, rad/s, device frame (no bias,
-    /// no noise). Exactly the body rate of ``attitude``: `q̇ = ½ q ⊗ (0, ω)`.
+    /// no noise). Exactly the body rate of ``attitude``: `q̇ = ½ q ⊗ (0, ω)`. The Earth's own rotation
+    /// (7.3e-5 rad/s) is not simulated: the world frame is treated as inertial.
     public var rotationRate: Vector3
     /// Gravity in g, device frame, Core Motion's sign: `Rᵀ · (0, 0, −1)`; face up reads (0, 0, −1).
     public var gravity: Vector3

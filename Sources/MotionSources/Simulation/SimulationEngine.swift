@@ -10,8 +10,8 @@ import Musl
 /// `apply` publishes a new configuration (generation n); the worker only calls the sink outside the
 /// lock and re-checks the generation before every call, so no call with an older configuration
 /// begins after `apply` returns. A stop waits until the worker acknowledges it and exits, so no call
-/// is in progress either when it returns. The simulator
-/// state lives in `parked` while no worker runs, and is owned by the worker while it does.
+/// is in progress either when it returns. The simulator state lives in `parked` while no worker
+/// runs, and is owned by the worker (a local copy) while it does.
 final class SimulationEngine: @unchecked Sendable {
     typealias Sink = @Sendable (SourceEvent) -> Void
 
@@ -42,15 +42,24 @@ final class SimulationEngine: @unchecked Sendable {
     /// Publishes a configuration. For an empty one (stop), and unless called from the worker itself,
     /// waits until the worker has exited, so the sink is never called again; a non-empty one is
     /// adopted by the worker before its next sink call, without waiting.
-    func apply(_ newRates: [SensorKind: Double], sink newSink: Sink?) {
+    ///
+    /// - Returns: `false` when the worker thread could not be created (the engine is then stopped).
+    @discardableResult
+    func apply(_ newRates: [SensorKind: Double], sink newSink: Sink?) -> Bool {
         lock.lock()
         generation &+= 1
         let mine = generation
         rates = newRates
         sink = newSink
         if !newRates.isEmpty && !workerAlive {
+            guard let thread = spawn() else {
+                rates = [:]
+                sink = nil
+                lock.unlock()
+                return false
+            }
             workerAlive = true
-            worker = spawn()
+            worker = thread
         }
         lock.broadcast()
         let onWorker = worker.map { pthread_equal($0, pthread_self()) != 0 } ?? false
@@ -58,9 +67,10 @@ final class SimulationEngine: @unchecked Sendable {
             while workerAlive && acknowledged < mine { lock.wait() }
         }
         lock.unlock()
+        return true
     }
 
-    private func spawn() -> pthread_t {
+    private func spawn() -> pthread_t? {
         let context = Unmanaged.passRetained(self).toOpaque()
         var thread = pthread_t()
         let result = pthread_create(&thread, nil, { raw in
@@ -68,7 +78,10 @@ final class SimulationEngine: @unchecked Sendable {
             engine.run()
             return nil
         }, context)
-        precondition(result == 0, "SimulatedDevice: pthread_create failed (\(result))")
+        guard result == 0 else {
+            Unmanaged<SimulationEngine>.fromOpaque(context).release()
+            return nil
+        }
         pthread_detach(thread)
         return thread
     }
