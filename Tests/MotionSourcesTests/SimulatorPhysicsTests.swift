@@ -52,7 +52,7 @@ import Testing
             #expect((secondDerivative - truth.acceleration).length < 1e-3 * scale, "t=\(t)")
             let velocity = (p2 - p0) / (2 * h)
             #expect((velocity - truth.velocity).length < 1e-5 * max(1, truth.velocity.length))
-            let expected = truth.attitude.inverseRotate(truth.acceleration * (-1 / standardGravity))
+            let expected = truth.attitude.inverseRotate(truth.acceleration * (-1 / SimulationOptions.standardGravity))
             #expect((truth.userAcceleration - expected).length < 1e-12)
             #expect(abs(truth.gravity.length - 1) < 1e-12)
         }
@@ -70,7 +70,7 @@ import Testing
         // After the burst the device coasts at constant velocity: no user acceleration.
         let after = sim.truth(at: 3)
         #expect(after.userAcceleration.length < 1e-12)
-        #expect(abs(after.velocity.z - 0.5 * standardGravity * 0.5) < 1e-9)
+        #expect(abs(after.velocity.z - 0.5 * SimulationOptions.standardGravity * 0.5) < 1e-9)
     }
 
     @Test func stillLiesFaceUpWithoutMotion() {

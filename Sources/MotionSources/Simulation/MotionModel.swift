@@ -62,7 +62,7 @@ struct MotionModel: Sendable {
             p += bp; v += bv; acc += ba
         }
         let gravity = a.inverseRotate(Vector3(0, 0, -1))
-        let user = a.inverseRotate(acc * (-1 / standardGravity))
+        let user = a.inverseRotate(acc * (-1 / SimulationOptions.standardGravity))
         let earth = a.inverseRotate(options.earthField)
         var field = earth
         for d in options.magneticDisturbances {
@@ -114,7 +114,7 @@ struct MotionModel: Sendable {
         let s = tau - b.start
         let d = b.duration
         guard s > 0, d > 0 else { return (.zero, .zero, .zero) }
-        let peak = b.peak * standardGravity
+        let peak = b.peak * SimulationOptions.standardGravity
         if s < d {
             let w = 2 * Double.pi / d
             let a = peak * (0.5 * (1 - _cosine(w * s)))

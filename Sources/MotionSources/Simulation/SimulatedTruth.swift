@@ -55,5 +55,7 @@ public struct SimulatedTruth: Sendable, Hashable {
     }
 }
 
-/// Standard gravity, m/s² (CGPM 1901): the g of every reading.
-public let standardGravity = 9.80665
+extension SimulationOptions {
+    /// Standard gravity, m/s² (CGPM 1901): the g of every acceleration in the simulator.
+    public static let standardGravity = 9.80665
+}
