@@ -132,3 +132,13 @@ import Testing
         }
     }
 }
+
+@Suite struct SimulatedDeviceInfoTests {
+    @Test func detailsNameTheNoiseLevels() {
+        let device = SimulatedDevice(scenario: .still, clock: .virtual(startTime: 0))
+        let details = Dictionary(uniqueKeysWithValues: device.info.details)
+        #expect(details["scenario"] == "still")
+        #expect(details["gyro noise"] == "0.007 °/s/√Hz")
+        #expect(details["accelerometer noise"] == "180.0 µg/√Hz")
+    }
+}

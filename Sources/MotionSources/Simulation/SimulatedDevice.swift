@@ -37,7 +37,8 @@ public final class SimulatedDevice: SensorSource {
     /// The sensors, rates and ranges of every simulated device.
     public static var defaultCapabilities: [SensorKind: SensorCapability] { SimulatedSensorSpec.all }
 
-    /// `sim:<scenario>`, a name, the ``defaultCapabilities`` and details (scenario, seed, clock).
+    /// `sim:<scenario>`, a name, the ``defaultCapabilities`` and details (scenario, seed, clock, noise
+    /// levels). Constant for the life of the device.
     public let info: SourceInfo
 
     /// The options the device was built from.
@@ -74,7 +75,12 @@ public final class SimulatedDevice: SensorSource {
             identifier: "sim:\(options.scenario.rawValue)",
             name: "Simulated \(options.scenario.rawValue) device",
             sensors: SimulatedSensorSpec.all,
-            details: [("scenario", options.scenario.rawValue), ("seed", "\(options.seed)"), ("clock", clockText)]
+            details: [
+                ("scenario", options.scenario.rawValue), ("seed", "\(options.seed)"), ("clock", clockText),
+                ("gyro noise", "\(Self.rounded(options.gyroNoiseDensity * 180 / .pi)) °/s/√Hz"),
+                ("accelerometer noise", "\(Self.rounded(options.accelNoiseDensity * 1e6)) µg/√Hz"),
+                ("magnetometer noise", "\(Self.rounded(options.magNoise)) µT rms"),
+            ]
         )
     }
 
@@ -91,6 +97,8 @@ public final class SimulatedDevice: SensorSource {
     deinit {
         engine.apply([:], sink: nil)
     }
+
+    private static func rounded(_ x: Double) -> Double { (x * 1e4).rounded() / 1e4 }
 
     /// The ground truth at `t` seconds since boot. Pure and thread-safe.
     public func truth(at t: Double) -> SimulatedTruth {
