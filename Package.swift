@@ -54,6 +54,11 @@ let package = Package(
         .executableTarget(name: "coremotion", dependencies: ["CoreMotionCLI"], swiftSettings: swiftSettings),
         .testTarget(name: "MotionFusionTests", dependencies: ["MotionFusion"], swiftSettings: swiftSettings),
         .testTarget(
+            name: "MotionSourcesTests",
+            dependencies: ["MotionSources", "MotionFusion"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "OpenCoreMotionTests",
             dependencies: ["OpenCoreMotion", "MotionSources", "MotionFusion"],
             swiftSettings: swiftSettings
