@@ -66,6 +66,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "MotionSourcesTests",
+            dependencies: ["MotionSources", "MotionFusion"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "OpenCoreMotionTests",
             dependencies: ["OpenCoreMotion", "MotionSources", "MotionFusion"],
             swiftSettings: swiftSettings
