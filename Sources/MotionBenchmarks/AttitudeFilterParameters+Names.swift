@@ -21,6 +21,7 @@ extension AttitudeFilterParameters {
         "biasForgettingTime": \.biasForgettingTime,
         "biasMotionNoiseDensity": \.biasMotionNoiseDensity,
         "biasRestNoiseDensity": \.biasRestNoiseDensity,
+        "biasMotionUpdateInterval": \.biasMotionUpdateInterval,
         "biasMotionAccelerationScale": \.biasMotionAccelerationScale,
         "biasClip": \.biasClip,
         "restFilterTimeConstant": \.restFilterTimeConstant,

@@ -31,9 +31,10 @@ extension AttitudeFilter {
             state.accelerationInitialTime = dt
             state.inclinationQuaternion = .identity
             _ = applyInclinationCorrection(forceI)
-            let r = Matrix3(state.inclinationQuaternion * state.gyroQuaternion)
-            state.rotationLowPass = LowPassMatrix3(steadyAt: r, c.acceleration)
-            state.rotatedBiasLowPass = LowPassVector3(steadyAt: r * state.bias, c.acceleration)
+            let (r0, r1) = horizontalRows(state.inclinationQuaternion * state.gyroQuaternion)
+            state.rotationRow0LowPass = LowPassVector3(steadyAt: r0, c.acceleration)
+            state.rotationRow1LowPass = LowPassVector3(steadyAt: r1, c.acceleration)
+            state.rotatedBiasLowPass = LowPassVector3(steadyAt: Vector3(r0.dot(state.bias), r1.dot(state.bias), 0), c.acceleration)
             return
         }
         let lp: Vector3
@@ -56,9 +57,10 @@ extension AttitudeFilter {
             updateBiasInMotion(correction: correction, dt: dt, c)
         } else {
             // Keep the measurement-model filters running so they are in step when motion resumes.
-            let r = Matrix3(state.inclinationQuaternion * state.gyroQuaternion)
-            state.rotationLowPass.filter(r, c.acceleration)
-            state.rotatedBiasLowPass.filter(r * state.bias, c.acceleration)
+            let (r0, r1) = horizontalRows(state.inclinationQuaternion * state.gyroQuaternion)
+            state.rotationRow0LowPass.filter(r0, c.acceleration)
+            state.rotationRow1LowPass.filter(r1, c.acceleration)
+            state.rotatedBiasLowPass.filter(Vector3(r0.dot(state.bias), r1.dot(state.bias), 0), c.acceleration)
         }
         if parameters.estimatesBiasAtRest && state.isAtRest {
             updateBiasAtRest(c)
@@ -78,10 +80,17 @@ extension AttitudeFilter {
         if w2 > 1e-12 {
             let w = w2.squareRoot()
             corr = Quaternion(w: w, x: a.y / (2 * w), y: -a.x / (2 * w), z: 0)
-            // Rotation vector: angle·axis, angle = 2 acos(w).
-            let s = (1 - w2).squareRoot()
-            let angle = 2 * _atan2(s, w)
-            rotvec = s > 1e-15 ? Vector3(corr.x, corr.y, 0) * (angle / s) : Vector3(a.y, -a.x, 0)
+            // Rotation vector: angle·axis with angle = 2 asin(s), s = sin(angle/2) = |vector part|.
+            let s2 = max(0, 1 - w2)
+            let factor: Double
+            if s2 < 0.01 {
+                // 2 asin(s)/s = 2 (1 + s²/6 + 3s⁴/40 + 5s⁶/112 + …), error < 1e-9 for s < 0.1.
+                factor = 2 * (1 + s2 / 6 + 3 * s2 * s2 / 40 + 5 * s2 * s2 * s2 / 112)
+            } else {
+                let s = s2.squareRoot()
+                factor = 2 * fastAtan2(s, w) / s
+            }
+            rotvec = Vector3(corr.x, corr.y, 0) * factor
         } else {
             corr = Quaternion(w: 0, x: 1, y: 0, z: 0)
             rotvec = Vector3(Double.pi, 0, 0)

@@ -25,14 +25,23 @@ extension AttitudeFilter {
 
         // Strapdown integration of the bias-corrected rate: q ← q ⊗ exp((ω − b) dt).
         let w = rate - state.bias
-        let q = state.gyroQuaternion * Quaternion(rotationVector: w * dt)
+        let q = state.gyroQuaternion * smallRotation(w * dt)
         state.gyroQuaternion = q.normalized
 
-        // Bias uncertainty grows (random walk), bounded by the initial uncertainty.
+        // Bias uncertainty grows (random walk); applied lazily before the next bias update.
+        state.biasProcessTime += dt
+    }
+
+    /// Adds the process noise accumulated since the last bias update, bounded by the initial uncertainty.
+    @inline(__always)
+    mutating func applyBiasProcessNoise() {
+        let q = parameters.biasDriftSigma * Double.pi / 180
+        let add = q * q * state.biasProcessTime / max(parameters.biasForgettingTime, 1e-9)
+        state.biasProcessTime = 0
         var p = state.biasCovariance
-        p.r0.x += c.biasProcessNoise
-        p.r1.y += c.biasProcessNoise
-        p.r2.z += c.biasProcessNoise
+        p.r0.x += add
+        p.r1.y += add
+        p.r2.z += add
         state.biasCovariance = clampCovariance(p)
     }
 
@@ -48,4 +57,18 @@ extension AttitudeFilter {
         }
         return p
     }
+}
+
+/// The quaternion exponential `exp(v/2)` of a rotation vector `v` (radians): a Taylor series for the
+/// small per-sample rotations (error below 1e-15 for |v| < 0.05 rad), the exact formula beyond.
+@inline(__always)
+func smallRotation(_ v: Vector3) -> Quaternion {
+    let a2 = v.lengthSquared
+    if a2 < 0.0025 {
+        // cos(a/2) = 1 − a²/8 + a⁴/384 − a⁶/46080; sin(a/2)/a = 1/2 − a²/48 + a⁴/3840 − a⁶/645120.
+        let w = 1 - a2 / 8 + a2 * a2 / 384 - a2 * a2 * a2 / 46080
+        let k = 0.5 - a2 / 48 + a2 * a2 / 3840 - a2 * a2 * a2 / 645120
+        return Quaternion(w: w, x: v.x * k, y: v.y * k, z: v.z * k)
+    }
+    return Quaternion(rotationVector: v)
 }

@@ -22,9 +22,9 @@ extension AttitudeFilter {
         let c = magnetometerCoefficients
 
         let mE = (state.inclinationQuaternion * state.gyroQuaternion).rotate(m)
-        let dip = _asin(max(-1, min(1, mE.z / norm)))
+        let dip = fastAsin(mE.z / norm)
         // Heading offset that puts the horizontal field on +x (magnetic north).
-        let target = -_atan2(mE.y, mE.x)
+        let target = -fastAtan2(mE.y, mE.x)
 
         if !state.magnetometerInitialized {
             state.magnetometerInitialized = true

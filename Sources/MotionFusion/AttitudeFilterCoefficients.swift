@@ -13,10 +13,8 @@ public struct AttitudeFilterCoefficients: Sendable {
     public var magneticReferenceGain: Double
     /// Gain of the candidate-field low-pass filter.
     public var magneticCandidateGain: Double
-    /// Bias process-noise variance per sample, (rad/s)².
-    public var biasProcessNoise: Double
-    /// In-motion bias measurement variance, (rad/s)².
-    public var biasMotionNoise: Double
+    /// In-motion bias measurement noise density squared, (rad/s)²·s (variance = this / averaging time).
+    public var biasMotionNoiseDensitySquared: Double
     /// Per-sample decay of the held linear-acceleration level.
     public var accelerationDisturbanceDecay: Double
     /// At-rest bias measurement variance, (rad/s)².
@@ -31,10 +29,8 @@ public struct AttitudeFilterCoefficients: Sendable {
         magnetometerGain = firstOrderGain(timeConstant: p.magnetometerTimeConstant, dt: dt)
         magneticReferenceGain = firstOrderGain(timeConstant: p.magneticReferenceTimeConstant, dt: dt)
         magneticCandidateGain = firstOrderGain(timeConstant: 1, dt: dt)
-        let drift = p.biasDriftSigma * deg
-        biasProcessNoise = drift * drift * dt / max(p.biasForgettingTime, 1e-9)
         let motion = p.biasMotionNoiseDensity * deg
-        biasMotionNoise = motion * motion / dt
+        biasMotionNoiseDensitySquared = motion * motion
         accelerationDisturbanceDecay = 1 - firstOrderGain(timeConstant: p.accelerometerTimeConstant, dt: dt)
         let rest = p.biasRestNoiseDensity * deg
         biasRestNoise = rest * rest / dt

@@ -76,6 +76,10 @@ public struct AttitudeFilterParameters: Hashable, Sendable {
     /// just after strong linear accelerations say little about the bias. Default 0.3 g.
     public var biasMotionAccelerationScale: Double = 0.3
 
+    /// Interval over which inclination corrections are averaged into one in-motion bias measurement,
+    /// seconds. Default 0.02 s.
+    public var biasMotionUpdateInterval: Double = 0.02
+
     /// Noise density of the at-rest bias measurement (low-pass filtered gyro), °/s·√s. Default 0.03.
     public var biasRestNoiseDensity: Double = 0.03
 

@@ -29,9 +29,18 @@ public struct AttitudeFilterState: Sendable {
     public var biasCovariance: Matrix3 = .zero
     /// Held deviation of the accelerometer norm from 1 g (decays with the inclination time constant), g.
     public var accelerationDisturbance: Double = 0
-    /// Low-pass filtered device → E6 rotation matrix (measurement model of in-motion bias estimation).
-    public var rotationLowPass = LowPassMatrix3(steadyAt: .identity, LowPassCoefficients(timeConstant: 0, dt: 1))
-    /// Low-pass filtered bias rotated into E6, rad/s.
+    /// Time since the bias process noise was last added to the covariance, seconds.
+    public var biasProcessTime: Double = 0
+    /// Sum of inclination corrections (rotation vectors, rad) since the last in-motion bias update.
+    public var biasCorrectionSum: Vector3 = .zero
+    /// Time covered by ``biasCorrectionSum``, seconds.
+    public var biasCorrectionTime: Double = 0
+    /// Low-pass filtered first row of the device → E6 rotation matrix (measurement model of in-motion
+    /// bias estimation; only the two horizontal rows are observable).
+    public var rotationRow0LowPass = LowPassVector3(steadyAt: Vector3(1, 0, 0), LowPassCoefficients(timeConstant: 0, dt: 1))
+    /// Low-pass filtered second row of the device → E6 rotation matrix.
+    public var rotationRow1LowPass = LowPassVector3(steadyAt: Vector3(0, 1, 0), LowPassCoefficients(timeConstant: 0, dt: 1))
+    /// Low-pass filtered bias rotated into E6 (horizontal components; z unused), rad/s.
     public var rotatedBiasLowPass = LowPassVector3(steadyAt: .zero, LowPassCoefficients(timeConstant: 0, dt: 1))
 
     /// Low-pass filtered gyro for rest detection, rad/s.

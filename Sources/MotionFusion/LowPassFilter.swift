@@ -48,7 +48,7 @@ public struct LowPassVector3: Hashable, Sendable {
     }
 
     /// Filters one sample and returns the output.
-    @inlinable @discardableResult
+    @inlinable @inline(__always) @discardableResult
     public mutating func filter(_ x: Vector3, _ c: LowPassCoefficients) -> Vector3 {
         let y = x * c.b0 + s1
         s1 = x * c.b1 - y * c.a1 + s2
@@ -76,7 +76,7 @@ public struct LowPassMatrix3: Hashable, Sendable {
     @inlinable public var value: Matrix3 { Matrix3(rows: r0.value, r1.value, r2.value) }
 
     /// Filters one sample.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func filter(_ m: Matrix3, _ c: LowPassCoefficients) {
         r0.filter(m.r0, c)
         r1.filter(m.r1, c)

@@ -34,6 +34,8 @@ public struct MagneticCalibrator: Sendable {
     private var theta: InlineArray<6, Double> = [0, 0, 0, 0, 0, 0]
     private var p: InlineArray<36, Double> = .init(repeating: 0)
     private var lastAccepted: Vector3 = .zero
+    private var lastAcceptedLength: Double = 0
+    private var cosStep: (step: Double, cos: Double) = (0, 1)
     private var octants: UInt8 = 0
     private var residual: Double = 1
 
@@ -57,12 +59,13 @@ public struct MagneticCalibrator: Sendable {
             for i in 0..<6 { p[i * 7] = 100 }
             theta = [1, 1, 1, 0, 0, 0]
         }
-        let cosStep = _cos(minimumAngleStep)
         if acceptedSamples > 0 {
-            let c = m.dot(lastAccepted) / (n * lastAccepted.length)
-            if c > cosStep { return }
+            // Compare cosines without a division: accept when m·last ≤ cos(step)·|m|·|last|.
+            if cosStep.step != minimumAngleStep { cosStep = (minimumAngleStep, _cos(minimumAngleStep)) }
+            if m.dot(lastAccepted) > cosStep.cos * n * lastAcceptedLength { return }
         }
         lastAccepted = m
+        lastAcceptedLength = n
         acceptedSamples += 1
         let s = m / scale
         let phi: InlineArray<6, Double> = [s.x * s.x, s.y * s.y, s.z * s.z, s.x, s.y, s.z]

@@ -31,7 +31,7 @@ public struct Matrix3: Hashable, Sendable {
     }
 
     /// The rotation matrix of a unit quaternion: `R · v == q.rotate(v)` (device → reference for an attitude).
-    @inlinable
+    @inlinable @inline(__always)
     public init(_ q: Quaternion) {
         let (w, x, y, z) = (q.w, q.x, q.y, q.z)
         r0 = Vector3(1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y))

@@ -52,3 +52,22 @@ import Glibc
         #expect((pitched - Vector3(0, -1, 0)).length < 1e-12)
     }
 }
+
+@Suite struct FastMathTests {
+    @Test func polynomialInverseTrigonometryIsAccurate() {
+        var worstAsin = 0.0, worstAtan = 0.0
+        for i in -1000...1000 {
+            let x = Double(i) / 1000
+            worstAsin = max(worstAsin, abs(fastAsinForTesting(x) - asin(x)))
+        }
+        for i in 0..<720 {
+            let a = Double(i) * .pi / 360 - .pi + 1e-3
+            for r in [1e-6, 0.3, 45.0] {
+                worstAtan = max(worstAtan, abs(fastAtan2ForTesting(r * sin(a), r * cos(a)) - atan2(r * sin(a), r * cos(a))))
+            }
+        }
+        #expect(worstAsin < 3e-8)
+        #expect(worstAtan < 3e-8)
+        #expect(fastAtan2ForTesting(0, 0) == 0)
+    }
+}
