@@ -51,7 +51,14 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .executableTarget(name: "coremotion", dependencies: ["CoreMotionCLI"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "coremotion",
+            dependencies: [
+                "CoreMotionCLI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "MotionFusionTests", dependencies: ["MotionFusion"], swiftSettings: swiftSettings),
         .testTarget(
             name: "MotionSourcesTests",
