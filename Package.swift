@@ -70,6 +70,12 @@ let package = Package(
             dependencies: ["OpenCoreMotion", "MotionSources", "MotionFusion"],
             swiftSettings: swiftSettings
         ),
+        // Apple's published listings are Swift 5 code; they must build with only the import changed.
+        .testTarget(
+            name: "AppleListingsTests",
+            dependencies: ["OpenCoreMotion"],
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
         .testTarget(
             name: "CoreMotionCLITests",
             dependencies: ["CoreMotionCLI", "coremotion"],
