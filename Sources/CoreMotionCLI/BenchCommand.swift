@@ -1,12 +1,9 @@
 import ArgumentParser
 
-/// `coremotion bench`: benchmarks (parent command).
-public struct BenchCommand: ParsableCommand {
-    public static let configuration = CommandConfiguration(
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
         commandName: "bench",
-        abstract: "Benchmarks: fusion accuracy on BROAD and fusion throughput.",
-        subcommands: [BenchBroadCommand.self, BenchFusionCommand.self]
+        abstract: "Benchmarks; each prints its figures, or JSON with --json.",
+        subcommands: [BenchDeliveryCommand.self, BenchBroadCommand.self, BenchFusionCommand.self]
     )
-
-    public init() {}
 }

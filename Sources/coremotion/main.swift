@@ -1,3 +1,0 @@
-import CoreMotionCLI
-
-await CoreMotionCommand.main()
