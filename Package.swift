@@ -73,6 +73,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "MotionFusionSimulationTests",
+            dependencies: ["MotionFusion", "MotionSources"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "MotionSourcesTests",
             dependencies: ["MotionSources", "MotionFusion"],
             swiftSettings: swiftSettings

@@ -21,6 +21,7 @@ extension AttitudeFilterParameters {
         "biasForgettingTime": \.biasForgettingTime,
         "biasMotionNoiseDensity": \.biasMotionNoiseDensity,
         "biasRestNoiseDensity": \.biasRestNoiseDensity,
+        "biasHeadingNoiseDensity": \.biasHeadingNoiseDensity,
         "biasMotionUpdateInterval": \.biasMotionUpdateInterval,
         "biasMotionAccelerationScale": \.biasMotionAccelerationScale,
         "biasClip": \.biasClip,
@@ -37,6 +38,7 @@ extension AttitudeFilterParameters {
     nonisolated(unsafe) public static let booleanKeyPaths: [String: WritableKeyPath<AttitudeFilterParameters, Bool>] = [
         "estimatesBiasInMotion": \.estimatesBiasInMotion,
         "estimatesBiasAtRest": \.estimatesBiasAtRest,
+        "estimatesBiasFromHeading": \.estimatesBiasFromHeading,
         "calibratesMagnetometer": \.calibratesMagnetometer,
     ]
 

@@ -102,9 +102,61 @@ extension AttitudeFilter {
                 state.magneticCandidateTime = 0
             }
         }
+        var step = 0.0
         if gain > 0 {
-            state.headingOffset = wrapAngle(state.headingOffset + gain * wrapAngle(target - state.headingOffset))
+            step = gain * wrapAngle(target - state.headingOffset)
+            state.headingOffset = wrapAngle(state.headingOffset + step)
         }
+        if parameters.estimatesBiasFromHeading {
+            updateBiasFromHeading(step: step, fullGain: gain == c.magnetometerGain, dt: dt, c)
+        }
+    }
+
+    /// Vertical bias estimation from heading corrections (9D only).
+    ///
+    /// The same reasoning as ``updateBiasInMotion(correction:dt:_:)`` about the vertical axis: a bias
+    /// error `e` turns E6 about vertical at `(R e)_z`, which the first-order heading loop follows with
+    /// its time constant, so `−Δψ/dt + LP₁[(R b̂)_z]` measures `LP₁[R]₂ · b`. Used only while the
+    /// field has been undisturbed for at least one heading time constant, so that the loop runs at
+    /// its nominal gain and the model holds.
+    @inline(__always)
+    mutating func updateBiasFromHeading(step: Double, fullGain: Bool, dt: Double, _ c: AttitudeFilterCoefficients) {
+        let q = state.inclinationQuaternion * state.gyroQuaternion
+        let (w, x, y, z) = (q.w, q.x, q.y, q.z)
+        let row2 = Vector3(2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y))
+        let k = c.magnetometerGain
+        if !state.headingModelInitialized {
+            state.headingRowLowPass = row2
+            state.headingBiasLowPass = row2.dot(state.bias)
+            state.headingModelInitialized = true
+        }
+        state.headingRowLowPass += (row2 - state.headingRowLowPass) * k
+        state.headingBiasLowPass += (row2.dot(state.bias) - state.headingBiasLowPass) * k
+        let steady = fullGain && state.magneticUndisturbedTime >= parameters.magnetometerTimeConstant
+            && state.accelerationInitialTime >= parameters.accelerometerTimeConstant
+        guard steady, !state.isAtRest else {
+            state.headingCorrectionSum = 0
+            state.headingCorrectionTime = 0
+            return
+        }
+        state.headingCorrectionSum += step
+        state.headingCorrectionTime += dt
+        guard state.headingCorrectionTime >= parameters.biasMotionUpdateInterval else { return }
+        let total = state.headingCorrectionTime
+        let yv = -state.headingCorrectionSum / total + state.headingBiasLowPass
+        state.headingCorrectionSum = 0
+        state.headingCorrectionTime = 0
+        applyBiasProcessNoise()
+        let h = state.headingRowLowPass
+        let b = state.bias
+        let p = state.biasCovariance
+        let u = p * h
+        let deg = Double.pi / 180
+        let sigma = parameters.biasHeadingNoiseDensity * deg
+        let s = h.dot(u) + sigma * sigma / total
+        guard s > 0, s.isFinite else { return }
+        let gainVector = u * (1 / s)
+        commitBias(b + gainVector * (yv - h.dot(b)), p - outer(gainVector, u))
     }
 }
 

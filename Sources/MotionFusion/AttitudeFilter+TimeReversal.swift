@@ -13,6 +13,7 @@ extension AttitudeFilter {
         state.rotatedBiasLowPass.s1 = -state.rotatedBiasLowPass.s1
         state.rotatedBiasLowPass.s2 = -state.rotatedBiasLowPass.s2
         state.rotatedBiasLowPass.value = -state.rotatedBiasLowPass.value
+        state.headingBiasLowPass = -state.headingBiasLowPass
         state.lastTimestamp = nil
     }
 }

@@ -89,6 +89,13 @@ public struct AttitudeFilterParameters: Hashable, Sendable {
     /// Enables bias estimation from inclination corrections during motion. Default `true`.
     public var estimatesBiasInMotion: Bool = true
 
+    /// Enables (in 9D) estimation of the bias about vertical from the magnetometer's heading corrections.
+    /// Default `true`.
+    public var estimatesBiasFromHeading: Bool = true
+
+    /// Noise density of the bias measurement derived from heading corrections, °/s·√s. Default 0.3.
+    public var biasHeadingNoiseDensity: Double = 0.3
+
     /// Enables bias estimation at rest. Default `true`.
     public var estimatesBiasAtRest: Bool = true
 

@@ -31,6 +31,16 @@ public struct AttitudeFilterState: Sendable {
     public var accelerationDisturbance: Double = 0
     /// Time since the bias process noise was last added to the covariance, seconds.
     public var biasProcessTime: Double = 0
+    /// Whether the heading-loop model filters have been seeded.
+    public var headingModelInitialized = false
+    /// First-order low-pass of the third row of device → E6 (heading-loop model), dimensionless.
+    public var headingRowLowPass: Vector3 = .zero
+    /// First-order low-pass of the vertical component of the rotated bias, rad/s.
+    public var headingBiasLowPass: Double = 0
+    /// Sum of heading corrections since the last vertical bias update, radians.
+    public var headingCorrectionSum: Double = 0
+    /// Time covered by ``headingCorrectionSum``, seconds.
+    public var headingCorrectionTime: Double = 0
     /// Sum of inclination corrections (rotation vectors, rad) since the last in-motion bias update.
     public var biasCorrectionSum: Vector3 = .zero
     /// Time covered by ``biasCorrectionSum``, seconds.
