@@ -71,7 +71,10 @@ extension AttitudeFilter {
     /// rotation vector in E6 (radians, horizontal).
     @inline(__always)
     mutating func applyInclinationCorrection(_ forceI: Vector3) -> Vector3 {
-        guard let a = state.inclinationQuaternion.rotate(forceI).normalized else { return .zero }
+        let v = state.inclinationQuaternion.rotate(forceI)
+        let n2 = v.lengthSquared
+        guard n2 > 0, n2.isFinite else { return .zero }
+        let a = v * (1 / n2.squareRoot())
         // Shortest rotation taking a to (0, 0, 1): axis a × z = (a_y, −a_x, 0), half-angle cosine
         // w = √((1 + a_z)/2), vector part (a_y, −a_x, 0) / (2w).
         let w2 = (1 + a.z) / 2
@@ -79,7 +82,8 @@ extension AttitudeFilter {
         let rotvec: Vector3
         if w2 > 1e-12 {
             let w = w2.squareRoot()
-            corr = Quaternion(w: w, x: a.y / (2 * w), y: -a.x / (2 * w), z: 0)
+            let inv2w = 0.5 / w
+            corr = Quaternion(w: w, x: a.y * inv2w, y: -a.x * inv2w, z: 0)
             // Rotation vector: angle·axis with angle = 2 asin(s), s = sin(angle/2) = |vector part|.
             let s2 = max(0, 1 - w2)
             let factor: Double
@@ -95,17 +99,18 @@ extension AttitudeFilter {
             corr = Quaternion(w: 0, x: 1, y: 0, z: 0)
             rotvec = Vector3(Double.pi, 0, 0)
         }
-        state.inclinationQuaternion = (corr * state.inclinationQuaternion).normalized
+        state.inclinationQuaternion = renormalized(corr * state.inclinationQuaternion)
         return rotvec
     }
 
     @inline(__always)
     mutating func updateRestDetection(_ force: Vector3, dt: Double, _ c: AttitudeFilterCoefficients) {
         if !state.restAccelerationInitialized {
-            state.restAccelerationLowPass = LowPassVector3(steadyAt: force, c.rest)
+            state.restAccelerationLowPass = force
             state.restAccelerationInitialized = true
         }
-        let lp = state.restAccelerationLowPass.filter(force, c.rest)
+        let lp = state.restAccelerationLowPass + (force - state.restAccelerationLowPass) * c.restGain
+        state.restAccelerationLowPass = lp
         let th = parameters.restAccelerometerThreshold
         if state.gyroQuiet && (force - lp).lengthSquared < th * th {
             state.restTime += dt

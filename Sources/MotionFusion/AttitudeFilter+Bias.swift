@@ -46,7 +46,7 @@ extension AttitudeFilter {
     @inline(__always)
     mutating func updateBiasAtRest(_ c: AttitudeFilterCoefficients) {
         applyBiasProcessNoise()
-        let y = state.restGyroLowPass.value
+        let y = state.restGyroLowPass
         let p = state.biasCovariance
         var s = p
         s.r0.x += c.biasRestNoise

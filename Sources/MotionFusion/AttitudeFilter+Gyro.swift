@@ -14,10 +14,11 @@ extension AttitudeFilter {
         // Rest detection: deviation from a low-pass value, and the low-pass magnitude itself.
         let c = gyroCoefficients
         if !state.restGyroInitialized {
-            state.restGyroLowPass = LowPassVector3(steadyAt: rate, c.rest)
+            state.restGyroLowPass = rate
             state.restGyroInitialized = true
         }
-        let lp = state.restGyroLowPass.filter(rate, c.rest)
+        let lp = state.restGyroLowPass + (rate - state.restGyroLowPass) * c.restGain
+        state.restGyroLowPass = lp
         let deg = Double.pi / 180
         let th = parameters.restGyroThreshold * deg
         let thMag = parameters.restGyroMagnitudeThreshold * deg
@@ -26,7 +27,7 @@ extension AttitudeFilter {
         // Strapdown integration of the bias-corrected rate: q ← q ⊗ exp((ω − b) dt).
         let w = rate - state.bias
         let q = state.gyroQuaternion * smallRotation(w * dt)
-        state.gyroQuaternion = q.normalized
+        state.gyroQuaternion = renormalized(q)
 
         // Bias uncertainty grows (random walk); applied lazily before the next bias update.
         state.biasProcessTime += dt
@@ -71,4 +72,17 @@ func smallRotation(_ v: Vector3) -> Quaternion {
         return Quaternion(w: w, x: v.x * k, y: v.y * k, z: v.z * k)
     }
     return Quaternion(rotationVector: v)
+}
+
+/// Restores unit length after a product of unit quaternions. Near unit length one Newton step for
+/// `1/√n²`, `k = (3 − n²)/2`, is exact to rounding and avoids a square root and a division; otherwise
+/// a full normalisation.
+@inline(__always)
+func renormalized(_ q: Quaternion) -> Quaternion {
+    let n2 = q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z
+    if abs(n2 - 1) < 1e-6 {
+        let k = (3 - n2) * 0.5
+        return Quaternion(w: q.w * k, x: q.x * k, y: q.y * k, z: q.z * k)
+    }
+    return q.normalized
 }

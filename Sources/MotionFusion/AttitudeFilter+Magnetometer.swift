@@ -21,7 +21,8 @@ extension AttitudeFilter {
         Self.refresh(&magnetometerCoefficients, parameters, dt)
         let c = magnetometerCoefficients
 
-        let mE = (state.inclinationQuaternion * state.gyroQuaternion).rotate(m)
+        let q6 = state.inclinationQuaternion * state.gyroQuaternion
+        let mE = q6.rotate(m)
         let dip = fastAsin(mE.z / norm)
         // Heading offset that puts the horizontal field on +x (magnetic north).
         let target = -fastAtan2(mE.y, mE.x)
@@ -108,7 +109,7 @@ extension AttitudeFilter {
             state.headingOffset = wrapAngle(state.headingOffset + step)
         }
         if parameters.estimatesBiasFromHeading {
-            updateBiasFromHeading(step: step, fullGain: gain == c.magnetometerGain, dt: dt, c)
+            updateBiasFromHeading(q6, step: step, fullGain: gain == c.magnetometerGain, dt: dt, c)
         }
     }
 
@@ -120,8 +121,8 @@ extension AttitudeFilter {
     /// field has been undisturbed for at least one heading time constant, so that the loop runs at
     /// its nominal gain and the model holds.
     @inline(__always)
-    mutating func updateBiasFromHeading(step: Double, fullGain: Bool, dt: Double, _ c: AttitudeFilterCoefficients) {
-        let q = state.inclinationQuaternion * state.gyroQuaternion
+    mutating func updateBiasFromHeading(_ q: Quaternion, step: Double, fullGain: Bool, dt: Double,
+                                        _ c: AttitudeFilterCoefficients) {
         let (w, x, y, z) = (q.w, q.x, q.y, q.z)
         let row2 = Vector3(2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y))
         let k = c.magnetometerGain

@@ -7,9 +7,7 @@ extension AttitudeFilter {
     public mutating func reverseTimeDirection() {
         state.bias = -state.bias
         state.lastGyro = -state.lastGyro
-        state.restGyroLowPass.s1 = -state.restGyroLowPass.s1
-        state.restGyroLowPass.s2 = -state.restGyroLowPass.s2
-        state.restGyroLowPass.value = -state.restGyroLowPass.value
+        state.restGyroLowPass = -state.restGyroLowPass
         state.rotatedBiasLowPass.s1 = -state.rotatedBiasLowPass.s1
         state.rotatedBiasLowPass.s2 = -state.rotatedBiasLowPass.s2
         state.rotatedBiasLowPass.value = -state.rotatedBiasLowPass.value

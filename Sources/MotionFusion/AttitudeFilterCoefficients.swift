@@ -5,8 +5,8 @@ public struct AttitudeFilterCoefficients: Sendable {
     public var dt: Double
     /// Inclination low-pass filter.
     public var acceleration: LowPassCoefficients
-    /// Rest-detection low-pass filter.
-    public var rest: LowPassCoefficients
+    /// Gain of the first-order rest-detection low-pass filters.
+    public var restGain: Double
     /// Heading correction gain per sample.
     public var magnetometerGain: Double
     /// Gain with which the magnetic reference follows an undisturbed field.
@@ -25,7 +25,7 @@ public struct AttitudeFilterCoefficients: Sendable {
         let deg = Double.pi / 180
         self.dt = dt
         acceleration = LowPassCoefficients(timeConstant: p.accelerometerTimeConstant, dt: dt)
-        rest = LowPassCoefficients(timeConstant: p.restFilterTimeConstant, dt: dt)
+        restGain = firstOrderGain(timeConstant: p.restFilterTimeConstant, dt: dt)
         magnetometerGain = firstOrderGain(timeConstant: p.magnetometerTimeConstant, dt: dt)
         magneticReferenceGain = firstOrderGain(timeConstant: p.magneticReferenceTimeConstant, dt: dt)
         magneticCandidateGain = firstOrderGain(timeConstant: 1, dt: dt)

@@ -53,10 +53,10 @@ public struct AttitudeFilterState: Sendable {
     /// Low-pass filtered bias rotated into E6 (horizontal components; z unused), rad/s.
     public var rotatedBiasLowPass = LowPassVector3(steadyAt: .zero, LowPassCoefficients(timeConstant: 0, dt: 1))
 
-    /// Low-pass filtered gyro for rest detection, rad/s.
-    public var restGyroLowPass = LowPassVector3(steadyAt: .zero, LowPassCoefficients(timeConstant: 0, dt: 1))
-    /// Low-pass filtered acceleration for rest detection, g.
-    public var restAccelerationLowPass = LowPassVector3(steadyAt: .zero, LowPassCoefficients(timeConstant: 0, dt: 1))
+    /// Low-pass filtered (first order) gyro for rest detection, rad/s.
+    public var restGyroLowPass: Vector3 = .zero
+    /// Low-pass filtered (first order) specific force for rest detection, g.
+    public var restAccelerationLowPass: Vector3 = .zero
     /// `true` once the rest-detection filters have been seeded.
     public var restGyroInitialized = false
     /// `true` once the rest-detection filters have been seeded.
