@@ -21,6 +21,7 @@ extension AttitudeFilterParameters {
         "biasForgettingTime": \.biasForgettingTime,
         "biasMotionNoiseDensity": \.biasMotionNoiseDensity,
         "biasRestNoiseDensity": \.biasRestNoiseDensity,
+        "magneticCalibrationInterval": \.magneticCalibrationInterval,
         "biasHeadingNoiseDensity": \.biasHeadingNoiseDensity,
         "biasMotionUpdateInterval": \.biasMotionUpdateInterval,
         "biasMotionAccelerationScale": \.biasMotionAccelerationScale,

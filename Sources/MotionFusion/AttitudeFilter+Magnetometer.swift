@@ -11,7 +11,13 @@ extension AttitudeFilter {
         state.lastMagneticField = field
         state.hasMagneticField = true
         if parameters.calibratesMagnetometer {
-            state.calibrator.add(field)
+            // Offer samples to the calibration at most every magneticCalibrationInterval: nearby samples
+            // add no new directions.
+            state.calibrationTime += dt
+            if state.calibrationTime >= parameters.magneticCalibrationInterval {
+                state.calibrationTime = 0
+                state.calibrator.add(field)
+            }
         }
         guard usesMagnetometer, state.accelerometerInitialized else { return }
         let m = state.calibrator.accuracy >= parameters.minimumAccuracyForCalibratedHeading

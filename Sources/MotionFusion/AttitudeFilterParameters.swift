@@ -121,6 +121,9 @@ public struct AttitudeFilterParameters: Hashable, Sendable {
     /// Enables online hard- and soft-iron calibration of the magnetometer. Default `true`.
     public var calibratesMagnetometer: Bool = true
 
+    /// Shortest interval between samples offered to the online calibration, seconds. Default 0.02 s.
+    public var magneticCalibrationInterval: Double = 0.02
+
     /// Calibration accuracy at which the calibrated field replaces the raw field for heading
     /// corrections. Default ``MagneticCalibrationAccuracy/high``.
     public var minimumAccuracyForCalibratedHeading: MagneticCalibrationAccuracy = .high

@@ -102,6 +102,8 @@ public struct AttitudeFilterState: Sendable {
     /// Time the candidate has been consistent while moving, seconds.
     public var magneticCandidateTime: Double = 0
 
+    /// Time since a sample was last offered to the calibration, seconds.
+    public var calibrationTime: Double = .infinity
     /// Online hard/soft-iron calibration.
     public var calibrator = MagneticCalibrator()
 
