@@ -44,7 +44,7 @@ public struct BenchBroadCommand: ParsableCommand {
 
     public func run() throws {
         let url = URL(fileURLWithPath: directory)
-        var parameters = AttitudeFilterParameters()
+        var parameters = offline ? AttitudeSmoother.defaultParameters : AttitudeFilterParameters()
         for o in parameterOverrides where !parameters.apply(override: o) {
             throw ValidationError("unknown parameter or bad value: \(o)")
         }

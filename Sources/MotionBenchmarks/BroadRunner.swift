@@ -9,9 +9,10 @@ public struct BroadRunner: Sendable {
     /// Use the non-causal smoother.
     public var offline: Bool
 
-    /// Creates a runner.
-    public init(parameters: AttitudeFilterParameters = AttitudeFilterParameters(), usesMagnetometer: Bool = true, offline: Bool = false) {
-        self.parameters = parameters
+    /// Creates a runner. Without explicit parameters, the causal filter uses ``AttitudeFilterParameters``'
+    /// defaults and the offline smoother ``AttitudeSmoother/defaultParameters``.
+    public init(parameters: AttitudeFilterParameters? = nil, usesMagnetometer: Bool = true, offline: Bool = false) {
+        self.parameters = parameters ?? (offline ? AttitudeSmoother.defaultParameters : AttitudeFilterParameters())
         self.usesMagnetometer = usesMagnetometer
         self.offline = offline
     }

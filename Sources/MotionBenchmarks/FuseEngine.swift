@@ -4,8 +4,9 @@ import MotionFusion
 public enum FuseEngine {
     /// Fuses a BROAD trial (uniform rate), one output row per sample.
     public static func fuse(_ trial: BroadTrial, magnetometer: Bool, offline: Bool, frame: FuseReferenceFrame,
-                            parameters: AttitudeFilterParameters = AttitudeFilterParameters(),
+                            parameters: AttitudeFilterParameters? = nil,
                             into w: inout FuseWriter) throws {
+        let parameters = parameters ?? (offline ? AttitudeSmoother.defaultParameters : AttitudeFilterParameters())
         let dt = trial.timeStep
         var bar = ProgressBar(total: trial.count)
         if offline {
@@ -38,8 +39,9 @@ public enum FuseEngine {
     /// sensor, merges rows with equal timestamps into one sample, and smooths the merged stream with the
     /// time between distinct timestamps; rows older than their predecessor are dropped.
     public static func fuse(_ rec: SensorRecording, magnetometer: Bool, offline: Bool, frame: FuseReferenceFrame,
-                            parameters: AttitudeFilterParameters = AttitudeFilterParameters(),
+                            parameters: AttitudeFilterParameters? = nil,
                             into w: inout FuseWriter) throws {
+        let parameters = parameters ?? (offline ? AttitudeSmoother.defaultParameters : AttitudeFilterParameters())
         var bar = ProgressBar(total: rec.rows.count)
         let north = magnetometer && frame.isNorthReferenced
         if offline {

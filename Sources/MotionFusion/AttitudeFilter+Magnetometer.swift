@@ -20,8 +20,8 @@ extension AttitudeFilter {
             }
         }
         guard usesMagnetometer, state.accelerometerInitialized else { return }
-        let m = state.calibrator.accuracy >= parameters.minimumAccuracyForCalibratedHeading
-            ? state.calibrator.calibrate(field) : field
+        let calibrated = state.calibrator.accuracy >= parameters.minimumAccuracyForCalibratedHeading
+        let m = calibrated ? state.calibrator.calibrate(field) : field
         let norm = m.length
         guard norm > 1e-9 else { return }
         Self.refresh(&magnetometerCoefficients, parameters, dt)
@@ -45,6 +45,11 @@ extension AttitudeFilter {
             state.magnetometerInitialTime = dt
             return
         }
+
+        // A switch from the raw to the calibrated field changes norm and dip: the disturbance logic
+        // treats it as a new field and adopts it once it proves consistent during motion, which keeps
+        // a still-settling calibration from steering the heading at once.
+        state.usesCalibratedField = calibrated
 
         if state.magnetometerInitialTime < parameters.magnetometerInitialTime {
             // Initial averaging: plain mean of the first samples.
@@ -177,3 +182,4 @@ func wrapAngle(_ a: Double) -> Double {
     }
     return x
 }
+

@@ -125,8 +125,8 @@ public struct AttitudeFilterParameters: Hashable, Sendable {
     public var magneticCalibrationInterval: Double = 0.02
 
     /// Calibration accuracy at which the calibrated field replaces the raw field for heading
-    /// corrections. Default ``MagneticCalibrationAccuracy/high``.
-    public var minimumAccuracyForCalibratedHeading: MagneticCalibrationAccuracy = .high
+    /// corrections. Default ``MagneticCalibrationAccuracy/medium``.
+    public var minimumAccuracyForCalibratedHeading: MagneticCalibrationAccuracy = .medium
 
     // MARK: Time steps
 

@@ -102,6 +102,8 @@ public struct AttitudeFilterState: Sendable {
     /// Time the candidate has been consistent while moving, seconds.
     public var magneticCandidateTime: Double = 0
 
+    /// Whether heading corrections currently use the calibrated (rather than raw) field.
+    public var usesCalibratedField = false
     /// Time since a sample was last offered to the calibration, seconds.
     public var calibrationTime: Double = .infinity
     /// Online hard/soft-iron calibration.
