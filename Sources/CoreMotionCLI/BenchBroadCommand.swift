@@ -8,6 +8,7 @@ import MotionFusion
 /// BROAD: D. Laidig, M. Caruso, A. Cereatti, T. Seel, "BROAD—A Benchmark for Robust Inertial Orientation
 /// Estimation", Data 6(7):72, 2021 (CC-BY-4.0).
 public struct BenchBroadCommand: ParsableCommand {
+    /// The command's name, help and discussion.
     public static let configuration = CommandConfiguration(
         commandName: "broad",
         abstract: "Score the fusion filter on BROAD trials (total / heading / inclination RMSE, degrees).",
@@ -33,6 +34,7 @@ public struct BenchBroadCommand: ParsableCommand {
     @Option(name: .customLong("parameter"), help: "Override a filter parameter: NAME=VALUE (repeatable).")
     var parameterOverrides: [String] = []
 
+    /// Creates the command with default options (ArgumentParser fills them in).
     public init() {}
 
     struct Report: Codable {
@@ -42,6 +44,7 @@ public struct BenchBroadCommand: ParsableCommand {
         var mean: BroadErrors
     }
 
+    /// Runs the command. Errors are reported by ArgumentParser.
     public func run() throws {
         let url = URL(fileURLWithPath: directory)
         var parameters = offline ? AttitudeSmoother.defaultParameters : AttitudeFilterParameters()

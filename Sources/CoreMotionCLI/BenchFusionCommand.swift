@@ -4,6 +4,7 @@ import MotionBenchmarks
 
 /// `coremotion bench fusion`: single-thread throughput of the fusion filter.
 public struct BenchFusionCommand: ParsableCommand {
+    /// The command's name, help and discussion.
     public static let configuration = CommandConfiguration(
         commandName: "fusion",
         abstract: "Measure the fusion filter's throughput (samples per second, 6D and 9D, one thread).",
@@ -16,8 +17,10 @@ public struct BenchFusionCommand: ParsableCommand {
     @Option(help: "Samples per run.")
     var samples = 1_000_000
 
+    /// Creates the command with default options (ArgumentParser fills them in).
     public init() {}
 
+    /// Runs the command. Errors are reported by ArgumentParser.
     public func run() throws {
         guard samples > 0 else { throw ValidationError("--samples must be positive") }
         let r = FusionThroughput.measure(count: samples)

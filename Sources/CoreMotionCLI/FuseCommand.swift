@@ -13,6 +13,7 @@ import Glibc
 /// gravity and user acceleration (g), unbiased rotation rate (rad/s) and heading (degrees; −1 in the
 /// arbitrary frames).
 public struct FuseCommand: ParsableCommand {
+    /// The command's name, help and discussion.
     public static let configuration = CommandConfiguration(
         commandName: "fuse",
         abstract: "Fuse a sensor recording into attitude, gravity, user acceleration and heading.",
@@ -50,8 +51,10 @@ public struct FuseCommand: ParsableCommand {
     @Flag(help: "Non-causal smoothing using past and future samples.")
     var offline = false
 
+    /// Creates the command with default options (ArgumentParser fills them in).
     public init() {}
 
+    /// Runs the command. Errors are reported by ArgumentParser.
     public func run() throws {
         let url = URL(fileURLWithPath: input)
         guard FileManager.default.fileExists(atPath: input) else {
