@@ -34,10 +34,20 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "MotionSourcesLinux",
+            dependencies: [
+                "MotionFusion",
+                "MotionSources",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "OpenCoreMotion",
             dependencies: [
                 "MotionFusion",
                 "MotionSources",
+                "MotionSourcesLinux",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -55,6 +65,11 @@ let package = Package(
         .testTarget(
             name: "OpenCoreMotionTests",
             dependencies: ["OpenCoreMotion", "MotionSources", "MotionFusion"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "MotionSourcesLinuxTests",
+            dependencies: ["MotionSourcesLinux", "MotionSources", "MotionFusion", "OpenCoreMotion", "CoreMotionCLI", "coremotion"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
