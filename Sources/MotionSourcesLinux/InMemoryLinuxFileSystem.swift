@@ -34,15 +34,16 @@ public final class InMemoryLinuxFileSystem: LinuxFileSystem, @unchecked Sendable
     /// Every successful write so far, in order: (path, text).
     public var writes: [(path: String, text: String)] { lock.withLock { writeLog.map { (path: $0.0, text: $0.1) } } }
 
-    /// Creates or replaces a text file. `writable` files accept ``writeText(_:_:)``.
+    /// Creates or replaces a text file. `writable` files accept ``writeText(_:_:)``. Symbolic links
+    /// on the way are followed, as in a real tree.
     public func setFile(_ path: String, _ text: String, writable: Bool = false) {
-        lock.withLock { files[normalize(path)] = File(text: text, writable: writable) }
+        lock.withLock { files[resolve(path) ?? normalize(path)] = File(text: text, writable: writable) }
     }
 
     /// Makes reading `path` fail with `code` (e.g. `EINVAL`, as some sysfs attributes do).
     public func setReadError(_ path: String, _ code: Int32) {
         lock.withLock {
-            let p = normalize(path)
+            let p = resolve(path) ?? normalize(path)
             var f = files[p] ?? File(text: "", writable: false)
             f.readError = code
             files[p] = f
@@ -52,7 +53,7 @@ public final class InMemoryLinuxFileSystem: LinuxFileSystem, @unchecked Sendable
     /// Makes writing `path` fail with `code` (e.g. `EACCES`, `EBUSY`).
     public func setWriteError(_ path: String, _ code: Int32) {
         lock.withLock {
-            let p = normalize(path)
+            let p = resolve(path) ?? normalize(path)
             var f = files[p] ?? File(text: "", writable: true)
             f.writeError = code
             files[p] = f
@@ -63,7 +64,7 @@ public final class InMemoryLinuxFileSystem: LinuxFileSystem, @unchecked Sendable
     /// (rounding a rate to a supported one, say). Returning `nil` rejects the write with `EINVAL`.
     public func setWriteHandler(_ path: String, _ handler: @escaping @Sendable (String) -> String?) {
         lock.withLock {
-            let p = normalize(path)
+            let p = resolve(path) ?? normalize(path)
             var f = files[p] ?? File(text: "", writable: true)
             f.writable = true
             f.onWrite = handler
