@@ -57,6 +57,7 @@ let package = Package(
             name: "CoreMotionCLI",
             dependencies: [
                 "OpenCoreMotion",
+                "MotionSourcesLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

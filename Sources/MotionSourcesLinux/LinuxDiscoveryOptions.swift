@@ -28,6 +28,8 @@ public struct LinuxDiscoveryOptions: Sendable {
     public var preferBuffered: Bool
     /// The file system to use. Default the real one.
     public var fileSystem: any LinuxFileSystem
+    /// Opens evdev nodes; `nil` for the real ``POSIXEvdevOpener``. Tests pass twins.
+    public var evdevOpener: (any EvdevOpener)?
 
     /// Creates options; with default arguments, the real system.
     public init(sysfsRoot: String = "/sys", devRoot: String = "/dev", udevDataRoot: String? = nil,

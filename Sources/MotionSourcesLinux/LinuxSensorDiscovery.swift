@@ -140,7 +140,7 @@ public enum LinuxSensorDiscovery {
             return s.devices.contains { $0.id == w || $0.name == w || $0.label == w || "iio:\($0.id)" == w }
         }
         if let e = r.source as? EvdevSource {
-            return e.node.path == w || e.node.path == joinPath(options.devRoot, w) || e.node.path == joinPath(options.devRoot, "input/" + w) || e.node.name == w
+            return e.node.path == w || r.identifier == w || e.node.path == joinPath(options.devRoot, w) || e.node.path == joinPath(options.devRoot, "input/" + w) || e.node.name == w
         }
         return r.identifier.hasSuffix(w)
     }
