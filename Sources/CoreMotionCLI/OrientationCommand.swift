@@ -1,0 +1,90 @@
+import ArgumentParser
+import Foundation
+import MotionSources
+import MotionFusion
+import OpenCoreMotion
+
+/// `coremotion orientation`: the device orientation as `UIDevice` reports it.
+public struct OrientationCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "orientation",
+        abstract: "Print the device orientation (portrait, landscapeLeft, faceUp, …) and each change.",
+        discussion: """
+            Reads the accelerometer at 10 Hz and decides as UIDevice does, with the same 35° hysteresis \
+            as iio-sensor-proxy. With --once, prints the current orientation and exits (status 1 if no \
+            decisive reading came within --timeout seconds).
+            """
+    )
+
+    @Option(help: ArgumentHelp("The source: iio, iio:NAME, evdev, evdev:/dev/input/eventN, sim:SCENARIO, replay:PATH. Default: COREMOTION_SOURCE, else the first motion hardware.", valueName: "SRC"))
+    var source: String?
+
+    @Flag(help: "Print the current orientation and exit.")
+    var once = false
+
+    @Option(help: "With --once, seconds to wait for a decisive reading.")
+    var timeout: Double = 5
+
+    @OptionGroup var roots: LinuxRootOptions
+
+    public init() {}
+
+    public func run() async throws {
+        let spec = source ?? ProcessInfo.processInfo.environment["COREMOTION_SOURCE"].flatMap { $0.isEmpty ? nil : $0 }
+        let src: any SensorSource
+        do {
+            if let spec {
+                src = try CMMotionManager.linuxSource(named: spec, sysfsRoot: roots.sysfsRoot, devRoot: roots.devRoot)
+            } else if let first = CMMotionManager.firstLinuxSource(sysfsRoot: roots.sysfsRoot, devRoot: roots.devRoot) {
+                src = first
+            } else {
+                throw SourceError(.unavailable, "no motion sensor found under \(roots.sysfsRoot) or \(roots.devRoot); try --source sim")
+            }
+        } catch let e as SourceError {
+            FileHandle.standardError.write(Data("coremotion orientation: \(e.description)\n".utf8))
+            throw ExitCode(2)
+        }
+        let manager = CMMotionManager(source: src)
+        guard manager.isAccelerometerAvailable else {
+            FileHandle.standardError.write(Data("coremotion orientation: \(src.info.identifier) has no accelerometer\n".utf8))
+            throw ExitCode(2)
+        }
+        let once = self.once
+        let consumer = Task { () throws -> UIDeviceOrientation? in
+            var estimator = DeviceOrientationEstimator()
+            var last = UIDeviceOrientation.unknown
+            for try await d in manager.accelerometerUpdates(interval: 0.1) {
+                let o = estimator.update(Vector3(d.acceleration.x, d.acceleration.y, d.acceleration.z))
+                if once {
+                    if o != .unknown { return o }
+                    continue
+                }
+                if o != last {
+                    FileHandle.standardOutput.write(Data((String(format: "%.3f ", d.timestamp) + o.description + "\n").utf8))
+                    last = o
+                }
+            }
+            return nil
+        }
+        // --once gives up after the timeout, even if no sample ever arrives.
+        let wait = UInt64(max(timeout, 0) * 1e9)
+        let timer = Task {
+            guard once else { return }
+            try? await Task.sleep(nanoseconds: wait)
+            consumer.cancel()
+        }
+        do {
+            let result = try await consumer.value
+            timer.cancel()
+            if once {
+                print((result ?? .unknown).description)
+                if result == nil { throw ExitCode(1) }
+            }
+        } catch let e as ExitCode {
+            throw e
+        } catch {
+            FileHandle.standardError.write(Data("coremotion orientation: \(error.localizedDescription)\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+}
