@@ -77,7 +77,7 @@ public final class IIOSource: SensorSource, @unchecked Sendable {
         for (id, kinds) in byDevice.sorted(by: { $0.key < $1.key }) {
             let d = devices.first { $0.id == id }!
             let rate = kinds.compactMap { rates[$0] }.max() ?? 50
-            if options.preferBuffered, case .available = d.bufferAccess, d.timestampScan != nil || true {
+            if options.preferBuffered, case .available = d.bufferAccess {
                 for k in kinds { modes[k] = "buffered \(d.devicePath)" }
                 s.startBuffered(device: d, kinds: Set(kinds), rate: rate, rates: rates)
             } else {

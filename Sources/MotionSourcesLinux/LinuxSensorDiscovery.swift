@@ -52,7 +52,11 @@ public enum LinuxSensorDiscovery {
     /// label), then evdev motion nodes. Devices whose values do not parse are reported
     /// ``LinuxDeviceReport/Status/malformed`` (and logged); unreadable ones
     /// ``LinuxDeviceReport/Status/permissionDenied`` with the fix.
-    public static func discover(sysfsRoot: String = "/sys", devRoot: String = "/dev") -> [LinuxDeviceReport] {
+    ///
+    /// - Parameters:
+    ///   - sysfsRoot: the sysfs root; `nil` (the default) uses `COREMOTION_SYSFS_ROOT`, else `/sys`.
+    ///   - devRoot: the device root; `nil` (the default) uses `COREMOTION_DEV_ROOT`, else `/dev`.
+    public static func discover(sysfsRoot: String? = nil, devRoot: String? = nil) -> [LinuxDeviceReport] {
         discover(options: LinuxDiscoveryOptions.fromEnvironment(sysfsRoot: sysfsRoot, devRoot: devRoot))
     }
 
@@ -93,7 +97,8 @@ public enum LinuxSensorDiscovery {
     ///
     /// - Throws: ``SourceError`` `.unavailable` when nothing matches (the message lists what exists),
     ///   `.permissionDenied` or `.malformedInput` when the matching device is not usable.
-    public static func source(forSpec spec: String, sysfsRoot: String = "/sys", devRoot: String = "/dev") throws(SourceError) -> any SensorSource {
+    /// Roots as in ``discover(sysfsRoot:devRoot:)``.
+    public static func source(forSpec spec: String, sysfsRoot: String? = nil, devRoot: String? = nil) throws(SourceError) -> any SensorSource {
         try source(forSpec: spec, options: LinuxDiscoveryOptions.fromEnvironment(sysfsRoot: sysfsRoot, devRoot: devRoot))
     }
 
@@ -124,7 +129,8 @@ public enum LinuxSensorDiscovery {
     }
 
     /// The first usable source: IIO first (laptops, tablets, phones), then evdev; `nil` when none.
-    public static func firstAvailable(sysfsRoot: String = "/sys", devRoot: String = "/dev") -> (any SensorSource)? {
+    /// Roots as in ``discover(sysfsRoot:devRoot:)``.
+    public static func firstAvailable(sysfsRoot: String? = nil, devRoot: String? = nil) -> (any SensorSource)? {
         firstAvailable(options: LinuxDiscoveryOptions.fromEnvironment(sysfsRoot: sysfsRoot, devRoot: devRoot))
     }
 
