@@ -6,6 +6,7 @@ import OpenCoreMotion
 
 /// `coremotion bench iio`: the buffered IIO path's speed on an emulated device.
 public struct BenchIIOCommand: ParsableCommand {
+    /// Name, abstract and help text.
     public static let configuration = CommandConfiguration(
         commandName: "iio",
         abstract: "Benchmark buffered IIO capture: an emulated device writes scans through a FIFO.",
@@ -28,8 +29,10 @@ public struct BenchIIOCommand: ParsableCommand {
     @Flag(help: "Measure at a CMMotionManager handler on an OperationQueue instead of at the source.")
     var throughManager = false
 
+    /// Creates the command with default options (ArgumentParser fills them in).
     public init() {}
 
+    /// Runs the command.
     public func run() throws {
         let manager = throughManager
         let rate = self.rate

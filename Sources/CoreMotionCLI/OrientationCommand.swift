@@ -6,6 +6,7 @@ import OpenCoreMotion
 
 /// `coremotion orientation`: the device orientation as `UIDevice` reports it.
 public struct OrientationCommand: AsyncParsableCommand {
+    /// Name, abstract and help text.
     public static let configuration = CommandConfiguration(
         commandName: "orientation",
         abstract: "Print the device orientation (portrait, landscapeLeft, faceUp, …) and each change.",
@@ -27,8 +28,10 @@ public struct OrientationCommand: AsyncParsableCommand {
 
     @OptionGroup var roots: LinuxRootOptions
 
+    /// Creates the command with default options (ArgumentParser fills them in).
     public init() {}
 
+    /// Runs the command.
     public func run() async throws {
         let spec = source ?? ProcessInfo.processInfo.environment["COREMOTION_SOURCE"].flatMap { $0.isEmpty ? nil : $0 }
         let src: any SensorSource

@@ -31,7 +31,18 @@ public struct IIOBufferedCapture: Sendable {
 
     /// Where the machine is.
     public enum State: Sendable, Equatable {
-        case idle, configuring, opening, streaming, stopped, failed
+        /// Not started.
+        case idle
+        /// Writing the sysfs configuration.
+        case configuring
+        /// Opening the device node.
+        case opening
+        /// Reading scans.
+        case streaming
+        /// Stopped, or handed over to polling.
+        case stopped
+        /// Ended with an error.
+        case failed
     }
 
     /// The current state.
