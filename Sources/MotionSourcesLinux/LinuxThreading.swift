@@ -106,6 +106,11 @@ final class WorkerThread: @unchecked Sendable {
         }
     }
 
+    deinit {
+        // Never joined (its session ended on a failure): let the system reclaim it.
+        if !joined, let thread { pthread_detach(thread) }
+    }
+
     /// `true` when called on this thread.
     var isCurrent: Bool {
         guard let thread else { return false }
