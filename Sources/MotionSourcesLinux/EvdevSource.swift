@@ -101,7 +101,7 @@ public final class EvdevSource: SensorSource, @unchecked Sendable {
         let deliverLock = PthreadLock()
         let initial = stream
         let path = node.path
-        let thread = WorkerThread(name: "evdev") {
+        let thread = WorkerThread(name: "evdev", realtime: true) {
             var stream = initial
             while !stop.isRaised {
                 do throws(LinuxIOError) {

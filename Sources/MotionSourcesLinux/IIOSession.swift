@@ -60,8 +60,8 @@ final class IIOSession: @unchecked Sendable {
         for h in hs { h.close() }
     }
 
-    private func spawn(_ name: String, _ body: @escaping @Sendable () -> Void) {
-        let w = WorkerThread(name: name, body)
+    private func spawn(_ name: String, realtime: Bool = false, _ body: @escaping @Sendable () -> Void) {
+        let w = WorkerThread(name: name, realtime: realtime, body)
         stateLock.withLock { workers.append(w) }
     }
 
@@ -139,7 +139,7 @@ final class IIOSession: @unchecked Sendable {
         let clockPath = joinPath(device.sysfsPath, "current_timestamp_clock")
         let initial = IIOBufferedCapture(device: device, kinds: kinds, otherEnablePaths: others, triggerName: trigger,
                                          clockWritable: fs.isWritable(clockPath), rate: rate)
-        spawn("iio-buffer") { [self] in
+        spawn("iio-buffer", realtime: true) { [self] in
             var machine = initial
             var handle: (any LinuxDeviceHandle)?
             var queue = machine.start()

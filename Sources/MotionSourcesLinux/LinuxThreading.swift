@@ -90,7 +90,11 @@ final class WorkerThread: @unchecked Sendable {
     private let lock = PthreadLock()
     private var joined = false
 
-    init(name: String, _ body: @escaping @Sendable () -> Void) {
+    /// Starts `body` on a new thread. With `realtime`, the thread asks for `SCHED_FIFO` at a low
+    /// priority (5) so a loaded machine does not delay sample delivery; without the privilege
+    /// (`CAP_SYS_NICE`, or an rtkit-style limit) it silently keeps the normal policy. Only threads
+    /// that sleep in `poll` between samples should ask.
+    init(name: String, realtime: Bool = false, _ body: @escaping @Sendable () -> Void) {
         final class Box { let body: @Sendable () -> Void; init(_ b: @escaping @Sendable () -> Void) { body = b } }
         let box = Unmanaged.passRetained(Box(body)).toOpaque()
         var t = pthread_t()
@@ -101,6 +105,11 @@ final class WorkerThread: @unchecked Sendable {
         }, box)
         if rc == 0 {
             thread = t
+            if realtime {
+                var param = sched_param()
+                param.sched_priority = 5
+                _ = pthread_setschedparam(t, SCHED_FIFO, &param)
+            }
         } else {
             Unmanaged<AnyObject>.fromOpaque(box).release()
         }
