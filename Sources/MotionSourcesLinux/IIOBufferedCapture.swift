@@ -177,7 +177,8 @@ public struct IIOBufferedCapture: Sendable {
             // first read may also carry another clock's stamps (the clock was just switched), so
             // there anything outside [enable, now + 1 s] is stale too.
             let cutoff = enabledAtNs.map { Double($0) / 1e9 - 0.001 } ?? -Double.infinity
-            let ceiling = flushing ? arrival + 1 : Double.infinity
+            // Later, a stamp more than 10 s ahead of now cannot be right either (another clock's).
+            let ceiling = flushing ? arrival + 1 : arrival + 10
             let samples = out.map(\.sample).filter { $0.timestamp >= cutoff && $0.timestamp <= ceiling }
             if !samples.isEmpty { actions.append(.deliver(samples)) }
         }

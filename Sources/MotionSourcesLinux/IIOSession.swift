@@ -135,7 +135,7 @@ final class IIOSession: @unchecked Sendable {
         let se = joinPath(device.sysfsPath, "scan_elements")
         let mine = Set(kinds.flatMap { device.sensors[$0]?.axes.compactMap(\.enablePath) ?? [] } + [device.timestampScan?.enablePath].compactMap { $0 })
         let others = ((try? fs.contents(ofDirectory: se)) ?? []).filter { $0.hasSuffix("_en") }.map { joinPath(se, $0) }.filter { !mine.contains($0) }.sorted()
-        let trigger = Self.pickTrigger(device: device, options: options)
+        let trigger = Self.pickTrigger(device: device, options: options, rate: rate)
         let clockPath = joinPath(device.sysfsPath, "current_timestamp_clock")
         let initial = IIOBufferedCapture(device: device, kinds: kinds, otherEnablePaths: others, triggerName: trigger,
                                          clockWritable: fs.isWritable(clockPath), rate: rate)
@@ -194,16 +194,38 @@ final class IIOSession: @unchecked Sendable {
     }
 
     /// A trigger for `device` when it has a `trigger/current_trigger` that is empty: its own
-    /// `<name>-dev<N>` trigger, else one whose name starts with the device name.
-    static func pickTrigger(device: IIODeviceDescription, options: LinuxDiscoveryOptions) -> String? {
+    /// `<name>-dev<N>` trigger, else one whose name starts with the device name, else any `*-dev<N>`,
+    /// else an hrtimer trigger `coremotion-devN` created through configfs
+    /// (`<sysfs>/kernel/config/iio/triggers/hrtimer`, when mounted and writable) and set to `rate`.
+    static func pickTrigger(device: IIODeviceDescription, options: LinuxDiscoveryOptions, rate: Double) -> String? {
         let fs = options.fileSystem
         let path = joinPath(device.sysfsPath, "trigger/current_trigger")
         guard fs.fileExists(path), (fs.attribute(path) ?? "").isEmpty else { return nil }
         let base = joinPath(options.sysfsRoot, "bus/iio/devices")
-        let names = ((try? fs.contents(ofDirectory: base)) ?? []).filter { $0.hasPrefix("trigger") }.sorted()
-            .compactMap { fs.attribute(joinPath(joinPath(base, $0), "name")) }
+        func triggers() -> [(dir: String, name: String)] {
+            ((try? fs.contents(ofDirectory: base)) ?? []).filter { $0.hasPrefix("trigger") }.sorted()
+                .compactMap { t in fs.attribute(joinPath(joinPath(base, t), "name")).map { (joinPath(base, t), $0) } }
+        }
+        let names = triggers().map(\.name)
         let n = device.id.dropFirst("iio:device".count)
-        return names.first { $0 == "\(device.name)-dev\(n)" } ?? names.first { $0.hasPrefix(device.name) }
-            ?? names.first { $0.hasSuffix("-dev\(n)") }
+        if let own = names.first(where: { $0 == "\(device.name)-dev\(n)" }) ?? names.first(where: { $0.hasPrefix(device.name) })
+            ?? names.first(where: { $0.hasSuffix("-dev\(n)") }) {
+            return own
+        }
+        // An hrtimer trigger of our own.
+        let hrtimer = joinPath(options.sysfsRoot, "kernel/config/iio/triggers/hrtimer")
+        let name = "coremotion-dev\(n)"
+        guard fs.fileExists(hrtimer) else { return nil }
+        if !names.contains(name) {
+            do { try fs.makeDirectory(joinPath(hrtimer, name)) } catch {
+                IIOSource.logger.info("\(device.id): cannot create hrtimer trigger (\(error.reason)); buffer without trigger")
+                return nil
+            }
+        }
+        if let t = triggers().first(where: { $0.name == name }) {
+            try? fs.writeText(joinPath(t.dir, "sampling_frequency"), formatHz(rate))
+            return name
+        }
+        return nil
     }
 }

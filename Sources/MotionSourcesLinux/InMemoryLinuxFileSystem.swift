@@ -27,6 +27,7 @@ public final class InMemoryLinuxFileSystem: LinuxFileSystem, @unchecked Sendable
     private var devices: [String: InMemoryDeviceNode] = [:]
     private var deviceOpenErrors: [String: Int32] = [:]
     private var writeLog: [(String, String)] = []
+    private var mkdirHandlers: [String: @Sendable (String) -> Void] = [:]
 
     /// Creates an empty tree.
     public init() {}
@@ -102,7 +103,29 @@ public final class InMemoryLinuxFileSystem: LinuxFileSystem, @unchecked Sendable
         }
     }
 
+    /// Runs `handler(name)` when a directory is created inside `parent`, as configfs makes the
+    /// kernel create an object (an hrtimer trigger). Without a handler, creating fails with `EACCES`.
+    public func setDirectoryCreationHandler(_ parent: String, _ handler: @escaping @Sendable (String) -> Void) {
+        lock.withLock {
+            let p = resolve(parent) ?? normalize(parent)
+            mkdirHandlers[p] = handler
+            files[p + "/.keep"] = File(text: "", writable: false)
+        }
+    }
+
     // MARK: LinuxFileSystem
+
+    public func makeDirectory(_ path: String) throws(LinuxIOError) {
+        let handler: (@Sendable (String) -> Void)? = lock.withLock {
+            let p = resolve(path) ?? normalize(path)
+            let parent = String(p[..<p.lastIndex(of: "/")!])
+            guard let h = mkdirHandlers[parent] else { return nil }
+            files[p + "/.keep"] = File(text: "", writable: false)
+            return h
+        }
+        guard let handler else { throw LinuxIOError(code: EACCES, path: path, operation: "mkdir") }
+        handler(String(path.split(separator: "/").last ?? ""))
+    }
 
     public func readText(_ path: String) throws(LinuxIOError) -> String {
         let r: Result<String, LinuxIOError> = lock.withLock {
@@ -142,7 +165,7 @@ public final class InMemoryLinuxFileSystem: LinuxFileSystem, @unchecked Sendable
             var names = Set<String>()
             for key in Array(files.keys) + Array(links.keys) + Array(devices.keys) where key.hasPrefix(prefix) {
                 let rest = key.dropFirst(prefix.count)
-                if let first = rest.split(separator: "/").first { names.insert(String(first)) }
+                if let first = rest.split(separator: "/").first, first != ".keep" { names.insert(String(first)) }
             }
             if names.isEmpty && files[p] == nil { return .failure(LinuxIOError(code: ENOENT, path: path, operation: "list")) }
             return .success(Array(names))

@@ -63,6 +63,8 @@ public protocol LinuxFileSystem: Sendable {
     func isReadable(_ path: String) -> Bool
     /// The path with symbolic links resolved, or `nil` when it does not resolve.
     func canonicalPath(_ path: String) -> String?
+    /// Creates a directory (configfs: an hrtimer trigger).
+    func makeDirectory(_ path: String) throws(LinuxIOError)
     /// Opens a device node for non-blocking reading.
     func openDevice(_ path: String) throws(LinuxIOError) -> any LinuxDeviceHandle
 }

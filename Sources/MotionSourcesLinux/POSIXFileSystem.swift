@@ -52,6 +52,10 @@ public struct POSIXFileSystem: LinuxFileSystem {
         return names
     }
 
+    public func makeDirectory(_ path: String) throws(LinuxIOError) {
+        if mkdir(path, 0o755) != 0 && errno != EEXIST { throw LinuxIOError(code: errno, path: path, operation: "mkdir") }
+    }
+
     public func fileExists(_ path: String) -> Bool { access(path, F_OK) == 0 }
     public func isWritable(_ path: String) -> Bool { access(path, W_OK) == 0 }
     public func isReadable(_ path: String) -> Bool { access(path, R_OK) == 0 }

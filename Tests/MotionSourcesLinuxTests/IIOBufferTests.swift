@@ -108,9 +108,9 @@ import MotionFusion
         let options = LinuxDiscoveryOptions(sysfsRoot: "/sys", devRoot: "/dev", hwdb: SensorHwdb(parsing: ""), fileSystem: fs)
         let source = try LinuxSensorDiscovery.source(forSpec: "iio", options: options)
         let got = Collected()
-        _ = try source.apply(SensorDemand(rates: [.accelerometer: 30]), sink: got.sink)
-        // The capture's timestamps are from 2021 (realtime, before enable): stale, all dropped.
+        // Left in the buffer from an earlier run: the capture's 2021 realtime stamps. Stale: all dropped.
         node.push(try Fixtures.bytes("iio/iio-sensor-proxy_orientation-left-up.bin"))
+        _ = try source.apply(SensorDemand(rates: [.accelerometer: 30]), sink: got.sink)
         // Fresh scans stamped now on the monotonic clock (the source set current_timestamp_clock).
         var fresh = try Fixtures.bytes("iio/iio-sensor-proxy_orientation-normal.bin")
         try waitUntil { fs.writes.contains { $0.path.hasSuffix("buffer/enable") && $0.text == "1" } && node.opens == 1 }
@@ -128,6 +128,24 @@ import MotionFusion
         #expect(writes.contains("scan_elements/in_accel_x_en=1"))
         #expect(writes.contains("trigger/current_trigger=accel_3d-dev0"))
         #expect(writes.last == "buffer/enable=0")
+    }
+
+    @Test func createsAnHrtimerTriggerWhenTheDeviceHasNone() throws {
+        let (fs, node) = try Fixtures.hidBufferTwin(clockWritable: true)
+        fs.removeTree("/sys/bus/iio/devices/trigger0")
+        // configfs: creating hrtimer/NAME makes the kernel register trigger NAME.
+        fs.setDirectoryCreationHandler("/sys/kernel/config/iio/triggers/hrtimer") { [fs] name in
+            fs.setFile("/sys/bus/iio/devices/trigger7/name", name + "\n")
+            fs.setFile("/sys/bus/iio/devices/trigger7/sampling_frequency", "100\n", writable: true)
+        }
+        let options = LinuxDiscoveryOptions(sysfsRoot: "/sys", devRoot: "/dev", hwdb: SensorHwdb(parsing: ""), fileSystem: fs)
+        let source = try LinuxSensorDiscovery.source(forSpec: "iio", options: options)
+        _ = try source.apply(SensorDemand(rates: [.accelerometer: 30]), sink: { _ in })
+        try waitUntil { node.opens == 1 }
+        _ = try source.apply(.none, sink: { _ in })
+        let writes = fs.writes.map { "\($0.path.split(separator: "/").suffix(2).joined(separator: "/"))=\($0.text)" }
+        #expect(writes.contains("trigger7/sampling_frequency=30"))
+        #expect(writes.contains("trigger/current_trigger=coremotion-dev0"))
     }
 
     @Test func realtimeStampsAreMappedToMonotonic() throws {
