@@ -65,16 +65,18 @@ final class POSIXEvdevDevice: EvdevDevice, @unchecked Sendable {
     }
 
     func identity() throws(LinuxIOError) -> EvdevIdentity {
+        // Every query is optional (emulated nodes answer only some); what is missing is filled in
+        // from sysfs by discovery. Only a vanished device is an error.
         var ids = [UInt16](repeating: 0, count: 4)
-        if ioctl(handle.fd, EvdevIoctl.id, &ids) < 0 {
-            throw LinuxIOError(code: errno, path: handle.path, operation: "ioctl EVIOCGID")
+        if ioctl(handle.fd, EvdevIoctl.id, &ids) < 0 && errno == ENODEV {
+            throw LinuxIOError(code: ENODEV, path: handle.path, operation: "ioctl EVIOCGID")
         }
         var props = [UInt8](repeating: 0, count: 8)
         _ = ioctl(handle.fd, EvdevIoctl.prop(props.count), &props)
         var absBits = [UInt8](repeating: 0, count: 8)
-        _ = ioctl(handle.fd, EvdevIoctl.bit(EvdevCode.EV_ABS, absBits.count), &absBits)
+        let haveBits = ioctl(handle.fd, EvdevIoctl.bit(EvdevCode.EV_ABS, absBits.count), &absBits) >= 0
         var axes: [UInt16: EvdevAbsInfo] = [:]
-        for code in UInt16(0)..<6 where absBits[Int(code) / 8] & (1 << (code % 8)) != 0 {
+        for code in UInt16(0)..<6 where !haveBits || absBits[Int(code) / 8] & (1 << (code % 8)) != 0 {
             if let info = absInfo(code) { axes[code] = info }
         }
         var properties = Set<Int>()

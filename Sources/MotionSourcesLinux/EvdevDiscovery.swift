@@ -26,6 +26,10 @@ enum EvdevDiscovery {
                let text = try? fs.readText(joinPath(options.udevDataRoot, "c" + d)) {
                 udevAccel = text.split(separator: "\n").contains("E:ID_INPUT_ACCELEROMETER=1")
             }
+            // umockdev (and udev test beds) carry udev's properties in the node's uevent.
+            if !udevAccel, let uevent = try? fs.readText(joinPath(joinPath(base, ev), "uevent")) {
+                udevAccel = uevent.split(separator: "\n").contains("ID_INPUT_ACCELEROMETER=1")
+            }
             let driverLink = fs.canonicalPath(joinPath(dev, "device/driver"))
             let motion = (props.contains(EvdevCode.INPUT_PROP_ACCELEROMETER) || udevAccel) && [0, 1, 2].allSatisfy(abs.contains)
             return Candidate(event: ev, name: fs.attribute(joinPath(dev, "name")) ?? ev, uniq: fs.attribute(joinPath(dev, "uniq")) ?? "",
@@ -63,6 +67,10 @@ enum EvdevDiscovery {
                 identity.path = c.devicePath
                 identity.driver = c.driver
                 if identity.name.isEmpty { identity.name = c.name }
+                if identity.uniq.isEmpty { identity.uniq = c.uniq }
+                if identity.vendor == 0, let v = fs.attribute(joinPath(options.sysfsRoot, "class/input/\(c.event)/device/id/vendor")) {
+                    identity.vendor = UInt16(v, radix: 16) ?? 0
+                }
                 // Nodes tagged by udev only (uinput test devices) count as motion nodes too.
                 identity.properties.insert(EvdevCode.INPUT_PROP_ACCELEROMETER)
                 let override = options.mountMatrixOverrides[c.devicePath] ?? options.mountMatrixOverrides[c.name]

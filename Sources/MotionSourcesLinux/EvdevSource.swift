@@ -45,7 +45,7 @@ public final class EvdevSource: SensorSource, @unchecked Sendable {
         self.node = node
         self.opener = opener
         var map = EvdevAxisMap.forNode(node)
-        if let override { map = EvdevAxisMap(driverFamily: "override", matrix: override) }
+        if let override { map = EvdevAxisMap(driverFamily: "override", matrix: override, negatesAcceleration: map.negatesAcceleration) }
         self.axisMap = map
         switch map.driverFamily {
         case "hid-nintendo": nativeRate = 200
@@ -65,7 +65,7 @@ public final class EvdevSource: SensorSource, @unchecked Sendable {
             details.append(("gyro resolution", "\(formatNumber(gr)) units per °/s"))
         }
         details.append(("rate", "\(formatNumber(nativeRate)) Hz (set by the controller)"))
-        details.append(("mount matrix", "\(map.matrix) (acceleration negated)"))
+        details.append(("mount matrix", "\(map.matrix)" + (map.negatesAcceleration ? " (acceleration negated: the driver reads +1 g up)" : "")))
         if !node.uniq.isEmpty { details.append(("uniq", node.uniq)) }
         if let pairedGamepad { details.append(("paired gamepad", pairedGamepad)) }
         details.append(("buffered", "yes (evdev events, MSC_TIMESTAMP)"))
