@@ -49,6 +49,36 @@ enum EvdevDiscovery {
         return out
     }
 
+    /// udev's `ACCEL_MOUNT_MATRIX` for an input accelerometer: from udev's database, else from the
+    /// hwdb with the keys `60-sensor.rules` builds for input devices
+    /// (`sensor:modalias:acpi:<hid>:<dmi>` or `sensor:modalias:platform:<name>:<dmi>`).
+    static func udevMatrix(event: String, options: LinuxDiscoveryOptions) -> MountMatrix? {
+        let fs = options.fileSystem
+        let node = joinPath(options.sysfsRoot, "class/input/" + event)
+        if let d = fs.attribute(joinPath(node, "dev")), let text = try? fs.readText(joinPath(options.udevDataRoot, "c" + d)) {
+            for line in text.split(separator: "\n") where line.hasPrefix("E:ACCEL_MOUNT_MATRIX=") {
+                if let m = MountMatrix(parsing: String(line.dropFirst("E:ACCEL_MOUNT_MATRIX=".count))) { return m }
+            }
+        }
+        // The input device's parent (…/eventN/device/device) is the ACPI or platform device.
+        guard let parent = fs.canonicalPath(joinPath(node, "device/device")) else { return nil }
+        let subsystem = fs.canonicalPath(joinPath(parent, "subsystem")).flatMap { $0.split(separator: "/").last.map(String.init) }
+        let name = parent.split(separator: "/").last.map(String.init) ?? ""
+        let modalias: String
+        switch subsystem {
+        case "acpi":
+            guard let hid = fs.attribute(joinPath(parent, "hid")) else { return nil }
+            modalias = "acpi:" + hid
+        case "platform":
+            modalias = "platform:" + name
+        default:
+            return nil
+        }
+        let dmi = fs.attribute(joinPath(options.sysfsRoot, "class/dmi/id/modalias")) ?? ""
+        let hwdb = options.hwdb ?? SensorHwdb.load(directories: options.hwdbDirectories, fileSystem: fs)
+        return hwdb.properties(forKey: "sensor:modalias:\(modalias):\(dmi)")["ACCEL_MOUNT_MATRIX"].flatMap { MountMatrix(parsing: $0) }
+    }
+
     static func reports(_ options: LinuxDiscoveryOptions) -> [LinuxDeviceReport] {
         let all = candidates(options)
         let fs = options.fileSystem
@@ -73,7 +103,11 @@ enum EvdevDiscovery {
                 }
                 // Nodes tagged by udev only (uinput test devices) count as motion nodes too.
                 identity.properties.insert(EvdevCode.INPUT_PROP_ACCELEROMETER)
-                let override = options.mountMatrixOverrides[c.devicePath] ?? options.mountMatrixOverrides[c.name]
+                var override = options.mountMatrixOverrides[c.devicePath] ?? options.mountMatrixOverrides[c.name]
+                // Laptop accelerometers (not controllers): udev's ACCEL_MOUNT_MATRIX applies, as for IIO.
+                if override == nil, !EvdevAxisMap.forNode(identity).negatesAcceleration {
+                    override = udevMatrix(event: c.event, options: options)
+                }
                 let s = EvdevSource(node: identity, opener: opener ?? POSIXEvdevOpener(), pairedGamepad: paired, override: override)
                 return LinuxDeviceReport(identifier: id, name: c.name, backend: "evdev", status: .usable, problem: nil, source: s, details: s.info.details)
             } catch {

@@ -154,3 +154,35 @@ import MotionFusion
         #expect(EvdevDiscovery.bits("1 0") == [64])
     }
 }
+
+@Suite struct EvdevHwdbTests {
+    /// An HP laptop's `lis3lv02d` input accelerometer: the hwdb rule for platform input devices
+    /// (`sensor:modalias:platform:lis3lv02d:…`) applies; here with a local quirk in a 61-*.hwdb file.
+    @Test func inputAccelerometerTakesTheHwdbMatrix() throws {
+        let fs = InMemoryLinuxFileSystem()
+        let platform = "/sys/devices/platform/lis3lv02d"
+        fs.setLink("/sys/class/input/event9", to: platform + "/input/input12/event9")
+        fs.setLink(platform + "/input/input12/event9/device", to: platform + "/input/input12")
+        fs.setLink(platform + "/input/input12/device", to: platform)
+        fs.setLink(platform + "/subsystem", to: "/sys/bus/platform")
+        fs.setFile("/sys/bus/platform/.keep", "")
+        fs.setFile(platform + "/input/input12/name", "ST LIS3LV02DL Accelerometer\n")
+        fs.setFile(platform + "/input/input12/properties", "0\n")
+        fs.setFile(platform + "/input/input12/capabilities/abs", "7\n")
+        fs.setFile(platform + "/input/input12/event9/uevent", "MAJOR=13\nMINOR=73\nDEVNAME=input/event9\nID_INPUT_ACCELEROMETER=1\n")
+        fs.setFile("/sys/class/dmi/id/modalias", "dmi:bvnHP:svnHP:pnHPEliteBook8470p:\n")
+        fs.addDevice("/dev/input/event9")
+        let hwdb = SensorHwdb(merging: [Fixtures.hwdb, SensorHwdb(parsing: "sensor:modalias:platform:lis3lv02d:dmi:*svnHP*:pnHPEliteBook8470p:*\n ACCEL_MOUNT_MATRIX=0, 1, 0; -1, 0, 0; 0, 0, 1\n")])
+        var o = LinuxDiscoveryOptions(sysfsRoot: "/sys", devRoot: "/dev", hwdb: hwdb, fileSystem: fs)
+        let axes: [UInt16: EvdevAbsInfo] = [0: .init(value: 0, minimum: -2300, maximum: 2300, resolution: 1000),
+                                            1: .init(value: -1000, minimum: -2300, maximum: 2300, resolution: 1000),
+                                            2: .init(value: 0, minimum: -2300, maximum: 2300, resolution: 1000)]
+        o.evdevOpener = InMemoryEvdevDevice(identity: EvdevIdentity(path: "/dev/input/event9", name: "", axes: axes))
+        let reports = LinuxSensorDiscovery.discover(options: o)
+        let s = try #require(reports.first?.source as? EvdevSource)
+        #expect(s.axisMap.driverFamily == "override")
+        #expect(!s.axisMap.negatesAcceleration)
+        #expect(s.axisMap.matrix == MountMatrix(parsing: "0, 1, 0; -1, 0, 0; 0, 0, 1"))
+        #expect(s.node.name == "ST LIS3LV02DL Accelerometer")
+    }
+}
