@@ -117,6 +117,9 @@ public struct IIODeviceDescription: Sendable, Hashable {
     public var bufferAccess: IIOBufferAccess
     /// `current_timestamp_clock`'s value (`realtime`, `monotonic`, …), if the attribute exists.
     public var timestampClock: String?
+    /// Where the sensor sits (`display` or `base` on a 2-in-1), from udev's or the hwdb's
+    /// `ACCEL_LOCATION` or the `accel-*` label; `nil` when unknown (udev then assumes `display`).
+    public var location: String?
 
     public static func == (a: Self, b: Self) -> Bool { a.id == b.id && a.sysfsPath == b.sysfsPath && a.sensors == b.sensors }
     public func hash(into h: inout Hasher) { h.combine(id); h.combine(sysfsPath) }

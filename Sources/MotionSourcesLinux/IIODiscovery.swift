@@ -56,21 +56,27 @@ public enum IIODiscovery {
 
         // udev's database and hwdb, for ACCEL_MOUNT_MATRIX.
         var udevMatrix: (MountMatrix, String)?
+        var location: String?
         if let dev = fs.attribute(joinPath(dir, "dev")), let text = try? fs.readText(joinPath(options.udevDataRoot, "c" + dev)) {
-            for line in text.split(separator: "\n") where line.hasPrefix("E:ACCEL_MOUNT_MATRIX=") {
-                if let m = MountMatrix(parsing: String(line.dropFirst("E:ACCEL_MOUNT_MATRIX=".count))) {
+            for line in text.split(separator: "\n") {
+                if line.hasPrefix("E:ACCEL_MOUNT_MATRIX="), let m = MountMatrix(parsing: String(line.dropFirst("E:ACCEL_MOUNT_MATRIX=".count))) {
                     udevMatrix = (m, "udev ACCEL_MOUNT_MATRIX")
                 }
+                if line.hasPrefix("E:ACCEL_LOCATION=") { location = String(line.dropFirst("E:ACCEL_LOCATION=".count)) }
             }
         }
-        if udevMatrix == nil, let pm = parentModalias {
+        if let pm = parentModalias {
             let key = SensorHwdb.lookupKey(label: label, parentModalias: pm, dmiModalias: dmiModalias)
-            if let text = hwdb.properties(forKey: key)["ACCEL_MOUNT_MATRIX"] {
+            let props = hwdb.properties(forKey: key)
+            if udevMatrix == nil, let text = props["ACCEL_MOUNT_MATRIX"] {
                 if let m = MountMatrix(parsing: text) { udevMatrix = (m, "hwdb ACCEL_MOUNT_MATRIX") } else {
                     logger.warning("\(id): hwdb ACCEL_MOUNT_MATRIX '\(text)' does not parse; ignored")
                 }
             }
+            if location == nil { location = props["ACCEL_LOCATION"] }
         }
+        // The label (accel-base, accel-display) says it too.
+        if location == nil, let l = label, l.hasPrefix("accel-") { location = String(l.dropFirst("accel-".count)) }
         let override = options.mountMatrixOverrides[id] ?? options.mountMatrixOverrides[name]
             ?? label.flatMap { options.mountMatrixOverrides[$0] }
 
@@ -169,7 +175,7 @@ public enum IIODiscovery {
         let access = bufferAccess(fs: fs, dir: dir, devicePath: devicePath, sensors: sensors, timestamp: timestamp != nil)
         var d = IIODeviceDescription(id: id, sysfsPath: dir, devicePath: devicePath, name: name, label: label, parentPath: parent,
                                      parentModalias: parentModalias, sensors: sensors, timestampScan: nil, bufferAccess: access,
-                                     timestampClock: fs.attribute(joinPath(dir, "current_timestamp_clock")))
+                                     timestampClock: fs.attribute(joinPath(dir, "current_timestamp_clock")), location: location)
         if let timestamp { d.timestampScan = (index: timestamp.0, type: timestamp.1, enablePath: timestamp.2) }
         return .device(d)
     }

@@ -74,7 +74,12 @@ public enum LinuxSensorDiscovery {
                                                  problem: error, source: nil, details: []))
             }
         }
-        for group in groupIIO(usable) {
+        // Display sensors (and those of unknown place) before base ones: orientation is the screen's.
+        let ordered = groupIIO(usable).enumerated().sorted { a, b in
+            let ab = a.element.contains { $0.location == "base" }, bb = b.element.contains { $0.location == "base" }
+            return ab != bb ? !ab : a.offset < b.offset
+        }.map(\.element)
+        for group in ordered {
             let source = IIOSource(devices: group, options: options)
             var problem: SourceError?
             for d in group {
@@ -82,8 +87,10 @@ public enum LinuxSensorDiscovery {
                     problem = SourceError(.permissionDenied, "buffer not accessible, will poll sysfs: \(why)", path: d.devicePath)
                 }
             }
+            var details = source.info.details
+            if let loc = group.compactMap(\.location).first { details.insert(("location", loc), at: 0) }
             reports.append(LinuxDeviceReport(identifier: source.info.identifier, name: source.info.name, backend: "iio",
-                                             status: .usable, problem: problem, source: source, details: source.info.details))
+                                             status: .usable, problem: problem, source: source, details: details))
         }
         reports += EvdevDiscovery.reports(options)
         return reports

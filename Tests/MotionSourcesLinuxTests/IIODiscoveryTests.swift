@@ -169,3 +169,29 @@ import MotionFusion
         #expect(SysfsValue.integer("-919\n") == -919)
     }
 }
+
+@Suite struct IIOTwoInOneTests {
+    /// A Trekstor Primebook C11B has a base (KIOX020A) and a display (KIOX010A) accelerometer; the
+    /// hwdb gives each its matrix and location. The display one comes first: orientation is the screen's.
+    @Test func displaySensorFirstWithItsOwnMatrix() throws {
+        let fs = InMemoryLinuxFileSystem()
+        fs.setFile("/sys/class/dmi/id/modalias", "dmi:bvnINSYDECorp.:bvrCFALKSW05_BIOS_V1.1.2:svnTREKSTOR:pnPrimebookC11B:pvrDefaultstring:\n")
+        for (n, hid) in [(0, "KIOX020A"), (1, "KIOX010A")] {
+            let parent = "/sys/devices/pci0000:00/808622C1:00/i2c-0/i2c-\(hid):00"
+            fs.setLink("/sys/bus/iio/devices/iio:device\(n)", to: parent + "/iio:device\(n)")
+            fs.setFile(parent + "/modalias", "acpi:\(hid):\(hid):\n")
+            fs.setFile(parent + "/iio:device\(n)/name", "kxcjk1013\n")
+            for a in ["x", "y", "z"] { fs.setFile(parent + "/iio:device\(n)/in_accel_\(a)_raw", "0\n") }
+            fs.setFile(parent + "/iio:device\(n)/in_accel_scale", "0.019163\n")
+        }
+        let o = LinuxDiscoveryOptions(sysfsRoot: "/sys", devRoot: "/dev", hwdb: Fixtures.hwdb, fileSystem: fs)
+        let reports = LinuxSensorDiscovery.discover(options: o)
+        #expect(reports.map(\.identifier) == ["iio:iio:device1", "iio:iio:device0"])
+        #expect(reports.map { $0.details.first { $0.0 == "location" }?.1 } == ["display", "base"])
+        let display = try #require(reports[0].source as? IIOSource)
+        #expect(display.devices[0].sensors[.accelerometer]?.mountMatrix == MountMatrix(parsing: "-1, 0, 0; 0, -1, 0; 0, 0, -1"))
+        let base = try #require(reports[1].source as? IIOSource)
+        #expect(base.devices[0].sensors[.accelerometer]?.mountMatrix == MountMatrix(parsing: "0, 1, 0; 1, 0, 0; 0, 0, 1"))
+        #expect((LinuxSensorDiscovery.firstAvailable(options: o) as? IIOSource)?.devices[0].id == "iio:device1")
+    }
+}
