@@ -61,6 +61,9 @@ public enum LinuxSensorDiscovery {
     }
 
     /// ``discover(sysfsRoot:devRoot:)`` with full options (file system twin, hwdb, overrides).
+    ///
+    /// On the real file system, a device whose source is still alive in this process is reported
+    /// with that same source object, so two managers asking for one device share its stream.
     public static func discover(options: LinuxDiscoveryOptions) -> [LinuxDeviceReport] {
         var reports: [LinuxDeviceReport] = []
         var usable: [IIODeviceDescription] = []
@@ -93,6 +96,14 @@ public enum LinuxSensorDiscovery {
                                              status: .usable, problem: problem, source: source, details: details))
         }
         reports += EvdevDiscovery.reports(options)
+        // On the real file system, a device already open in this process keeps its source object,
+        // so every manager asking for it shares one stream (the hub is per source object).
+        if options.fileSystem is POSIXFileSystem {
+            for i in reports.indices {
+                guard let s = reports[i].source else { continue }
+                reports[i].source = SourceRegistry.shared.canonical(s, key: "\(options.sysfsRoot)|\(options.devRoot)|\(s.info.identifier)")
+            }
+        }
         return reports
     }
 
@@ -194,5 +205,23 @@ public enum LinuxSensorDiscovery {
             }
         }
         return out
+    }
+}
+
+/// Live sources by device, held weakly.
+final class SourceRegistry: @unchecked Sendable {
+    static let shared = SourceRegistry()
+    private struct Weak { weak var source: (any SensorSource)? }
+    private let lock = PthreadLock()
+    private var map: [String: Weak] = [:]
+
+    /// The live source for `key` if there is one, else `fresh` (which becomes the live one).
+    func canonical(_ fresh: any SensorSource, key: String) -> any SensorSource {
+        lock.withLock {
+            if let live = map[key]?.source { return live }
+            map = map.filter { $0.value.source != nil }
+            map[key] = Weak(source: fresh)
+            return fresh
+        }
     }
 }

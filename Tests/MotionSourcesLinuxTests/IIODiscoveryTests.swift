@@ -195,3 +195,19 @@ import MotionFusion
         #expect((LinuxSensorDiscovery.firstAvailable(options: o) as? IIOSource)?.devices[0].id == "iio:device1")
     }
 }
+
+@Suite struct SourceSharingTests {
+    @Test func theSameDeviceGivesTheSameSourceWhileItLives() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("cm-share-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let dev = root.appendingPathComponent("sys/bus/iio/devices/iio:device0")
+        try FileManager.default.createDirectory(at: dev, withIntermediateDirectories: true)
+        for (n, v) in [("name", "accel_3d"), ("in_accel_x_raw", "0"), ("in_accel_y_raw", "-9"), ("in_accel_z_raw", "0")] {
+            try (v + "\n").write(to: dev.appendingPathComponent(n), atomically: true, encoding: .utf8)
+        }
+        let sys = root.appendingPathComponent("sys").path
+        let a = try LinuxSensorDiscovery.source(forSpec: "iio", sysfsRoot: sys, devRoot: root.path)
+        let b = try LinuxSensorDiscovery.source(forSpec: "iio:accel_3d", sysfsRoot: sys, devRoot: root.path)
+        #expect(a === b)
+    }
+}
