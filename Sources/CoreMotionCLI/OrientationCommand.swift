@@ -26,6 +26,9 @@ public struct OrientationCommand: AsyncParsableCommand {
     @Option(help: "With --once, seconds to wait for a decisive reading.")
     var timeout: Double = 5
 
+    @Option(help: ArgumentHelp("Exit after printing this many changes.", valueName: "N"))
+    var count: Int?
+
     @OptionGroup var roots: LinuxRootOptions
 
     /// Creates the command with default options (ArgumentParser fills them in).
@@ -53,9 +56,11 @@ public struct OrientationCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         let once = self.once
+        let limit = count
         let consumer = Task { () throws -> UIDeviceOrientation? in
             var estimator = DeviceOrientationEstimator()
             var last = UIDeviceOrientation.unknown
+            var printed = 0
             for try await d in manager.accelerometerUpdates(interval: 0.1) {
                 let o = estimator.update(Vector3(d.acceleration.x, d.acceleration.y, d.acceleration.z))
                 if once {
@@ -65,6 +70,8 @@ public struct OrientationCommand: AsyncParsableCommand {
                 if o != last {
                     FileHandle.standardOutput.write(Data((String(format: "%.3f ", d.timestamp) + o.description + "\n").utf8))
                     last = o
+                    printed += 1
+                    if let limit, printed >= limit { return o }
                 }
             }
             return nil

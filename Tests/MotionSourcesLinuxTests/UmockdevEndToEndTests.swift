@@ -58,12 +58,12 @@ import Foundation
         let device = dir.appendingPathComponent("accel.umockdev")
         let script = dir.appendingPathComponent("accel.script")
         try Self.deviceDescription().write(to: device, atomically: true, encoding: .utf8)
-        try Self.script(base: LinuxClock.monotonicNs() + 1_500_000_000).write(to: script)
+        try Self.script(base: LinuxClock.monotonicNs() + 5_000_000_000).write(to: script)
 
         let p = Process()
         p.executableURL = URL(fileURLWithPath: umockdevRun)
         p.arguments = ["--device", device.path, "--script", "/dev/iio:device0=\(script.path)", "--",
-                       "timeout", "3", OrientationCommandTests.executable.path, "orientation", "--source", "iio"]
+                       "timeout", "30", OrientationCommandTests.executable.path, "orientation", "--source", "iio", "--count", "2"]
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "COREMOTION_SOURCE")
         env.removeValue(forKey: "COREMOTION_SYSFS_ROOT")
@@ -119,7 +119,7 @@ import Foundation
         p.arguments = ["--device", Fixtures.url("umockdev/iio-sensor-proxy_input-accel-device.umockdev").path,
                        "--ioctl", "/dev/input/event4=\(Fixtures.url("umockdev/iio-sensor-proxy_input-accel-capture.ioctl").path)",
                        "--script", "/dev/input/event4=\(scriptURL.path)", "--",
-                       "timeout", "2.5", OrientationCommandTests.executable.path, "orientation", "--source", "evdev"]
+                       "timeout", "30", OrientationCommandTests.executable.path, "orientation", "--source", "evdev", "--count", "2"]
         var env = ProcessInfo.processInfo.environment
         for k in ["COREMOTION_SOURCE", "COREMOTION_SYSFS_ROOT", "COREMOTION_DEV_ROOT"] { env.removeValue(forKey: k) }
         p.environment = env
