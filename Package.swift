@@ -34,10 +34,20 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "MotionSourcesLinux",
+            dependencies: [
+                "MotionFusion",
+                "MotionSources",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "OpenCoreMotion",
             dependencies: [
                 "MotionFusion",
                 "MotionSources",
+                "MotionSourcesLinux",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ],
@@ -54,6 +64,7 @@ let package = Package(
             dependencies: [
                 "OpenCoreMotion",
                 "MotionBenchmarks",
+                "MotionSourcesLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -92,6 +103,11 @@ let package = Package(
             name: "AppleListingsTests",
             dependencies: ["OpenCoreMotion"],
             swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "MotionSourcesLinuxTests",
+            dependencies: ["MotionSourcesLinux", "MotionSources", "MotionFusion", "OpenCoreMotion", "CoreMotionCLI", "coremotion"],
+            swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "CoreMotionCLITests",

@@ -1,0 +1,90 @@
+import ArgumentParser
+import Foundation
+import MotionSources
+import MotionFusion
+import OpenCoreMotion
+
+/// `coremotion orientation`: the device orientation as `UIDevice` reports it.
+public struct OrientationCommand: AsyncParsableCommand {
+    /// Name, abstract and help text.
+    public static let configuration = CommandConfiguration(
+        commandName: "orientation",
+        abstract: "Print the device orientation (portrait, landscapeLeft, faceUp, …) and each change.",
+        discussion: """
+            Reads the accelerometer at 10 Hz and decides as UIDevice does, with the same 35° hysteresis \
+            as iio-sensor-proxy. With --once, prints the current orientation and exits (status 1 if no \
+            decisive reading came within --timeout seconds).
+            """
+    )
+
+    @OptionGroup var sourceOptions: SourceOptions
+
+    @Flag(help: "Print the current orientation and exit.")
+    var once = false
+
+    @Option(help: "With --once, seconds to wait for a decisive reading.")
+    var timeout: Double = 5
+
+    @Option(help: ArgumentHelp("Exit after printing this many changes.", valueName: "N"))
+    var count: Int?
+
+    /// Creates the command with default options (ArgumentParser fills them in).
+    public init() {}
+
+    /// Runs the command.
+    public func run() async throws {
+        let src: any SensorSource
+        do {
+            src = try sourceOptions.resolve()
+        } catch {
+            FileHandle.standardError.write(Data("coremotion orientation: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        let manager = CMMotionManager(source: src)
+        guard manager.isAccelerometerAvailable else {
+            FileHandle.standardError.write(Data("coremotion orientation: \(src.info.identifier) has no accelerometer\n".utf8))
+            throw ExitCode(2)
+        }
+        let once = self.once
+        let limit = count
+        let consumer = Task { () throws -> UIDeviceOrientation? in
+            var estimator = DeviceOrientationEstimator()
+            var last = UIDeviceOrientation.unknown
+            var printed = 0
+            for try await d in manager.accelerometerUpdates(interval: 0.1) {
+                let o = estimator.update(Vector3(d.acceleration.x, d.acceleration.y, d.acceleration.z))
+                if once {
+                    if o != .unknown { return o }
+                    continue
+                }
+                if o != last {
+                    FileHandle.standardOutput.write(Data((String(format: "%.3f ", d.timestamp) + o.description + "\n").utf8))
+                    last = o
+                    printed += 1
+                    if let limit, printed >= limit { return o }
+                }
+            }
+            return nil
+        }
+        // --once gives up after the timeout, even if no sample ever arrives.
+        let wait = UInt64(max(timeout, 0) * 1e9)
+        let timer = Task {
+            guard once else { return }
+            try? await Task.sleep(nanoseconds: wait)
+            consumer.cancel()
+        }
+        do {
+            let result = try await consumer.value
+            timer.cancel()
+            if once {
+                print((result ?? .unknown).description)
+                if result == nil { throw ExitCode(1) }
+            }
+        } catch let e as ExitCode {
+            throw e
+        } catch {
+            FileHandle.standardError.write(Data("coremotion orientation: \(error.localizedDescription)\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+}

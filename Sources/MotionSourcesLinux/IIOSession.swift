@@ -1,0 +1,231 @@
+import MotionSources
+import MotionFusion
+
+/// One running demand of an ``IIOSource``: its worker threads and the serialised sink.
+final class IIOSession: @unchecked Sendable {
+    private weak var source: IIOSource?
+    private let options: LinuxDiscoveryOptions
+    private let sink: @Sendable (SourceEvent) -> Void
+    private let deliverLock = PthreadLock()
+    private let stateLock = PthreadLock()
+    private var workers: [WorkerThread] = []
+    private var handles: [any LinuxDeviceHandle] = []
+    private var ended = false          // guarded by stateLock; no sink call after this
+    let stopSignal = StopSignal()
+
+    init(source: IIOSource, sink: @escaping @Sendable (SourceEvent) -> Void) {
+        self.source = source
+        self.options = source.options
+        self.sink = sink
+    }
+
+    private var isEnded: Bool { stateLock.withLock { ended } }
+
+    /// Delivers samples in order, unless the session has ended.
+    func deliver(_ samples: [RawSample]) {
+        deliverLock.withLock {
+            for s in samples {
+                if isEnded { return }
+                sink(.sample(s))
+            }
+        }
+    }
+
+    /// Ends the session with an error: one `.failed`, then silence; the other workers stop.
+    func fail(_ error: SourceError) {
+        deliverLock.withLock {
+            let first = stateLock.withLock { () -> Bool in
+                if ended { return false }
+                ended = true
+                return true
+            }
+            if first { sink(.failed(error)) }
+        }
+        stopSignal.signal()
+        closeHandles()
+        if let source { source.sessionEnded(self) }
+    }
+
+    /// Stops every worker; when called from outside the workers, waits for them.
+    func stop() {
+        stateLock.withLock { ended = true }
+        stopSignal.signal()
+        closeHandles()
+        let ws = stateLock.withLock { workers }
+        for w in ws { w.join() }
+    }
+
+    private func closeHandles() {
+        let hs = stateLock.withLock { handles }
+        for h in hs { h.close() }
+    }
+
+    private func spawn(_ name: String, realtime: Bool = false, _ body: @escaping @Sendable () -> Void) {
+        let w = WorkerThread(name: name, realtime: realtime, body)
+        stateLock.withLock { workers.append(w) }
+    }
+
+    // MARK: polling
+
+    /// Polls `*_raw` of each (device, sensor) at its rate.
+    func startPolling(kinds: [(IIODeviceDescription, SensorKind)], rates: [SensorKind: Double]) {
+        spawn("iio-poll") { [self] in pollLoop(kinds: kinds, rates: rates) }
+    }
+
+    func pollLoop(kinds: [(IIODeviceDescription, SensorKind)], rates: [SensorKind: Double]) {
+        let fs = options.fileSystem
+        struct Item { var sensor: IIOSensorChannels; var periodNs: Int64; var nextNs: Int64 }
+        let start = LinuxClock.monotonicNs()
+        var items = kinds.compactMap { (d, k) -> Item? in
+            guard let s = d.sensors[k] else { return nil }
+            let rate = min(max(rates[k] ?? 50, 0.1), 1000)
+            return Item(sensor: s, periodNs: Int64(1e9 / rate), nextNs: start)
+        }
+        var warned = Set<String>()
+        while !stopSignal.isRaised && !isEnded {
+            let now = LinuxClock.monotonicNs()
+            var batch: [RawSample] = []
+            for i in items.indices where items[i].nextNs <= now {
+                var raw: [Double] = []
+                for a in items[i].sensor.axes {
+                    do throws(LinuxIOError) {
+                        let text = try fs.readText(a.valuePath)
+                        guard let v = SysfsValue.double(text) else {
+                            if warned.insert(a.valuePath).inserted {
+                                IIOSource.logger.warning("\(a.valuePath): '\(SysfsValue.trimmed(text))' is not a number; sample skipped")
+                            }
+                            break
+                        }
+                        // value = (raw + offset) × scale; processed (_input) values are already SI.
+                        raw.append(a.processed ? v : (v + a.offset) * a.scale)
+                    } catch {
+                        if error.isDeviceGone || error.code == 2 {
+                            fail(SourceError(.deviceRemoved, "device removed while polling", path: a.valuePath))
+                        } else if error.isPermissionDenied {
+                            fail(SourceError(.permissionDenied, "cannot read (\(error.reason)); add a udev rule giving your group read access, or run as root", path: a.valuePath))
+                        } else {
+                            fail(SourceError(.io, "read failed: \(error.reason)", path: a.valuePath))
+                        }
+                        return
+                    }
+                }
+                let t = Double(LinuxClock.monotonicNs()) / 1e9
+                items[i].nextNs += items[i].periodNs
+                if items[i].nextNs < now { items[i].nextNs = now + items[i].periodNs }
+                guard raw.count == 3 else { continue }
+                batch.append(RawSample(sensor: items[i].sensor.kind, timestamp: t, value: value(items[i].sensor, raw)))
+            }
+            if !batch.isEmpty { deliver(batch) }
+            let next = items.map(\.nextNs).min() ?? (now + 100_000_000)
+            if stopSignal.wait(untilMonotonicNs: next) { return }
+        }
+    }
+
+    private func value(_ s: IIOSensorChannels, _ si: [Double]) -> Vector3 {
+        s.mountMatrix.apply(Vector3(si[0], si[1], si[2])) * s.unitFactor
+    }
+
+    // MARK: buffered
+
+    /// Runs ``IIOBufferedCapture`` for one device on its own thread; falls back to polling when
+    /// the buffer cannot be set up.
+    func startBuffered(device: IIODeviceDescription, kinds: Set<SensorKind>, rate: Double, rates: [SensorKind: Double]) {
+        let fs = options.fileSystem
+        // Every other scan element is switched off so the layout is known.
+        let se = joinPath(device.sysfsPath, "scan_elements")
+        let mine = Set(kinds.flatMap { device.sensors[$0]?.axes.compactMap(\.enablePath) ?? [] } + [device.timestampScan?.enablePath].compactMap { $0 })
+        let others = ((try? fs.contents(ofDirectory: se)) ?? []).filter { $0.hasSuffix("_en") }.map { joinPath(se, $0) }.filter { !mine.contains($0) }.sorted()
+        let trigger = Self.pickTrigger(device: device, options: options, rate: rate)
+        let clockPath = joinPath(device.sysfsPath, "current_timestamp_clock")
+        let initial = IIOBufferedCapture(device: device, kinds: kinds, otherEnablePaths: others, triggerName: trigger,
+                                         clockWritable: fs.isWritable(clockPath), rate: rate)
+        spawn("iio-buffer", realtime: true) { [self] in
+            var machine = initial
+            var handle: (any LinuxDeviceHandle)?
+            var queue = machine.start()
+            while !queue.isEmpty {
+                let action = queue.removeFirst()
+                if stopSignal.isRaised || isEnded {
+                    // Finish what stopping asks for (close, disable the buffer), nothing else.
+                    handle?.close()
+                    for a in [action] + queue + machine.stop() {
+                        if case .write(let p, let v) = a, p.hasSuffix("/enable"), v == "0" { try? fs.writeText(p, v) }
+                    }
+                    return
+                }
+                switch action {
+                case .write(let p, let v):
+                    do throws(LinuxIOError) {
+                        try fs.writeText(p, v)
+                        queue += machine.writeSucceeded(p, monotonicNow: LinuxClock.monotonicNs())
+                    } catch { queue += machine.writeFailed(p, error) }
+                case .openDevice(let p):
+                    do throws(LinuxIOError) {
+                        let h = try fs.openDevice(p)
+                        handle = h
+                        stateLock.withLock { handles.append(h) }
+                        if isEnded { h.close() }
+                        queue += machine.deviceOpened()
+                    } catch { queue += machine.deviceOpenFailed(error) }
+                case .read(let n, let timeout):
+                    guard let h = handle else { return }
+                    do throws(LinuxIOError) {
+                        let bytes = try h.read(maxBytes: n, timeout: timeout)
+                        let offset = LinuxClock.offsetToMonotonic(from: machine.timestampClock)
+                        queue += machine.bytesRead(bytes, clockOffsetNs: offset, arrival: LinuxClock.monotonic())
+                    } catch {
+                        if error.code == 9 /* EBADF: closed by stop() */ || isEnded { queue += machine.stop(); continue }
+                        queue += machine.readFailed(error)
+                    }
+                case .deliver(let samples):
+                    deliver(samples)
+                case .closeDevice:
+                    handle?.close()
+                    handle = nil
+                case .fallBackToPolling(let reason):
+                    IIOSource.logger.notice("\(device.id): \(reason)")
+                    pollLoop(kinds: kinds.sorted { $0.rawValue < $1.rawValue }.map { (device, $0) }, rates: rates)
+                    return
+                case .fail(let e):
+                    fail(e)
+                }
+            }
+        }
+    }
+
+    /// A trigger for `device` when it has a `trigger/current_trigger` that is empty: its own
+    /// `<name>-dev<N>` trigger, else one whose name starts with the device name, else any `*-dev<N>`,
+    /// else an hrtimer trigger `coremotion-devN` created through configfs
+    /// (`<sysfs>/kernel/config/iio/triggers/hrtimer`, when mounted and writable) and set to `rate`.
+    static func pickTrigger(device: IIODeviceDescription, options: LinuxDiscoveryOptions, rate: Double) -> String? {
+        let fs = options.fileSystem
+        let path = joinPath(device.sysfsPath, "trigger/current_trigger")
+        guard fs.fileExists(path), (fs.attribute(path) ?? "").isEmpty else { return nil }
+        let base = joinPath(options.sysfsRoot, "bus/iio/devices")
+        func triggers() -> [(dir: String, name: String)] {
+            ((try? fs.contents(ofDirectory: base)) ?? []).filter { $0.hasPrefix("trigger") }.sorted()
+                .compactMap { t in fs.attribute(joinPath(joinPath(base, t), "name")).map { (joinPath(base, t), $0) } }
+        }
+        let names = triggers().map(\.name)
+        let n = device.id.dropFirst("iio:device".count)
+        if let own = names.first(where: { $0 == "\(device.name)-dev\(n)" }) ?? names.first(where: { $0.hasPrefix(device.name) })
+            ?? names.first(where: { $0.hasSuffix("-dev\(n)") }) {
+            return own
+        }
+        // An hrtimer trigger of our own.
+        let hrtimer = joinPath(options.sysfsRoot, "kernel/config/iio/triggers/hrtimer")
+        let name = "coremotion-dev\(n)"
+        guard fs.fileExists(hrtimer) else { return nil }
+        if !names.contains(name) {
+            do { try fs.makeDirectory(joinPath(hrtimer, name)) } catch {
+                IIOSource.logger.info("\(device.id): cannot create hrtimer trigger (\(error.reason)); buffer without trigger")
+                return nil
+            }
+        }
+        if let t = triggers().first(where: { $0.name == name }) {
+            try? fs.writeText(joinPath(t.dir, "sampling_frequency"), formatHz(rate))
+            return name
+        }
+        return nil
+    }
+}

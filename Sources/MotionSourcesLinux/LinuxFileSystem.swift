@@ -1,0 +1,85 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A failed file operation on sysfs or `/dev`, with the `errno` the kernel returned.
+public struct LinuxIOError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The C `errno` value (`ENOENT`, `EACCES`, `ENODEV`, …).
+    public var code: Int32
+    /// The file involved.
+    public var path: String
+    /// What was attempted: `open`, `read`, `write`, `list`, `poll`.
+    public var operation: String
+
+    /// Creates an error.
+    public init(code: Int32, path: String, operation: String) {
+        self.code = code
+        self.path = path
+        self.operation = operation
+    }
+
+    /// `true` for `EACCES` and `EPERM`.
+    public var isPermissionDenied: Bool { code == EACCES || code == EPERM }
+    /// `true` when the device went away: `ENODEV`, `ENXIO` or `ESHUTDOWN`.
+    public var isDeviceGone: Bool { code == ENODEV || code == ENXIO || code == ESHUTDOWN }
+
+    /// The C library's text for ``code``.
+    public var reason: String { String(cString: strerror(code)) }
+
+    /// `operation path: reason`.
+    public var description: String { "\(operation) \(path): \(reason)" }
+}
+
+/// An open device node (`/dev/iio:deviceN`, `/dev/input/eventN`) delivering bytes.
+///
+/// Threading: one reader thread at a time; ``close()`` may be called from any thread and wakes a
+/// blocked ``read(maxBytes:timeout:)``.
+public protocol LinuxDeviceHandle: AnyObject, Sendable {
+    /// Waits up to `timeout` seconds for data and returns at most `maxBytes` bytes; an empty array
+    /// means the timeout passed. Throws with `ENODEV` when the device was removed.
+    func read(maxBytes: Int, timeout: Double) throws(LinuxIOError) -> [UInt8]
+    /// Closes the node. Further reads throw `EBADF`.
+    func close()
+}
+
+/// The part of the file system the Linux sources touch: sysfs text attributes and device nodes.
+///
+/// ``POSIXFileSystem`` is the real one; ``InMemoryLinuxFileSystem`` is a twin for tests, built
+/// from fixtures. Paths are absolute. All methods may be called from any thread.
+public protocol LinuxFileSystem: Sendable {
+    /// Reads a whole (small) text file such as a sysfs attribute.
+    func readText(_ path: String) throws(LinuxIOError) -> String
+    /// Writes a sysfs attribute (the whole value, as one `write`).
+    func writeText(_ path: String, _ text: String) throws(LinuxIOError)
+    /// The names in a directory, unsorted, without `.` and `..`.
+    func contents(ofDirectory path: String) throws(LinuxIOError) -> [String]
+    /// `true` when something exists at `path` (following symbolic links).
+    func fileExists(_ path: String) -> Bool
+    /// `true` when this process may write `path`.
+    func isWritable(_ path: String) -> Bool
+    /// `true` when this process may read `path`.
+    func isReadable(_ path: String) -> Bool
+    /// The path with symbolic links resolved, or `nil` when it does not resolve.
+    func canonicalPath(_ path: String) -> String?
+    /// Creates a directory (configfs: an hrtimer trigger).
+    func makeDirectory(_ path: String) throws(LinuxIOError)
+    /// Opens a device node for non-blocking reading.
+    func openDevice(_ path: String) throws(LinuxIOError) -> any LinuxDeviceHandle
+}
+
+extension LinuxFileSystem {
+    /// Reads an attribute and trims surrounding white space; `nil` when it cannot be read.
+    func attribute(_ path: String) -> String? {
+        guard let text = try? readText(path) else { return nil }
+        return SysfsValue.trimmed(text)
+    }
+}
+
+/// Joins path components with single slashes.
+@inline(__always)
+func joinPath(_ base: String, _ name: String) -> String {
+    if base.hasSuffix("/") { return base + name }
+    return base + "/" + name
+}

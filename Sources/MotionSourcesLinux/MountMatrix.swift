@@ -1,0 +1,79 @@
+import MotionFusion
+
+/// A 3×3 mount matrix that turns a sensor's chip axes into the device's axes: `device = M × chip`.
+///
+/// Text form, as the IIO `mount_matrix` attributes and udev's `ACCEL_MOUNT_MATRIX` print it: rows
+/// separated by `;`, entries by `,`, e.g. `0, -1, 0; 1, 0, 0; 0, 0, 1`. Parsing tolerates missing or
+/// extra spaces, `-0`, decimal entries such as `0.7071`, and the whitespace-only form some drivers
+/// use (`0 -1 0 1 0 0 0 0 1`).
+public struct MountMatrix: Sendable, Hashable, CustomStringConvertible {
+    /// The rows, each three entries.
+    public var rows: [Vector3]
+
+    /// Creates a matrix from three rows.
+    public init(_ r0: Vector3, _ r1: Vector3, _ r2: Vector3) { rows = [r0, r1, r2] }
+
+    /// The identity: the chip's axes are the device's.
+    public static let identity = MountMatrix(Vector3(1, 0, 0), Vector3(0, 1, 0), Vector3(0, 0, 1))
+
+    /// Parses the text form; `nil` when it does not hold exactly nine finite numbers.
+    public init?(parsing text: String) {
+        let t = SysfsValue.trimmed(text)
+        var numbers: [Double] = []
+        let rowTexts = t.split(separator: ";", omittingEmptySubsequences: false)
+        if rowTexts.count == 3 {
+            for row in rowTexts {
+                let cells = row.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" })
+                guard cells.count == 3 else { return nil }
+                for c in cells {
+                    guard let v = SysfsValue.double(String(c)) else { return nil }
+                    numbers.append(v)
+                }
+            }
+        } else if rowTexts.count == 1 {
+            // A flat list of nine, comma- or space-separated (device-tree style).
+            let cells = t.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" || $0 == "\"" })
+            for c in cells {
+                guard let v = SysfsValue.double(String(c)) else { return nil }
+                numbers.append(v)
+            }
+        } else {
+            return nil
+        }
+        guard numbers.count == 9 else { return nil }
+        self.init(Vector3(numbers[0], numbers[1], numbers[2]), Vector3(numbers[3], numbers[4], numbers[5]),
+                  Vector3(numbers[6], numbers[7], numbers[8]))
+    }
+
+    /// `M × v`.
+    @inlinable
+    public func apply(_ v: Vector3) -> Vector3 {
+        Vector3(rows[0].dot(v), rows[1].dot(v), rows[2].dot(v))
+    }
+
+    /// `true` for the identity.
+    public var isIdentity: Bool { self == .identity }
+
+    /// The determinant: +1 for a rotation, −1 for a reflection, 0 for a degenerate matrix (a quirk
+    /// with a duplicated row).
+    public var determinant: Double {
+        rows[0].dot(rows[1].cross(rows[2]))
+    }
+
+    /// `true` when the rows are orthonormal (a rotation or reflection).
+    public var isOrthonormal: Bool {
+        func near(_ a: Double, _ b: Double) -> Bool { abs(a - b) < 1e-3 }
+        return near(rows[0].length, 1) && near(rows[1].length, 1) && near(rows[2].length, 1)
+            && near(rows[0].dot(rows[1]), 0) && near(rows[0].dot(rows[2]), 0) && near(rows[1].dot(rows[2]), 0)
+    }
+
+    /// The canonical text form, `a, b, c; d, e, f; g, h, i` with `-0` printed as `0`.
+    public var description: String {
+        func f(_ v: Double) -> String {
+            let v = v == 0 ? 0 : v
+            if v == v.rounded() && abs(v) < 1e15 { return String(Int64(v)) }
+            return String(v)
+        }
+        return rows.map { "\(f($0.x)), \(f($0.y)), \(f($0.z))" }.joined(separator: "; ")
+    }
+}

@@ -1,0 +1,25 @@
+import MotionSources
+import MotionSourcesLinux
+
+extension CMMotionManager {
+    /// A source from a spec, Linux hardware included (beyond Apple):
+    /// `iio`, `iio:NAME`, `evdev`, `evdev:/dev/input/eventN` go to ``LinuxSensorDiscovery``; every
+    /// other spec (`sim…`, `replay:PATH`) to ``source(named:)``.
+    ///
+    /// - Parameters:
+    ///   - spec: the spec.
+    ///   - sysfsRoot: sysfs root; `nil` uses `COREMOTION_SYSFS_ROOT`, else `/sys`.
+    ///   - devRoot: device root; `nil` uses `COREMOTION_DEV_ROOT`, else `/dev`.
+    public static func linuxSource(named spec: String, sysfsRoot: String? = nil, devRoot: String? = nil) throws(SourceError) -> any SensorSource {
+        let kind = spec.split(separator: ":", maxSplits: 1).first.map(String.init) ?? spec
+        if kind == "iio" || kind == "evdev" {
+            return try LinuxSensorDiscovery.source(forSpec: spec, options: .fromEnvironment(sysfsRoot: sysfsRoot, devRoot: devRoot))
+        }
+        return try source(named: spec)
+    }
+
+    /// The first motion hardware found under the roots (IIO first, then evdev), or `nil` (beyond Apple).
+    public static func firstLinuxSource(sysfsRoot: String? = nil, devRoot: String? = nil) -> (any SensorSource)? {
+        LinuxSensorDiscovery.firstAvailable(options: .fromEnvironment(sysfsRoot: sysfsRoot, devRoot: devRoot))
+    }
+}

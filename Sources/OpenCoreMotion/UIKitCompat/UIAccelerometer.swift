@@ -1,0 +1,88 @@
+import Foundation
+import MotionSources
+
+/// One accelerometer reading, as UIKit's deprecated `UIAcceleration`: g along each axis (Core
+/// Motion's sign: face up reads z ≈ −1) and the time in seconds since boot.
+public final class UIAcceleration: NSObject, @unchecked Sendable {
+    /// Along x, in g.
+    public let x: Double
+    /// Along y, in g.
+    public let y: Double
+    /// Along z, in g.
+    public let z: Double
+    /// Seconds since boot (`CLOCK_MONOTONIC`), like `CMLogItem.timestamp`.
+    public let timestamp: TimeInterval
+
+    /// Creates a reading (beyond Apple).
+    public init(x: Double, y: Double, z: Double, timestamp: TimeInterval) {
+        self.x = x
+        self.y = y
+        self.z = z
+        self.timestamp = timestamp
+    }
+
+    public override var description: String { "UIAcceleration(x: \(x), y: \(y), z: \(z), timestamp: \(timestamp))" }
+}
+
+/// Receives readings from ``UIAccelerometer``, on the main queue.
+public protocol UIAccelerometerDelegate: AnyObject {
+    /// One reading.
+    func accelerometer(_ accelerometer: UIAccelerometer, didAccelerate acceleration: UIAcceleration)
+}
+
+/// UIKit's deprecated `UIAccelerometer`, for code written against it: set a ``delegate`` and
+/// readings arrive on the main queue every ``updateInterval`` seconds. Setting the delegate to `nil`
+/// stops the hardware.
+///
+/// ## Threading
+/// Set ``delegate`` and ``updateInterval`` from any thread; the delegate is called on the main
+/// queue (`OperationQueue.main`), so the main thread must run its queue (an app's run loop, or
+/// `async` main). The delegate is held weakly, as in UIKit.
+public final class UIAccelerometer: @unchecked Sendable {
+    private static let sharedInstance = UIAccelerometer(manager: CMMotionManager())
+
+    /// The shared accelerometer, on the default motion source.
+    public static func shared() -> UIAccelerometer { sharedInstance }
+
+    private let manager: CMMotionManager
+    private let lock = NSLock()
+    private weak var _delegate: (any UIAccelerometerDelegate)?
+    private var _interval: TimeInterval = 0.1
+
+    /// An accelerometer on `source` (beyond Apple; for tests and `--source`).
+    public convenience init(source: any SensorSource) {
+        self.init(manager: CMMotionManager(source: source))
+    }
+
+    init(manager: CMMotionManager) { self.manager = manager }
+
+    /// Seconds between readings, clamped to what the source supports. Default 0.1.
+    public var updateInterval: TimeInterval {
+        get { lock.withLock { _interval } }
+        set {
+            lock.withLock { _interval = newValue }
+            manager.accelerometerUpdateInterval = newValue
+        }
+    }
+
+    /// Receives the readings. Setting it starts the accelerometer; setting `nil` stops it.
+    public weak var delegate: (any UIAccelerometerDelegate)? {
+        get { lock.withLock { _delegate } }
+        set {
+            lock.withLock { _delegate = newValue }
+            if newValue == nil {
+                manager.stopAccelerometerUpdates()
+            } else {
+                manager.accelerometerUpdateInterval = updateInterval
+                manager.startAccelerometerUpdates(to: .main) { [weak self] data, _ in
+                    guard let self, let data, let d = self.delegate else { return }
+                    d.accelerometer(self, didAccelerate: UIAcceleration(x: data.acceleration.x, y: data.acceleration.y,
+                                                                        z: data.acceleration.z, timestamp: data.timestamp))
+                }
+            }
+        }
+    }
+
+    /// `true` while a delegate is set and readings flow (beyond Apple).
+    public var isActive: Bool { manager.isAccelerometerActive }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import MotionSources
+import MotionFusion
+
+/// The device, as UIKit's `UIDevice`: here, its physical orientation and the notifications about it.
+///
+/// ```swift
+/// UIDevice.current.beginGeneratingDeviceOrientationNotifications()
+/// NotificationCenter.default.addObserver(forName: UIDevice.orientationDidChangeNotification, object: nil, queue: .main) { _ in
+///     print(UIDevice.current.orientation)
+/// }
+/// ```
+///
+/// ``orientation`` is ``UIDeviceOrientation/unknown`` until ``beginGeneratingDeviceOrientationNotifications()``
+/// is called and a decisive reading arrives, and again after the matching
+/// ``endGeneratingDeviceOrientationNotifications()``. Begin and end nest: the accelerometer runs
+/// (at 10 Hz) while more begins than ends were called. The decision is ``DeviceOrientationEstimator``'s.
+///
+/// ## Threading
+/// Every member may be called from any thread. ``orientationDidChangeNotification`` is posted on
+/// the main queue, after ``orientation`` has changed; ``orientationUpdates`` yields there too.
+public final class UIDevice: @unchecked Sendable {
+    /// Posted on `NotificationCenter.default` (object: the device) when ``orientation`` changes.
+    public static let orientationDidChangeNotification = Notification.Name("UIDeviceOrientationDidChangeNotification")
+
+    /// The device of the process, on the default motion source (`COREMOTION_SOURCE`, else the first
+    /// motion hardware found).
+    public static let current = UIDevice(manager: CMMotionManager())
+
+    /// Seconds between accelerometer readings while notifications are generated. Default 0.1.
+    public static let orientationUpdateInterval: TimeInterval = 0.1
+
+    private let manager: CMMotionManager
+    private let lock = NSLock()
+    private var beginCount = 0
+    private var estimator = DeviceOrientationEstimator()
+    private var current: UIDeviceOrientation = .unknown
+    private var generation = 0
+    private var queue: OperationQueue?
+    private var continuations: [UUID: AsyncStream<UIDeviceOrientation>.Continuation] = [:]
+
+    /// Creates a device reading `source` (beyond Apple; for tests and for `--source`).
+    public convenience init(source: any SensorSource) {
+        self.init(manager: CMMotionManager(source: source))
+    }
+
+    init(manager: CMMotionManager) {
+        self.manager = manager
+    }
+
+    /// The physical orientation; ``UIDeviceOrientation/unknown`` unless notifications are being generated.
+    public var orientation: UIDeviceOrientation { lock.withLock { current } }
+
+    /// `true` while more begins than ends have been called.
+    public var isGeneratingDeviceOrientationNotifications: Bool { lock.withLock { beginCount > 0 } }
+
+    /// Starts the accelerometer (on the first call) and the notifications. Calls nest.
+    public func beginGeneratingDeviceOrientationNotifications() {
+        let start = lock.withLock { () -> Int? in
+            beginCount += 1
+            guard beginCount == 1 else { return nil }
+            generation += 1
+            return generation
+        }
+        guard let gen = start else { return }
+        let q = OperationQueue()
+        q.maxConcurrentOperationCount = 1
+        q.name = "UIDevice.orientation"
+        lock.withLock { queue = q }
+        manager.accelerometerUpdateInterval = Self.orientationUpdateInterval
+        manager.startAccelerometerUpdates(to: q) { [weak self] data, _ in
+            guard let self, let data else { return }
+            self.receive(Vector3(data.acceleration.x, data.acceleration.y, data.acceleration.z), generation: gen)
+        }
+    }
+
+    /// Balances one ``beginGeneratingDeviceOrientationNotifications()``; the last one stops the
+    /// accelerometer and ``orientation`` becomes ``UIDeviceOrientation/unknown``. Extra calls are ignored.
+    public func endGeneratingDeviceOrientationNotifications() {
+        let stop = lock.withLock { () -> Bool in
+            guard beginCount > 0 else { return false }
+            beginCount -= 1
+            guard beginCount == 0 else { return false }
+            generation += 1
+            estimator.reset()
+            current = .unknown
+            return true
+        }
+        if stop { manager.stopAccelerometerUpdates() }
+    }
+
+    /// Orientation changes as an async sequence (beyond Apple): yields each new orientation.
+    /// Does not begin notifications by itself.
+    public var orientationUpdates: AsyncStream<UIDeviceOrientation> {
+        AsyncStream(bufferingPolicy: .unbounded) { continuation in
+            let id = UUID()
+            lock.withLock { continuations[id] = continuation }
+            continuation.onTermination = { [weak self] _ in
+                guard let self else { return }
+                _ = self.lock.withLock { self.continuations.removeValue(forKey: id) }
+            }
+        }
+    }
+
+    private func receive(_ a: Vector3, generation gen: Int) {
+        let changed = lock.withLock { () -> (UIDeviceOrientation, [AsyncStream<UIDeviceOrientation>.Continuation])? in
+            guard gen == generation else { return nil }
+            let before = current
+            let after = estimator.update(a)
+            guard after != before else { return nil }
+            current = after
+            return (after, Array(continuations.values))
+        }
+        guard let (o, conts) = changed else { return }
+        for c in conts { c.yield(o) }
+        OperationQueue.main.addOperation { [weak self] in
+            NotificationCenter.default.post(name: UIDevice.orientationDidChangeNotification, object: self)
+        }
+    }
+}

@@ -1,0 +1,230 @@
+import Testing
+import Foundation
+import MotionSources
+import MotionFusion
+@testable import MotionSourcesLinux
+@testable import OpenCoreMotion
+
+@Suite struct OrientationTests {
+    static let names: [String: UIDeviceOrientation] = [
+        "normal": .portrait, "bottom-up": .portraitUpsideDown, "left-up": .landscapeRight, "right-up": .landscapeLeft,
+    ]
+
+    /// The decoded HID captures, fed in order (the previous orientation carried within each file,
+    /// as the CSV's column says), decide as iio-sensor-proxy did, scan by scan — including scan 7,
+    /// where both tilts pass 35° and the previous orientation is kept.
+    @Test func decidesAsIioSensorProxyOnTheRealCaptures() throws {
+        let rows = try Fixtures.decodedRows()
+        var estimators: [String: DeviceOrientationEstimator] = [:]
+        for row in rows {
+            var e = estimators[row.file] ?? DeviceOrientationEstimator()
+            // No scale attribute on the capture's device: 1 m/s² per count.
+            let o = e.update(Vector3(Double(row.x), Double(row.y), Double(row.z)) / 9.80665)
+            estimators[row.file] = e
+            #expect(o == Self.names[row.orientation], "\(row.file) scan \(row.scan): \(o) vs \(row.orientation)")
+        }
+        #expect(estimators["iio-sensor-proxy_orientation-left-up.bin"]?.orientation == .landscapeRight)
+    }
+
+    @Test func hysteresisAndFlat() {
+        var e = DeviceOrientationEstimator()
+        #expect(e.orientation == .unknown)
+        // Diagonal first: undecidable, stays unknown.
+        #expect(e.update(Vector3(0.7, -0.7, 0)) == .unknown)
+        #expect(e.update(Vector3(0, -1, 0)) == .portrait)
+        // 40° toward landscape: y still passes (50°), x passes (40°) → ambiguous, keep portrait.
+        let r = 40 * Double.pi / 180
+        #expect(e.update(Vector3(sin(r), -cos(r), 0)) == .portrait)
+        #expect(e.update(Vector3(-1, 0, 0)) == .landscapeLeft)
+        #expect(e.update(Vector3(1, 0.1, 0)) == .landscapeRight)
+        #expect(e.update(Vector3(0, 1, 0)) == .portraitUpsideDown)
+        // Tilted 40° back from flat: z within 50° of vertical but not 30°: keep.
+        #expect(e.update(Vector3(0, -sin(0.55), -cos(0.55))) == .portraitUpsideDown)
+        #expect(e.update(Vector3(0, -0.1, -1)) == .faceUp)
+        #expect(e.update(Vector3(0.05, 0, 1)) == .faceDown)
+        #expect(e.update(Vector3(0, 0, 0)) == .faceDown)
+        #expect(e.update(Vector3(.nan, 0, 0)) == .faceDown)
+    }
+
+    @Test func bufferedCaptureThroughTheSourceGivesLandscapeRight() throws {
+        let (fs, node) = try Fixtures.hidBufferTwin(clockWritable: true)
+        let options = LinuxDiscoveryOptions(sysfsRoot: "/sys", devRoot: "/dev", hwdb: SensorHwdb(parsing: ""), fileSystem: fs)
+        let source = try LinuxSensorDiscovery.source(forSpec: "iio", options: options)
+        let got = Collected()
+        _ = try source.apply(SensorDemand(rates: [.accelerometer: 30]), sink: got.sink)
+        try waitUntil { node.opens == 1 }
+        // Re-stamp the 15 real scans with fresh monotonic times, 30 ms apart.
+        var bytes = try Fixtures.bytes("iio/iio-sensor-proxy_orientation-left-up.bin")
+        let base = LinuxClock.monotonicNs()
+        for i in 0..<15 {
+            withUnsafeBytes(of: (base + Int64(i) * 30_000_000).littleEndian) { for k in 0..<8 { bytes[i * 24 + 16 + k] = $0[k] } }
+        }
+        node.push(bytes)
+        try waitUntil { got.samples.count == 15 }
+        _ = try source.apply(.none, sink: got.sink)
+        var e = DeviceOrientationEstimator()
+        let sequence = got.samples.map { e.update($0.value) }
+        let expected = try Fixtures.decodedRows().filter { $0.file.hasSuffix("left-up.bin") }.map { Self.names[$0.orientation]! }
+        #expect(sequence == expected)
+    }
+}
+
+@Suite(.serialized) struct UIKitCompatTests {
+    @Test func uiDeviceOrientationNestsAndNotifies() async throws {
+        let source = ManualSource(sensors: [.accelerometer])
+        let device = UIDevice(source: source)
+        #expect(device.orientation == .unknown)
+        source.emit(RawSample(sensor: .accelerometer, timestamp: 1, value: Vector3(0, -1, 0)))
+        #expect(device.orientation == .unknown, "unknown until begun")
+        let posted = Collected()
+        let observer = NotificationCenter.default.addObserver(forName: UIDevice.orientationDidChangeNotification, object: device, queue: nil) { _ in
+            posted.sink(.sample(RawSample(sensor: .accelerometer, timestamp: 0, value: .zero)))
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        var updates = device.orientationUpdates.makeAsyncIterator()
+        device.beginGeneratingDeviceOrientationNotifications()
+        device.beginGeneratingDeviceOrientationNotifications()
+        #expect(device.isGeneratingDeviceOrientationNotifications)
+        try waitUntil { source.demand.rates[.accelerometer] != nil }
+        source.emit(RawSample(sensor: .accelerometer, timestamp: 2, value: Vector3(0, -1, 0)))
+        #expect(await updates.next() == .portrait)
+        #expect(device.orientation == .portrait)
+        source.emit(RawSample(sensor: .accelerometer, timestamp: 3, value: Vector3(-1, 0, 0)))
+        #expect(await updates.next() == .landscapeLeft)
+        try waitUntil { posted.samples.count == 2 }
+        device.endGeneratingDeviceOrientationNotifications()
+        #expect(device.isGeneratingDeviceOrientationNotifications, "begin/end nest")
+        #expect(device.orientation == .landscapeLeft)
+        device.endGeneratingDeviceOrientationNotifications()
+        device.endGeneratingDeviceOrientationNotifications()   // extra: ignored
+        #expect(device.orientation == .unknown)
+        try waitUntil { source.demand.isEmpty }
+    }
+
+    final class Delegate: UIAccelerometerDelegate, @unchecked Sendable {
+        let lock = NSLock()
+        var readings: [(UIAcceleration, Bool)] = []
+        func accelerometer(_ accelerometer: UIAccelerometer, didAccelerate acceleration: UIAcceleration) {
+            let onMain = OperationQueue.current === OperationQueue.main
+            lock.withLock { readings.append((acceleration, onMain)) }
+        }
+        var count: Int { lock.withLock { readings.count } }
+    }
+
+    @Test func uiAccelerometerDeliversOnTheMainQueueAndStopsWithNilDelegate() async throws {
+        let source = ManualSource(sensors: [.accelerometer])
+        let acc = UIAccelerometer(source: source)
+        acc.updateInterval = 0.05
+        let delegate = Delegate()
+        acc.delegate = delegate
+        try waitUntil { source.demand.rates[.accelerometer] != nil }
+        #expect(source.demand.rates[.accelerometer] == 20)
+        source.emit(RawSample(sensor: .accelerometer, timestamp: 10, value: Vector3(0.1, -0.9, -0.2)))
+        for _ in 0..<500 where delegate.count == 0 { try await Task.sleep(nanoseconds: 2_000_000) }
+        #expect(delegate.count == 1)
+        let (a, onMain) = delegate.lock.withLock { delegate.readings[0] }
+        #expect(onMain)
+        #expect(a.x == 0.1 && a.y == -0.9 && a.z == -0.2 && a.timestamp == 10)
+        acc.delegate = nil
+        try waitUntil { source.demand.isEmpty }
+        #expect(!acc.isActive)
+    }
+
+    @Test func shakeBeginsEndsAndIgnoresBumpsAndWalking() {
+        var d = ShakeDetector()
+        var events: [ShakeDetector.Event] = []
+        var t = 0.0
+        func run(seconds: Double, _ f: (Double) -> Vector3) {
+            let end = t + seconds
+            while t < end {
+                if let e = d.update(f(t), timestamp: t) { events.append(e) }
+                t += 0.01
+            }
+        }
+        // At rest, then walking-like bounce (0.3 g at 2 Hz): nothing.
+        run(seconds: 1) { _ in Vector3(0, -1, 0) }
+        run(seconds: 2) { t in Vector3(0, -1 + 0.3 * sin(2 * .pi * 2 * t), 0) }
+        // One bump: nothing.
+        run(seconds: 0.05) { _ in Vector3(2, -1, 0) }
+        run(seconds: 1) { _ in Vector3(0, -1, 0) }
+        #expect(events.isEmpty)
+        // A shake: ±2 g along x at 4 Hz for 1 s, then rest.
+        let start = t
+        run(seconds: 1) { t in Vector3(2 * sin(2 * .pi * 4 * (t - start)), -1, 0) }
+        run(seconds: 1) { _ in Vector3(0, -1, 0) }
+        #expect(events.count == 2)
+        guard events.count == 2, case .began(let b) = events[0], case .ended(let e) = events[1] else { return }
+        #expect(b > start && b < start + 0.5)
+        #expect(e > start + 1 && e < start + 1.6)
+        // A shake that never stops is cancelled.
+        events.removeAll()
+        let s2 = t
+        run(seconds: 6) { t in Vector3(2 * sin(2 * .pi * 4 * (t - s2)), -1, 0) }
+        #expect(events.first.map { if case .began = $0 { true } else { false } } == true)
+        #expect(events.contains { if case .cancelled = $0 { true } else { false } })
+    }
+}
+
+@Suite struct OrientationCommandTests {
+    /// The `coremotion` executable next to the test bundle.
+    static var executable: URL {
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("coremotion").path), dir.path != "/" {
+            dir = dir.deletingLastPathComponent()
+        }
+        return dir.appendingPathComponent("coremotion")
+    }
+
+    static func run(_ args: [String], env: [String: String] = [:]) throws -> (status: Int32, out: String, err: String) {
+        let p = Process()
+        p.executableURL = executable
+        p.arguments = args
+        var e = ProcessInfo.processInfo.environment
+        e.removeValue(forKey: "COREMOTION_SOURCE")
+        for (k, v) in env { e[k] = v }
+        p.environment = e
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
+                String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    }
+
+    /// A sysfs tree holding one accelerometer reading.
+    static func tree(_ raw: (Int, Int, Int), scale: String = "0.098066500") throws -> URL {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("cm-orient-\(UUID().uuidString)")
+        let dev = root.appendingPathComponent("sys/bus/iio/devices/iio:device0")
+        try FileManager.default.createDirectory(at: dev, withIntermediateDirectories: true)
+        for (name, value) in [("name", "accel_3d"), ("in_accel_x_raw", "\(raw.0)"), ("in_accel_y_raw", "\(raw.1)"),
+                              ("in_accel_z_raw", "\(raw.2)"), ("in_accel_scale", scale)] {
+            try (value + "\n").write(to: dev.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
+        return root
+    }
+
+    @Test func onceOnATreeWithOneReadingPrintsItsOrientation() throws {
+        // The HP ENVY's reading (0, −9, −5): upright.
+        let a = try Self.tree((0, -9, -5))
+        defer { try? FileManager.default.removeItem(at: a) }
+        let r = try Self.run(["orientation", "--sysfs-root", a.appendingPathComponent("sys").path, "--dev-root", a.path, "--once"])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.out == "portrait\n")
+        // Lying on its left edge (x down), through the environment variable.
+        let b = try Self.tree((-600, 0, 0))
+        defer { try? FileManager.default.removeItem(at: b) }
+        let r2 = try Self.run(["orientation", "--once"], env: ["COREMOTION_SYSFS_ROOT": b.appendingPathComponent("sys").path])
+        #expect(r2.out == "landscapeLeft\n")
+        // Face up.
+        let c = try Self.tree((0, 3, -100))
+        defer { try? FileManager.default.removeItem(at: c) }
+        #expect(try Self.run(["orientation", "--sysfs-root", c.appendingPathComponent("sys").path, "--once"]).out == "faceUp\n")
+    }
+
+    @Test func noSensorIsAClearError() throws {
+        let r = try Self.run(["orientation", "--sysfs-root", "/nonexistent", "--dev-root", "/nonexistent", "--once"])
+        #expect(r.status == 2)
+        #expect(r.err.contains("no motion sensor found under /nonexistent"))
+    }
+}

@@ -1,0 +1,136 @@
+import Testing
+import Foundation
+@testable import MotionSourcesLinux
+
+/// End to end under umockdev: the real `open`, `write`, `poll` and `read` path of the buffered IIO
+/// source, against a device described from the HID fixture and a script replaying the real
+/// capture. umockdev (Debian package `umockdev`) is required: CI installs it (.ci/apt-packages),
+/// and without it this test fails rather than passing silently.
+@Suite struct UmockdevEndToEndTests {
+    /// The umockdev device description of iio-sensor-proxy's buffer test device, from the layout sidecar.
+    static func deviceDescription() throws -> String {
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: Fixtures.url("iio/iio-sensor-proxy_iio-buffer-accel.layout.json"))) as! [String: Any]
+        let attrs = json["device_sysfs_attributes"] as! [String: String]
+        var lines = ["P: /devices/platform/HID-SENSOR-200073.3.auto/iio:device0", "N: iio:device0",
+                     "E: DEVNAME=/dev/iio:device0", "E: SUBSYSTEM=iio", "A: dev=250:0", "A: current_timestamp_clock=realtime\\n",
+                     // The raw attributes hold the first scan's values: polling would only ever see "portrait".
+                     "A: in_accel_x_raw=103", "A: in_accel_y_raw=-919", "A: in_accel_z_raw=-385"]
+        for (k, v) in attrs.sorted(by: { $0.key < $1.key }) { lines.append("A: \(k)=\(v)") }
+        return lines.joined(separator: "\n") + "\n\n"
+    }
+
+    /// A umockdev script whose reads return the 15 real scans, re-stamped on `CLOCK_MONOTONIC` from
+    /// `base` ns, 30 ms apart (escaping per umockdev's script-format.txt).
+    static func script(base: Int64) throws -> Data {
+        var bytes = try Fixtures.bytes("iio/iio-sensor-proxy_orientation-left-up.bin")
+        for i in 0..<15 {
+            withUnsafeBytes(of: (base + Int64(i) * 30_000_000).littleEndian) { for k in 0..<8 { bytes[i * 24 + 16 + k] = $0[k] } }
+        }
+        var out = Data()
+        for i in 0..<15 {
+            out.append(contentsOf: Array((i == 0 ? "r 700 " : "r 30 ").utf8))
+            for b in bytes[(i * 24)..<((i + 1) * 24)] {
+                if b == UInt8(ascii: "^") { out.append(contentsOf: [UInt8(ascii: "^"), UInt8(ascii: "`")]) }
+                else if b <= 32 { out.append(contentsOf: [UInt8(ascii: "^"), b + 64]) }
+                else { out.append(b) }
+            }
+            out.append(UInt8(ascii: "\n"))
+        }
+        return out
+    }
+
+    static func which(_ tool: String) -> String? {
+        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+            let p = "\(dir)/\(tool)"
+            if FileManager.default.isExecutableFile(atPath: p) { return p }
+        }
+        return nil
+    }
+
+    @Test func bufferedCaptureRunsThroughTheRealSyscalls() throws {
+        guard let umockdevRun = Self.which("umockdev-run") else {
+            Issue.record("umockdev-run is not installed: apt-get install umockdev (listed in .ci/apt-packages)")
+            return
+        }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cm-umockdev-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let device = dir.appendingPathComponent("accel.umockdev")
+        let script = dir.appendingPathComponent("accel.script")
+        try Self.deviceDescription().write(to: device, atomically: true, encoding: .utf8)
+        try Self.script(base: LinuxClock.monotonicNs() + 5_000_000_000).write(to: script)
+
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: umockdevRun)
+        p.arguments = ["--device", device.path, "--script", "/dev/iio:device0=\(script.path)", "--",
+                       "timeout", "30", OrientationCommandTests.executable.path, "orientation", "--source", "iio", "--count", "2"]
+        var env = ProcessInfo.processInfo.environment
+        env.removeValue(forKey: "COREMOTION_SOURCE")
+        env.removeValue(forKey: "COREMOTION_SYSFS_ROOT")
+        env.removeValue(forKey: "COREMOTION_DEV_ROOT")
+        p.environment = env
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        p.waitUntilExit()
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let changes = stdout.split(separator: "\n").map { $0.split(separator: " ").last.map(String.init) ?? "" }
+        // The capture starts upright and ends with the left edge up: only the buffer carries that.
+        #expect(changes == ["portrait", "landscapeRight"], "stdout: \(stdout)\nstderr: \(stderr)")
+    }
+}
+
+/// The evdev path under umockdev: the recorded uinput accelerometer of iio-sensor-proxy's tests
+/// (device description and `EVIOCGABS` ioctl recording, both verbatim fixtures) and a script of
+/// `input_event`s, so the real `open`, ioctls, `poll` and `read` of ``EvdevSource`` run.
+@Suite struct UmockdevEvdevEndToEndTests {
+    static func event(_ t: Double, _ type: UInt16, _ code: UInt16, _ value: Int32) -> [UInt8] {
+        InputEvent.encode([InputEvent(time: t, type: type, code: code, value: value)])
+    }
+
+    @Test func evdevNodeRunsThroughTheRealSyscalls() throws {
+        guard let umockdevRun = UmockdevEndToEndTests.which("umockdev-run") else {
+            Issue.record("umockdev-run is not installed: apt-get install umockdev (listed in .ci/apt-packages)")
+            return
+        }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cm-umockdev-ev-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // Upright (y = −256, the IIO convention of non-controller accelerometers), then the left edge up.
+        let t = LinuxClock.monotonic() + 1
+        let upright = Self.event(t, 3, 0, 0) + Self.event(t, 3, 1, -256) + Self.event(t, 3, 2, 0) + Self.event(t, 0, 0, 0)
+        let leftUp = Self.event(t + 0.2, 3, 0, 256) + Self.event(t + 0.2, 3, 1, 0) + Self.event(t + 0.2, 0, 0, 0)
+        var script = Data()
+        for (delay, bytes) in [(500, upright), (300, leftUp)] {
+            script.append(contentsOf: Array("r \(delay) ".utf8))
+            for b in bytes {
+                if b == UInt8(ascii: "^") { script.append(contentsOf: [UInt8(ascii: "^"), UInt8(ascii: "`")]) }
+                else if b <= 32 { script.append(contentsOf: [UInt8(ascii: "^"), b + 64]) }
+                else { script.append(b) }
+            }
+            script.append(UInt8(ascii: "\n"))
+        }
+        let scriptURL = dir.appendingPathComponent("events.script")
+        try script.write(to: scriptURL)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: umockdevRun)
+        p.arguments = ["--device", Fixtures.url("umockdev/iio-sensor-proxy_input-accel-device.umockdev").path,
+                       "--ioctl", "/dev/input/event4=\(Fixtures.url("umockdev/iio-sensor-proxy_input-accel-capture.ioctl").path)",
+                       "--script", "/dev/input/event4=\(scriptURL.path)", "--",
+                       "timeout", "30", OrientationCommandTests.executable.path, "orientation", "--source", "evdev", "--count", "2"]
+        var env = ProcessInfo.processInfo.environment
+        for k in ["COREMOTION_SOURCE", "COREMOTION_SYSFS_ROOT", "COREMOTION_DEV_ROOT"] { env.removeValue(forKey: k) }
+        p.environment = env
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        p.waitUntilExit()
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let changes = stdout.split(separator: "\n").map { $0.split(separator: " ").last.map(String.init) ?? "" }
+        #expect(changes == ["portrait", "landscapeRight"], "stdout: \(stdout)\nstderr: \(stderr)")
+    }
+}
