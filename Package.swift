@@ -51,12 +51,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ],
+            resources: [.copy("Resources/WMM2025.COF")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "MotionBenchmarks",
+            dependencies: ["MotionFusion"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "CoreMotionCLI",
             dependencies: [
                 "OpenCoreMotion",
+                "MotionBenchmarks",
                 "MotionSourcesLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -71,6 +78,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "MotionFusionTests", dependencies: ["MotionFusion"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "MotionBenchmarksTests",
+            dependencies: ["MotionBenchmarks", "MotionFusion"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "MotionFusionSimulationTests",
+            dependencies: ["MotionFusion", "MotionSources"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "MotionSourcesTests",
             dependencies: ["MotionSources", "MotionFusion"],

@@ -17,8 +17,7 @@ public struct OrientationCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("The source: iio, iio:NAME, evdev, evdev:/dev/input/eventN, sim:SCENARIO, replay:PATH. Default: COREMOTION_SOURCE, else the first motion hardware.", valueName: "SRC"))
-    var source: String?
+    @OptionGroup var sourceOptions: SourceOptions
 
     @Flag(help: "Print the current orientation and exit.")
     var once = false
@@ -29,25 +28,16 @@ public struct OrientationCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Exit after printing this many changes.", valueName: "N"))
     var count: Int?
 
-    @OptionGroup var roots: LinuxRootOptions
-
     /// Creates the command with default options (ArgumentParser fills them in).
     public init() {}
 
     /// Runs the command.
     public func run() async throws {
-        let spec = source ?? ProcessInfo.processInfo.environment["COREMOTION_SOURCE"].flatMap { $0.isEmpty ? nil : $0 }
         let src: any SensorSource
         do {
-            if let spec {
-                src = try CMMotionManager.linuxSource(named: spec, sysfsRoot: roots.sysfsRoot, devRoot: roots.devRoot)
-            } else if let first = CMMotionManager.firstLinuxSource(sysfsRoot: roots.sysfsRoot, devRoot: roots.devRoot) {
-                src = first
-            } else {
-                throw SourceError(.unavailable, "no motion sensor found under \(roots.sysfsRoot) or \(roots.devRoot); try --source sim")
-            }
-        } catch let e as SourceError {
-            FileHandle.standardError.write(Data("coremotion orientation: \(e.description)\n".utf8))
+            src = try sourceOptions.resolve()
+        } catch {
+            FileHandle.standardError.write(Data("coremotion orientation: \(error)\n".utf8))
             throw ExitCode(2)
         }
         let manager = CMMotionManager(source: src)

@@ -1,26 +1,43 @@
 import ArgumentParser
 import Foundation
+import MotionSourcesLinux
 import OpenCoreMotion
 
 struct SensorsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sensors",
-        abstract: "List the motion sources found, with their sensors, rates and ranges."
+        abstract: "List the motion sources found, with their sensors, rates and ranges.",
+        discussion: """
+            Without --source: the source named by COREMOTION_SOURCE, every IIO and evdev motion device under \
+            the sysfs and device roots (usable or not, with the reason and the fix), and the simulator.
+            """
     )
 
     @OptionGroup var sourceOptions: SourceOptions
 
     func run() async throws {
-        var sources: [any SensorSource] = []
-        if sourceOptions.source != nil {
-            sources.append(try sourceOptions.resolve())
-        } else {
-            if let env = ProcessInfo.processInfo.environment["COREMOTION_SOURCE"], !env.isEmpty {
-                sources.append(try sourceOptions.resolve(defaultSpec: env))
-            }
-            sources.append(SimulatedDevice(scenario: .handheld))
+        var blocks: [String] = []
+        if sourceOptions.spec() != nil {
+            blocks.append(Self.describe(try sourceOptions.resolve().info))
         }
-        print(sources.map { Self.describe($0.info) }.joined(separator: "\n\n"))
+        if sourceOptions.source == nil {
+            let roots = sourceOptions.roots
+            let reports = LinuxSensorDiscovery.discover(sysfsRoot: roots.sysfsRoot, devRoot: roots.devRoot)
+            if reports.isEmpty {
+                blocks.append("no IIO or evdev motion device under \(roots.sysfsRoot) and \(roots.devRoot)")
+            }
+            for report in reports {
+                if let source = report.source {
+                    var info = source.info
+                    info.details = report.description.filter { $0.0 == "status" } + info.details
+                    blocks.append(Self.describe(info))
+                } else {
+                    blocks.append(([report.identifier + "  " + report.name] + report.description.dropFirst(2).map { "  \($0.0): \($0.1)" }).joined(separator: "\n"))
+                }
+            }
+            blocks.append(Self.describe(SimulatedDevice(scenario: .handheld).info))
+        }
+        print(blocks.joined(separator: "\n\n"))
     }
 
     /// The listing of one source: a title line, one line per sensor, then its details.

@@ -7,24 +7,34 @@ struct SourceOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Where motion comes from: sim, sim:SCENARIO (still, handheld, rotate, walk, shake), or replay:PATH.",
+            "Where motion comes from: sim, sim:SCENARIO (still, handheld, rotate, walk, shake), replay:PATH, iio, iio:NAME, evdev, or evdev:/dev/input/eventN.",
             discussion: "Without it: COREMOTION_SOURCE when set, otherwise the first motion hardware found.",
             valueName: "src"
         )
     )
     var source: String?
 
-    /// The source named, or the default one; throws a one-line `ValidationError` when there is none.
+    @OptionGroup var roots: LinuxRootOptions
+
+    /// The spec in force: `--source`, else `COREMOTION_SOURCE`, else `defaultSpec`.
+    func spec(default defaultSpec: String? = nil) -> String? {
+        source ?? ProcessInfo.processInfo.environment["COREMOTION_SOURCE"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultSpec
+    }
+
+    /// The source named (`--source`, `COREMOTION_SOURCE`, `defaultSpec`), else the first motion
+    /// hardware under the roots; throws a one-line ``CLIError`` when there is none.
     func resolve(defaultSpec: String? = nil) throws -> any SensorSource {
-        if let spec = source ?? defaultSpec {
-            do {
-                return try CMMotionManager.source(named: spec)
-            } catch {
-                throw CLIError(String(describing: error))
+        do {
+            if let spec = spec(default: defaultSpec) {
+                return try CMMotionManager.linuxSource(named: spec, sysfsRoot: roots.sysfsRoot, devRoot: roots.devRoot)
             }
+        } catch {
+            throw CLIError(String(describing: error))
         }
-        if let source = CMMotionManager().source { return source }
-        throw CLIError("no motion source: pass --source (for example --source sim:handheld) or set COREMOTION_SOURCE")
+        if let first = CMMotionManager.firstLinuxSource(sysfsRoot: roots.sysfsRoot, devRoot: roots.devRoot) {
+            return first
+        }
+        throw CLIError("no motion sensor found under \(roots.sysfsRoot) or \(roots.devRoot): pass --source (for example --source sim:handheld) or set COREMOTION_SOURCE")
     }
 }
 

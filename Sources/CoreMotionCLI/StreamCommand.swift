@@ -86,6 +86,7 @@ struct StreamCommand: AsyncParsableCommand {
         manager.location = location?.location
         let writer = try LineWriter(path: output)
         let format = format
+        let interval = interval
         let deadline = duration.map { ProcessInfo.processInfo.systemUptime + $0 }
 
         do {

@@ -70,13 +70,16 @@ public struct Quaternion: Hashable, Sendable {
     /// The quaternion scaled to unit length; the identity when the norm is zero or not finite.
     @inlinable
     public var normalized: Quaternion {
+        @inline(__always) get {
         let n = length
         guard n > 0, n.isFinite else { return .identity }
-        return Quaternion(w: w / n, x: x / n, y: y / n, z: z / n)
+        let k = 1 / n
+        return Quaternion(w: w * k, x: x * k, y: y * k, z: z * k)
+        }
     }
 
     /// Hamilton product `a ⊗ b`: the rotation `b` followed by `a`.
-    @inlinable
+    @inlinable @inline(__always)
     public static func * (a: Quaternion, b: Quaternion) -> Quaternion {
         Quaternion(
             w: a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
@@ -87,7 +90,7 @@ public struct Quaternion: Hashable, Sendable {
     }
 
     /// Rotates `v` by this unit quaternion: `q ⊗ (0, v) ⊗ q*`, i.e. device frame → reference frame.
-    @inlinable
+    @inlinable @inline(__always)
     public func rotate(_ v: Vector3) -> Vector3 {
         // v' = v + 2w(u × v) + 2u × (u × v), with u the vector part.
         let u = vector

@@ -4,8 +4,9 @@ import MotionSources
 
 /// Turns source specifications such as `sim:handheld` into sources, and picks the default one.
 enum SourceSelection {
-    /// The process's default source: `COREMOTION_SOURCE` when set, else `nil` (no motion hardware
-    /// discovery is wired yet). Resolved once, on first use.
+    /// The process's default source: `COREMOTION_SOURCE` when set, else the first motion hardware
+    /// found (IIO, then evdev, under `COREMOTION_SYSFS_ROOT` and `COREMOTION_DEV_ROOT` when set),
+    /// else `nil`. Resolved once, on first use.
     static let defaultSource: (any SensorSource)? = {
         let env = ProcessInfo.processInfo.environment
         if let spec = env["COREMOTION_SOURCE"], !spec.isEmpty {
@@ -16,7 +17,7 @@ enum SourceSelection {
                 return nil
             }
         }
-        return nil
+        return CMMotionManager.firstLinuxSource()
     }()
 }
 
@@ -27,6 +28,7 @@ extension CMMotionManager {
     /// |---|---|
     /// | `sim`, `sim:SCENARIO`, `sim:SCENARIO:SEED` | the simulated device in real time; scenarios `still`, `handheld` (default), `rotate`, `walk`, `shake`; seed default 1 |
     /// | `replay:PATH` | a recording written by `coremotion stream`, played in real time |
+    /// | `iio`, `iio:NAME`, `evdev`, `evdev:/dev/input/eventN` | Linux hardware, under `COREMOTION_SYSFS_ROOT` / `COREMOTION_DEV_ROOT` when set (see ``linuxSource(named:sysfsRoot:devRoot:)`` for other roots) |
     ///
     /// - Throws: ``SourceError`` for an unknown spec or a source that cannot be opened.
     public static func source(named spec: String) throws(SourceError) -> any SensorSource {
@@ -43,8 +45,10 @@ extension CMMotionManager {
                 throw SourceError(.unavailable, "replay needs a file: replay:PATH")
             }
             return try ReplaySource(path: path)
+        case "iio", "evdev":
+            return try linuxSource(named: spec)
         default:
-            throw SourceError(.unavailable, "unknown source '\(spec)'; expected sim, sim:SCENARIO or replay:PATH")
+            throw SourceError(.unavailable, "unknown source '\(spec)'; expected sim[:SCENARIO], replay:PATH, iio[:NAME] or evdev[:PATH]")
         }
     }
 }

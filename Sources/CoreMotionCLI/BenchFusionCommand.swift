@@ -1,0 +1,36 @@
+import ArgumentParser
+import Foundation
+import MotionBenchmarks
+
+/// `coremotion bench fusion`: single-thread throughput of the fusion filter.
+public struct BenchFusionCommand: ParsableCommand {
+    /// The command's name, help and discussion.
+    public static let configuration = CommandConfiguration(
+        commandName: "fusion",
+        abstract: "Measure the fusion filter's throughput (samples per second, 6D and 9D, one thread).",
+        discussion: "Build with -c release for meaningful numbers."
+    )
+
+    @Flag(help: "Print JSON (keys samples_per_second_9d, samples_per_second_6d).")
+    var json = false
+
+    @Option(help: "Samples per run.")
+    var samples = 1_000_000
+
+    /// Creates the command with default options (ArgumentParser fills them in).
+    public init() {}
+
+    /// Runs the command. Errors are reported by ArgumentParser.
+    public func run() throws {
+        guard samples > 0 else { throw ValidationError("--samples must be positive") }
+        let r = FusionThroughput.measure(count: samples)
+        if json {
+            let enc = JSONEncoder()
+            enc.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try enc.encode(r), as: UTF8.self))
+        } else {
+            print(String(format: "9D: %.2f M samples/s\n6D: %.2f M samples/s",
+                         r.samplesPerSecond9D / 1e6, r.samplesPerSecond6D / 1e6))
+        }
+    }
+}

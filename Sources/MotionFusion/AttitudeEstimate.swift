@@ -1,0 +1,57 @@
+/// Everything ``AttitudeFilter`` estimates after its latest sample, in Core Motion's conventions.
+///
+/// Frames: the attitude maps device → reference, reference z up. In 9D (magnetometer in use and
+/// initialised) the reference is magnetic north–west–up (Core Motion's `xMagneticNorthZVertical`);
+/// otherwise x is an arbitrary horizontal direction fixed at start (`xArbitraryZVertical`).
+/// Values only; safe from any thread.
+public struct AttitudeEstimate: Sendable, Hashable {
+    /// Attitude device → reference (see the type's discussion for the reference frame).
+    public var quaternion: Quaternion
+    /// Attitude device → arbitrary z-up frame fixed at start, never using the magnetometer.
+    public var quaternion6D: Quaternion
+    /// Attitude device → the arbitrary frame whose drift the magnetometer corrects
+    /// (`xArbitraryCorrectedZVertical`): equal to ``quaternion6D`` at the first magnetometer sample.
+    public var quaternionArbitraryCorrected: Quaternion
+    /// Whether ``quaternion`` is referenced to magnetic north.
+    public var isMagneticNorthReferenced: Bool
+    /// Gravity in the device frame, g: `Rᵀ · (0, 0, −1)`.
+    public var gravity: Vector3
+    /// Accelerometer minus gravity, device frame, g (Core Motion sign).
+    public var userAcceleration: Vector3
+    /// Gyroscope minus its estimated bias, device frame, rad/s.
+    public var rotationRate: Vector3
+    /// Estimated gyroscope bias, device frame, rad/s.
+    public var gyroBias: Vector3
+    /// Calibrated magnetic field, device frame, µT (raw while uncalibrated).
+    public var magneticField: Vector3
+    /// Accuracy of ``magneticField``'s calibration.
+    public var magneticFieldAccuracy: MagneticCalibrationAccuracy
+    /// Whether the magnetometer currently sees a disturbed field (its heading corrections are suspended).
+    public var isMagneticallyDisturbed: Bool
+    /// Whether rest is detected.
+    public var isAtRest: Bool
+
+    /// Heading of the device's y axis (its top edge) in degrees clockwise from the reference x axis, in
+    /// [0, 360). With ``isMagneticNorthReferenced`` this is the magnetic heading.
+    public var heading: Double {
+        let r = quaternion.rotate(Vector3(0, 1, 0))
+        // Reference frame is x forward (north), y left (west): east = −y.
+        var h = _atan2(-r.y, r.x) * 180 / Double.pi
+        if h < 0 { h += 360 }
+        if h >= 360 { h -= 360 }
+        return h
+    }
+
+    /// Core Motion's roll, pitch and yaw of ``quaternion``, radians.
+    public var eulerAngles: EulerAngles { quaternion.eulerAngles }
+
+    /// Attitude device → ENU (x east, y north, z up), the convention of the BROAD benchmark:
+    /// `q_ENU = q_z(+90°) ⊗ q_NWU`.
+    public var quaternionENU: Quaternion { Quaternion.aboutZ(Double.pi / 2) * quaternion }
+
+    /// Attitude device → true north–west–up given the magnetic declination (radians, positive east):
+    /// `q_TN = q_z(−declination) ⊗ q_magnetic`.
+    public func quaternionTrueNorth(declination: Double) -> Quaternion {
+        Quaternion.aboutZ(-declination) * quaternion
+    }
+}

@@ -1,0 +1,123 @@
+extension AttitudeFilter {
+    /// Corrects the inclination with one accelerometer sample.
+    /// - Parameters:
+    ///   - acceleration: g, Core Motion sign (face up at rest: z ≈ −1), device frame.
+    ///   - dt: time since the previous accelerometer sample, seconds.
+    public mutating func updateAccelerometer(_ acceleration: Vector3, dt: Double) {
+        guard acceleration.isFinite, let dt = validTimeStep(dt) else {
+            state.skippedSamples += 1
+            return
+        }
+        let specificForce = -acceleration
+        guard specificForce.lengthSquared > 1e-12 else {
+            // A zero vector carries no direction (free fall or a dead sensor): keep the sample for user
+            // acceleration but correct nothing.
+            state.lastAcceleration = acceleration
+            return
+        }
+        Self.refresh(&accelerometerCoefficients, parameters, dt)
+        let c = accelerometerCoefficients
+        state.lastAcceleration = acceleration
+
+        updateRestDetection(specificForce, dt: dt, c)
+        let deviation = abs(specificForce.length - 1)
+        state.accelerationDisturbance = max(deviation, state.accelerationDisturbance * c.accelerationDisturbanceDecay)
+
+        let forceI = state.gyroQuaternion.rotate(specificForce)
+        if !state.accelerometerInitialized {
+            state.accelerationLowPass = LowPassVector3(steadyAt: forceI, c.acceleration)
+            state.accelerometerInitialized = true
+            state.accelerationInitialCount = 1
+            state.accelerationInitialTime = dt
+            state.inclinationQuaternion = .identity
+            _ = applyInclinationCorrection(forceI)
+            let (r0, r1) = horizontalRows(state.inclinationQuaternion * state.gyroQuaternion)
+            state.rotationRow0LowPass = LowPassVector3(steadyAt: r0, c.acceleration)
+            state.rotationRow1LowPass = LowPassVector3(steadyAt: r1, c.acceleration)
+            state.rotatedBiasLowPass = LowPassVector3(steadyAt: Vector3(r0.dot(state.bias), r1.dot(state.bias), 0), c.acceleration)
+            return
+        }
+        let lp: Vector3
+        if state.accelerationInitialTime < parameters.accelerometerTimeConstant {
+            // Start-up: the filter output is the plain mean of the samples so far, so that a first sample
+            // taken during a linear acceleration does not set the inclination for several time constants.
+            state.accelerationInitialTime += dt
+            state.accelerationInitialCount += 1
+            let mean = state.accelerationLowPass.value
+            lp = mean + (forceI - mean) * (1 / state.accelerationInitialCount)
+            state.accelerationLowPass = LowPassVector3(steadyAt: lp, c.acceleration)
+        } else {
+            lp = state.accelerationLowPass.filter(forceI, c.acceleration)
+        }
+        let correction = applyInclinationCorrection(lp)
+
+        // Corrections during the start-up averaging reflect the initial inclination, not the bias.
+        let settled = state.accelerationInitialTime >= parameters.accelerometerTimeConstant
+        if parameters.estimatesBiasInMotion && !state.isAtRest && settled {
+            updateBiasInMotion(correction: correction, dt: dt, c)
+        } else {
+            // Keep the measurement-model filters running so they are in step when motion resumes.
+            let (r0, r1) = horizontalRows(state.inclinationQuaternion * state.gyroQuaternion)
+            state.rotationRow0LowPass.filter(r0, c.acceleration)
+            state.rotationRow1LowPass.filter(r1, c.acceleration)
+            state.rotatedBiasLowPass.filter(Vector3(r0.dot(state.bias), r1.dot(state.bias), 0), c.acceleration)
+        }
+        if parameters.estimatesBiasAtRest && state.isAtRest {
+            updateBiasAtRest(c)
+        }
+    }
+
+    /// Rotates the inclination so that `forceI` (I frame) maps to vertical; returns the correction as a
+    /// rotation vector in E6 (radians, horizontal).
+    @inline(__always)
+    mutating func applyInclinationCorrection(_ forceI: Vector3) -> Vector3 {
+        let v = state.inclinationQuaternion.rotate(forceI)
+        let n2 = v.lengthSquared
+        guard n2 > 0, n2.isFinite else { return .zero }
+        let a = v * (1 / n2.squareRoot())
+        // Shortest rotation taking a to (0, 0, 1): axis a × z = (a_y, −a_x, 0), half-angle cosine
+        // w = √((1 + a_z)/2), vector part (a_y, −a_x, 0) / (2w).
+        let w2 = (1 + a.z) / 2
+        let corr: Quaternion
+        let rotvec: Vector3
+        if w2 > 1e-12 {
+            let w = w2.squareRoot()
+            let inv2w = 0.5 / w
+            corr = Quaternion(w: w, x: a.y * inv2w, y: -a.x * inv2w, z: 0)
+            // Rotation vector: angle·axis with angle = 2 asin(s), s = sin(angle/2) = |vector part|.
+            let s2 = max(0, 1 - w2)
+            let factor: Double
+            if s2 < 0.01 {
+                // 2 asin(s)/s = 2 (1 + s²/6 + 3s⁴/40 + 5s⁶/112 + …), error < 1e-9 for s < 0.1.
+                factor = 2 * (1 + s2 / 6 + 3 * s2 * s2 / 40 + 5 * s2 * s2 * s2 / 112)
+            } else {
+                let s = s2.squareRoot()
+                factor = 2 * fastAtan2(s, w) / s
+            }
+            rotvec = Vector3(corr.x, corr.y, 0) * factor
+        } else {
+            corr = Quaternion(w: 0, x: 1, y: 0, z: 0)
+            rotvec = Vector3(Double.pi, 0, 0)
+        }
+        state.inclinationQuaternion = renormalized(corr * state.inclinationQuaternion)
+        return rotvec
+    }
+
+    @inline(__always)
+    mutating func updateRestDetection(_ force: Vector3, dt: Double, _ c: AttitudeFilterCoefficients) {
+        if !state.restAccelerationInitialized {
+            state.restAccelerationLowPass = force
+            state.restAccelerationInitialized = true
+        }
+        let lp = state.restAccelerationLowPass + (force - state.restAccelerationLowPass) * c.restGain
+        state.restAccelerationLowPass = lp
+        let th = parameters.restAccelerometerThreshold
+        if state.gyroQuiet && (force - lp).lengthSquared < th * th {
+            state.restTime += dt
+            state.isAtRest = state.restTime >= parameters.restMinimumTime
+        } else {
+            state.restTime = 0
+            state.isAtRest = false
+        }
+    }
+}

@@ -1,0 +1,84 @@
+extension AttitudeFilter {
+    /// In-motion bias update from one inclination correction.
+    ///
+    /// A bias error `e` (device frame) rotates the almost-inertial frame at `R e` (R: device → E6), which
+    /// the low-pass filtered inclination correction tracks with the filter's lag. The correction rate
+    /// `δ/dt` therefore measures `−LP[R e] = −LP[R] b_true + LP[R b̂]`, so `y = −δ/dt + LP[R b̂]` is a
+    /// linear measurement `LP[R] b_true` of the bias; only its horizontal rows are observable.
+    @inline(__always)
+    mutating func updateBiasInMotion(correction: Vector3, dt: Double, _ c: AttitudeFilterCoefficients) {
+        let (r0, r1) = horizontalRows(state.inclinationQuaternion * state.gyroQuaternion)
+        let h0 = state.rotationRow0LowPass.filter(r0, c.acceleration)
+        let h1 = state.rotationRow1LowPass.filter(r1, c.acceleration)
+        let rb = state.rotatedBiasLowPass.filter(Vector3(r0.dot(state.bias), r1.dot(state.bias), 0), c.acceleration)
+        // Average the corrections over biasMotionUpdateInterval and update once per interval.
+        state.biasCorrectionSum += correction
+        state.biasCorrectionTime += dt
+        guard state.biasCorrectionTime >= parameters.biasMotionUpdateInterval else { return }
+        let total = state.biasCorrectionTime
+        let sum = state.biasCorrectionSum
+        state.biasCorrectionSum = .zero
+        state.biasCorrectionTime = 0
+        applyBiasProcessNoise()
+        let b = state.bias
+        let y0 = -sum.x / total + rb.x
+        let y1 = -sum.y / total + rb.y
+        let nu0 = y0 - h0.dot(b)
+        let nu1 = y1 - h1.dot(b)
+        let p = state.biasCovariance
+        let u0 = p * h0, u1 = p * h1
+        let d = state.accelerationDisturbance / max(parameters.biasMotionAccelerationScale, 1e-9)
+        let noise = c.biasMotionNoiseDensitySquared / total * (1 + d * d)
+        let s00 = h0.dot(u0) + noise
+        let s01 = h0.dot(u1)
+        let s11 = h1.dot(u1) + noise
+        let det = s00 * s11 - s01 * s01
+        guard det > 0, det.isFinite else { return }
+        let inv = 1 / det
+        let k0 = (u0 * s11 - u1 * s01) * inv
+        let k1 = (u1 * s00 - u0 * s01) * inv
+        let newBias = b + k0 * nu0 + k1 * nu1
+        let newP = p - outer(k0, u0) - outer(k1, u1)
+        commitBias(newBias, newP)
+    }
+
+    /// At-rest bias update: the low-pass filtered gyro measures the bias directly.
+    @inline(__always)
+    mutating func updateBiasAtRest(_ c: AttitudeFilterCoefficients) {
+        applyBiasProcessNoise()
+        let y = state.restGyroLowPass
+        let p = state.biasCovariance
+        var s = p
+        s.r0.x += c.biasRestNoise
+        s.r1.y += c.biasRestNoise
+        s.r2.z += c.biasRestNoise
+        guard let sInv = s.inverse else { return }
+        let k = p * sInv
+        let newBias = state.bias + k * (y - state.bias)
+        let newP = p - k * p
+        commitBias(newBias, newP)
+    }
+
+    @inline(__always)
+    mutating func commitBias(_ b: Vector3, _ p: Matrix3) {
+        guard b.isFinite, p.diagonalVector.isFinite else { return }
+        let clip = parameters.biasClip * Double.pi / 180
+        state.bias = Vector3(max(-clip, min(clip, b.x)), max(-clip, min(clip, b.y)), max(-clip, min(clip, b.z)))
+        // Keep the covariance symmetric.
+        let sym = (p + p.transposed) * 0.5
+        state.biasCovariance = clampCovariance(sym)
+    }
+}
+
+/// The first two rows of the rotation matrix of `q` (the rows mapping to the horizontal x and y axes).
+@inline(__always)
+func horizontalRows(_ q: Quaternion) -> (Vector3, Vector3) {
+    let (w, x, y, z) = (q.w, q.x, q.y, q.z)
+    return (Vector3(1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)),
+            Vector3(2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)))
+}
+
+@inline(__always)
+func outer(_ a: Vector3, _ b: Vector3) -> Matrix3 {
+    Matrix3(rows: b * a.x, b * a.y, b * a.z)
+}

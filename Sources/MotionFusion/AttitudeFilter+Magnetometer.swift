@@ -1,0 +1,185 @@
+extension AttitudeFilter {
+    /// Calibrates, checks and (in 9D) fuses one magnetometer sample into the heading.
+    /// - Parameters:
+    ///   - field: raw magnetic field, µT, device frame.
+    ///   - dt: time since the previous magnetometer sample, seconds.
+    public mutating func updateMagnetometer(_ field: Vector3, dt: Double) {
+        guard field.isFinite, let dt = validTimeStep(dt) else {
+            state.skippedSamples += 1
+            return
+        }
+        state.lastMagneticField = field
+        state.hasMagneticField = true
+        if parameters.calibratesMagnetometer {
+            // Offer samples to the calibration at most every magneticCalibrationInterval: nearby samples
+            // add no new directions.
+            state.calibrationTime += dt
+            if state.calibrationTime >= parameters.magneticCalibrationInterval {
+                state.calibrationTime = 0
+                state.calibrator.add(field)
+            }
+        }
+        guard usesMagnetometer, state.accelerometerInitialized else { return }
+        let calibrated = state.calibrator.accuracy >= parameters.minimumAccuracyForCalibratedHeading
+        let m = calibrated ? state.calibrator.calibrate(field) : field
+        let norm = m.length
+        guard norm > 1e-9 else { return }
+        Self.refresh(&magnetometerCoefficients, parameters, dt)
+        let c = magnetometerCoefficients
+
+        let q6 = state.inclinationQuaternion * state.gyroQuaternion
+        let mE = q6.rotate(m)
+        let dip = fastAsin(mE.z / norm)
+        // Heading offset that puts the horizontal field on +x (magnetic north).
+        let target = -fastAtan2(mE.y, mE.x)
+
+        if !state.magnetometerInitialized {
+            state.magnetometerInitialized = true
+            state.headingOffset = target
+            state.initialHeadingOffset = target
+            state.magneticReferenceNorm = norm
+            state.magneticReferenceDip = dip
+            state.magneticCandidateNorm = norm
+            state.magneticCandidateDip = dip
+            state.magnetometerInitialCount = 1
+            state.magnetometerInitialTime = dt
+            return
+        }
+
+        // A switch from the raw to the calibrated field changes norm and dip: the disturbance logic
+        // treats it as a new field and adopts it once it proves consistent during motion, which keeps
+        // a still-settling calibration from steering the heading at once.
+        state.usesCalibratedField = calibrated
+
+        if state.magnetometerInitialTime < parameters.magnetometerInitialTime {
+            // Initial averaging: plain mean of the first samples.
+            state.magnetometerInitialTime += dt
+            state.magnetometerInitialCount += 1
+            let k = 1 / state.magnetometerInitialCount
+            state.headingOffset = wrapAngle(state.headingOffset + k * wrapAngle(target - state.headingOffset))
+            state.magneticReferenceNorm += k * (norm - state.magneticReferenceNorm)
+            state.magneticReferenceDip += k * (dip - state.magneticReferenceDip)
+            state.magneticCandidateNorm = state.magneticReferenceNorm
+            state.magneticCandidateDip = state.magneticReferenceDip
+            return
+        }
+
+        let dipTh = parameters.magneticDipThreshold * Double.pi / 180
+        let undisturbed = abs(norm - state.magneticReferenceNorm) < parameters.magneticNormThreshold * state.magneticReferenceNorm
+            && abs(dip - state.magneticReferenceDip) < dipTh
+        var gain = 0.0
+        if undisturbed {
+            state.magneticUndisturbedTime += dt
+            state.magneticRejectionTime = 0
+            state.magneticDisturbance = false
+            if state.magneticUndisturbedTime >= parameters.magneticMinimumUndisturbedTime {
+                gain = c.magnetometerGain
+                state.magneticReferenceConfirmed = true
+                state.magneticReferenceNorm += c.magneticReferenceGain * (norm - state.magneticReferenceNorm)
+                state.magneticReferenceDip += c.magneticReferenceGain * (dip - state.magneticReferenceDip)
+            }
+            state.magneticCandidateNorm = state.magneticReferenceNorm
+            state.magneticCandidateDip = state.magneticReferenceDip
+            state.magneticCandidateTime = 0
+        } else {
+            state.magneticUndisturbedTime = 0
+            state.magneticRejectionTime += dt
+            state.magneticDisturbance = true
+            if state.magneticRejectionTime > parameters.magneticMaximumRejectionTime {
+                gain = c.magnetometerGain / max(parameters.magneticRejectionFactor, 1)
+            }
+            // Track a candidate new field; adopt it once it has been consistent during motion for long enough.
+            let consistent = abs(norm - state.magneticCandidateNorm) < parameters.magneticNormThreshold * state.magneticCandidateNorm
+                && abs(dip - state.magneticCandidateDip) < dipTh
+            if consistent {
+                state.magneticCandidateNorm += c.magneticCandidateGain * (norm - state.magneticCandidateNorm)
+                state.magneticCandidateDip += c.magneticCandidateGain * (dip - state.magneticCandidateDip)
+                let minRate = parameters.magneticNewFieldMinimumRate * Double.pi / 180
+                if state.lastGyro.lengthSquared >= minRate * minRate {
+                    state.magneticCandidateTime += dt
+                }
+                let needed = state.magneticReferenceConfirmed ? parameters.magneticNewFieldTime : parameters.magneticNewFieldFirstTime
+                if state.magneticCandidateTime >= needed {
+                    state.magneticReferenceNorm = state.magneticCandidateNorm
+                    state.magneticReferenceDip = state.magneticCandidateDip
+                    state.magneticReferenceConfirmed = true
+                    state.magneticUndisturbedTime = parameters.magneticMinimumUndisturbedTime
+                    state.magneticRejectionTime = 0
+                    state.magneticCandidateTime = 0
+                    gain = c.magnetometerGain
+                }
+            } else {
+                state.magneticCandidateNorm = norm
+                state.magneticCandidateDip = dip
+                state.magneticCandidateTime = 0
+            }
+        }
+        var step = 0.0
+        if gain > 0 {
+            step = gain * wrapAngle(target - state.headingOffset)
+            state.headingOffset = wrapAngle(state.headingOffset + step)
+        }
+        if parameters.estimatesBiasFromHeading {
+            updateBiasFromHeading(q6, step: step, fullGain: gain == c.magnetometerGain, dt: dt, c)
+        }
+    }
+
+    /// Vertical bias estimation from heading corrections (9D only).
+    ///
+    /// The same reasoning as ``updateBiasInMotion(correction:dt:_:)`` about the vertical axis: a bias
+    /// error `e` turns E6 about vertical at `(R e)_z`, which the first-order heading loop follows with
+    /// its time constant, so `−Δψ/dt + LP₁[(R b̂)_z]` measures `LP₁[R]₂ · b`. Used only while the
+    /// field has been undisturbed for at least one heading time constant, so that the loop runs at
+    /// its nominal gain and the model holds.
+    @inline(__always)
+    mutating func updateBiasFromHeading(_ q: Quaternion, step: Double, fullGain: Bool, dt: Double,
+                                        _ c: AttitudeFilterCoefficients) {
+        let (w, x, y, z) = (q.w, q.x, q.y, q.z)
+        let row2 = Vector3(2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y))
+        let k = c.magnetometerGain
+        if !state.headingModelInitialized {
+            state.headingRowLowPass = row2
+            state.headingBiasLowPass = row2.dot(state.bias)
+            state.headingModelInitialized = true
+        }
+        state.headingRowLowPass += (row2 - state.headingRowLowPass) * k
+        state.headingBiasLowPass += (row2.dot(state.bias) - state.headingBiasLowPass) * k
+        let steady = fullGain && state.magneticUndisturbedTime >= parameters.magnetometerTimeConstant
+            && state.accelerationInitialTime >= parameters.accelerometerTimeConstant
+        guard steady, !state.isAtRest else {
+            state.headingCorrectionSum = 0
+            state.headingCorrectionTime = 0
+            return
+        }
+        state.headingCorrectionSum += step
+        state.headingCorrectionTime += dt
+        guard state.headingCorrectionTime >= parameters.biasMotionUpdateInterval else { return }
+        let total = state.headingCorrectionTime
+        let yv = -state.headingCorrectionSum / total + state.headingBiasLowPass
+        state.headingCorrectionSum = 0
+        state.headingCorrectionTime = 0
+        applyBiasProcessNoise()
+        let h = state.headingRowLowPass
+        let b = state.bias
+        let p = state.biasCovariance
+        let u = p * h
+        let deg = Double.pi / 180
+        let sigma = parameters.biasHeadingNoiseDensity * deg
+        let s = h.dot(u) + sigma * sigma / total
+        guard s > 0, s.isFinite else { return }
+        let gainVector = u * (1 / s)
+        commitBias(b + gainVector * (yv - h.dot(b)), p - outer(gainVector, u))
+    }
+}
+
+/// Wraps an angle to (−π, π], radians.
+@inline(__always)
+func wrapAngle(_ a: Double) -> Double {
+    var x = a
+    if x > Double.pi { x -= 2 * Double.pi } else if x <= -Double.pi { x += 2 * Double.pi }
+    if x > Double.pi || x <= -Double.pi {
+        x = x - 2 * Double.pi * (x / (2 * Double.pi)).rounded()
+    }
+    return x
+}
+

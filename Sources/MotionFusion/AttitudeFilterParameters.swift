@@ -1,0 +1,143 @@
+/// Tuning of ``AttitudeFilter``. Every field states its unit and default.
+///
+/// The defaults are one parameter set for all motions, tuned on the whole of the public BROAD trials
+/// (Laidig et al. 2021) with generalisation in mind; they need no change for typical phone or IMU data
+/// sampled between 50 Hz and 1 kHz. Values only; safe to share between threads.
+public struct AttitudeFilterParameters: Hashable, Sendable {
+    // MARK: Accelerometer (inclination) correction
+
+    /// Time constant of the low-pass filter applied to the specific force in the almost-inertial frame,
+    /// seconds. Larger values reject linear acceleration better but follow gyro drift more slowly.
+    /// Default 1.75 s.
+    public var accelerometerTimeConstant: Double = 1.75
+
+    // MARK: Magnetometer (heading) correction
+
+    /// Time constant of the first-order heading correction from the magnetometer, seconds. Default 9.0 s.
+    public var magnetometerTimeConstant: Double = 9.0
+
+    /// Duration over which the first magnetometer samples are averaged to set the initial heading,
+    /// seconds. Default 1.0 s.
+    public var magnetometerInitialTime: Double = 1.0
+
+    /// Relative deviation of the field norm from its reference above which the field counts as disturbed,
+    /// dimensionless. Default 0.1 (10 %).
+    public var magneticNormThreshold: Double = 0.1
+
+    /// Deviation of the dip angle from its reference above which the field counts as disturbed, degrees.
+    /// Default 10°.
+    public var magneticDipThreshold: Double = 10
+
+    /// Time the field must stay undisturbed before heading corrections resume, seconds. Default 0.5 s.
+    public var magneticMinimumUndisturbedTime: Double = 0.5
+
+    /// Time constant with which the reference norm and dip follow an undisturbed field, seconds.
+    /// Default 20 s.
+    public var magneticReferenceTimeConstant: Double = 20
+
+    /// Time a new, self-consistent field must persist (while the device moves) before it replaces the
+    /// reference, seconds. Default 20 s.
+    public var magneticNewFieldTime: Double = 20
+
+    /// Same as ``magneticNewFieldTime`` while no reference has been confirmed yet, seconds. Default 5 s.
+    public var magneticNewFieldFirstTime: Double = 5
+
+    /// Minimum rotation rate for a candidate field to count towards ``magneticNewFieldTime``, degrees per
+    /// second. Default 20 °/s.
+    public var magneticNewFieldMinimumRate: Double = 20
+
+    /// Longest time heading corrections are suspended during a disturbance; after it, corrections resume
+    /// with a gain reduced by ``magneticRejectionFactor``, seconds. Default 60 s.
+    public var magneticMaximumRejectionTime: Double = 60
+
+    /// Gain divisor for corrections in a disturbance that outlasted ``magneticMaximumRejectionTime``,
+    /// dimensionless. Default 2.
+    public var magneticRejectionFactor: Double = 2
+
+    // MARK: Gyroscope bias estimation
+
+    /// Initial standard deviation of the gyro bias, degrees per second. Default 0.5 °/s.
+    public var biasInitialSigma: Double = 0.5
+
+    /// Growth of the bias uncertainty: the standard deviation added per `biasForgettingTime`, °/s.
+    /// Default 0.1 °/s.
+    public var biasDriftSigma: Double = 0.1
+
+    /// Time over which ``biasDriftSigma`` accumulates, seconds. Default 100 s.
+    public var biasForgettingTime: Double = 100
+
+    /// Noise density of the in-motion bias measurement derived from inclination corrections,
+    /// °/s·√s. Default 0.1.
+    public var biasMotionNoiseDensity: Double = 0.1
+
+    /// Linear-acceleration level at which the in-motion bias measurement noise doubles, g. The noise
+    /// variance is scaled by `1 + (d / scale)²`, where `d` is the deviation of the accelerometer norm from
+    /// 1 g, held with a decay of ``accelerometerTimeConstant``: inclination corrections made during and
+    /// just after strong linear accelerations say little about the bias. Default 0.3 g.
+    public var biasMotionAccelerationScale: Double = 0.3
+
+    /// Interval over which inclination corrections are averaged into one in-motion bias measurement,
+    /// seconds. Default 0.02 s.
+    public var biasMotionUpdateInterval: Double = 0.02
+
+    /// Noise density of the at-rest bias measurement (low-pass filtered gyro), °/s·√s. Default 0.03.
+    public var biasRestNoiseDensity: Double = 0.03
+
+    /// Largest bias magnitude per axis the estimator may report, °/s. Default 2 °/s.
+    public var biasClip: Double = 2
+
+    /// Enables bias estimation from inclination corrections during motion. Default `true`.
+    public var estimatesBiasInMotion: Bool = true
+
+    /// Enables (in 9D) estimation of the bias about vertical from the magnetometer's heading corrections.
+    /// Default `true`.
+    public var estimatesBiasFromHeading: Bool = true
+
+    /// Noise density of the bias measurement derived from heading corrections, °/s·√s. Default 0.3.
+    public var biasHeadingNoiseDensity: Double = 0.3
+
+    /// Enables bias estimation at rest. Default `true`.
+    public var estimatesBiasAtRest: Bool = true
+
+    // MARK: Rest detection
+
+    /// Time constant of the low-pass filters used by rest detection, seconds. Default 0.5 s.
+    public var restFilterTimeConstant: Double = 0.5
+
+    /// Largest deviation of the gyro from its low-pass value at rest, °/s. Default 2 °/s.
+    public var restGyroThreshold: Double = 2
+
+    /// Largest low-pass gyro magnitude at rest (the bias must stay below it), °/s. Default 3 °/s.
+    public var restGyroMagnitudeThreshold: Double = 3
+
+    /// Largest deviation of the accelerometer from its low-pass value at rest, g. Default 0.05 g.
+    public var restAccelerometerThreshold: Double = 0.05
+
+    /// Time the thresholds must hold before the device counts as at rest, seconds. Default 1.5 s.
+    public var restMinimumTime: Double = 1.5
+
+    // MARK: Magnetometer calibration
+
+    /// Enables online hard- and soft-iron calibration of the magnetometer. Default `true`.
+    public var calibratesMagnetometer: Bool = true
+
+    /// Shortest interval between samples offered to the online calibration, seconds. Default 0.02 s.
+    public var magneticCalibrationInterval: Double = 0.02
+
+    /// Calibration accuracy at which the calibrated field replaces the raw field for heading
+    /// corrections. Default ``MagneticCalibrationAccuracy/medium``.
+    public var minimumAccuracyForCalibratedHeading: MagneticCalibrationAccuracy = .medium
+
+    // MARK: Time steps
+
+    /// Time step assumed when none can be measured (first sample of a timestamped stream), seconds.
+    /// Default 0.01 s.
+    public var nominalTimeStep: Double = 0.01
+
+    /// Longest time step integrated as such; larger steps (gaps) are clamped to it, seconds.
+    /// Default 0.1 s.
+    public var maximumTimeStep: Double = 0.1
+
+    /// Creates the default parameters.
+    public init() {}
+}

@@ -1,0 +1,98 @@
+/// Offline (non-causal) attitude estimation for recordings: uses past and future samples.
+///
+/// Three passes of ``AttitudeFilter``: forward over the whole recording (to converge bias, magnetic
+/// reference and calibration), backward from that end state, and forward again from the backward pass's
+/// end state at the start. The backward and second forward estimates lag the truth in opposite
+/// directions, so their per-sample mean cancels the low-pass filters' lag to first order (the
+/// inclination); in 9D the heading is taken from the first forward pass. This is the
+/// two-filter smoother idea of D. C. Fraser and J. E. Potter, "The optimum linear smoother as a
+/// combination of two optimum linear filters", IEEE TAC 14(4), 1969, with equal weights.
+///
+/// Allocates its output arrays (not per sample); O(n) time. Not a real-time filter.
+public enum AttitudeSmoother {
+    /// The smoother's default tuning: ``AttitudeFilterParameters``' defaults with longer time constants,
+    /// since averaging the forward and backward passes cancels their lag: inclination time constant
+    /// 2.2 s (causal 1.75 s).
+    public static let defaultParameters: AttitudeFilterParameters = {
+        var p = AttitudeFilterParameters()
+        p.accelerometerTimeConstant = 2.2
+        return p
+    }()
+
+    /// Smooths a uniformly or non-uniformly sampled recording.
+    /// - Parameters:
+    ///   - gyro: rad/s per sample.
+    ///   - accelerometer: g per sample, Core Motion sign.
+    ///   - magnetometer: µT per sample, or `nil` for 6D.
+    ///   - timeStep: time step of sample `i` (since sample `i − 1`), seconds; `timeStep(0)` is used for the first.
+    ///   - parameters: filter tuning.
+    /// - Returns: attitude device → reference for each sample (magnetic north–west–up in 9D, an arbitrary
+    ///   z-up frame in 6D).
+    public static func smooth(
+        gyro: [Vector3], accelerometer: [Vector3], magnetometer: [Vector3]?,
+        parameters: AttitudeFilterParameters = AttitudeSmoother.defaultParameters,
+        timeStep: (Int) -> Double
+    ) -> [Quaternion] {
+        smoothWithBias(gyro: gyro, accelerometer: accelerometer, magnetometer: magnetometer,
+                       parameters: parameters, timeStep: timeStep).attitude
+    }
+
+    /// Like ``smooth(gyro:accelerometer:magnetometer:parameters:timeStep:)``, also returning the gyro bias
+    /// (rad/s, device frame) of the final forward pass for each sample.
+    public static func smoothWithBias(
+        gyro: [Vector3], accelerometer: [Vector3], magnetometer: [Vector3]?,
+        parameters: AttitudeFilterParameters = AttitudeSmoother.defaultParameters,
+        timeStep: (Int) -> Double
+    ) -> (attitude: [Quaternion], bias: [Vector3]) {
+        let n = min(gyro.count, accelerometer.count, magnetometer?.count ?? Int.max)
+        guard n > 0 else { return ([], []) }
+        var filter = AttitudeFilter(parameters: parameters, usesMagnetometer: magnetometer != nil)
+        func step(_ f: inout AttitudeFilter, _ i: Int, _ dt: Double) {
+            f.updateGyro(gyro[i], dt: dt)
+            f.updateAccelerometer(accelerometer[i], dt: dt)
+            if let m = magnetometer { f.updateMagnetometer(m[i], dt: dt) }
+        }
+        // Pass 1: forward, to converge; its causal heading is kept for 9D.
+        var first = [Quaternion]()
+        if magnetometer != nil { first.reserveCapacity(n) }
+        for i in 0..<n {
+            step(&filter, i, timeStep(i))
+            if magnetometer != nil { first.append(filter.quaternion) }
+        }
+        // Pass 2: backward. The step from sample i+1 back to i spans timeStep(i+1).
+        filter.reverseTimeDirection()
+        var backward = [Quaternion](repeating: .identity, count: n)
+        for i in stride(from: n - 1, through: 0, by: -1) {
+            // The rate of sample i+1 spans the interval (i, i+1]: integrate it backwards to reach sample i.
+            if i < n - 1 { filter.updateGyro(-gyro[i + 1], dt: timeStep(i + 1)) }
+            filter.updateAccelerometer(accelerometer[i], dt: timeStep(min(i + 1, n - 1)))
+            if let m = magnetometer { filter.updateMagnetometer(m[i], dt: timeStep(min(i + 1, n - 1))) }
+            backward[i] = filter.quaternion
+        }
+        // Pass 3: forward from the start state found by the backward pass.
+        filter.reverseTimeDirection()
+        var out = [Quaternion](repeating: .identity, count: n)
+        var bias = [Vector3](repeating: .zero, count: n)
+        for i in 0..<n {
+            step(&filter, i, timeStep(i))
+            var a = filter.quaternion
+            bias[i] = filter.state.bias
+            let b = backward[i]
+            if a.w * b.w + a.x * b.x + a.y * b.y + a.z * b.z < 0 {
+                a = Quaternion(w: -a.w, x: -a.x, y: -a.y, z: -a.z)
+            }
+            let mean = Quaternion(w: a.w + b.w, x: a.x + b.x, y: a.y + b.y, z: a.z + b.z).normalized
+            if magnetometer != nil {
+                // Inclination from the mean, heading from the first (causal) forward pass: turn the mean
+                // about vertical by the heading difference (a rotation about z leaves the inclination
+                // unchanged). On BROAD the backward pass's magnetometer heading was less accurate than
+                // the forward one, so averaging headings did not pay.
+                let r = first[i] * mean.conjugate
+                out[i] = Quaternion.aboutZ(2 * _atan2(r.z, r.w)) * mean
+            } else {
+                out[i] = mean
+            }
+        }
+        return (out, bias)
+    }
+}

@@ -1,0 +1,149 @@
+/// Online hard- and soft-iron calibration of a magnetometer by recursive least squares.
+///
+/// Model: the raw field `m` lies on an axis-aligned ellipsoid
+/// `A x² + B y² + C z² + D x + E y + F z = 1` (coordinates scaled by ``scale``), whose centre is the
+/// hard-iron offset and whose semi-axes give a diagonal soft-iron correction mapping it to a sphere of
+/// the geometric-mean radius. This is the classic linear least-squares ellipsoid fit (e.g. Vasconcelos
+/// et al., "Geometric approach to strapdown magnetometer calibration in sensor frame", IEEE TAES 47(2),
+/// 2011; Renaudin et al., "Complete triaxis magnetometer calibration in the magnetic domain", J. Sensors
+/// 2010) solved recursively with exponential forgetting (Ljung & Söderström, *Theory and Practice of
+/// Recursive Identification*, 1983).
+///
+/// A sample enters the fit only when its direction differs from the previously accepted one by more
+/// than ``minimumAngleStep``: this spreads the data over orientations and keeps the cost low.
+/// No heap allocation. Values only; not thread-safe to mutate concurrently (use one per filter).
+public struct MagneticCalibrator: Sendable {
+    /// Smallest angle between accepted samples, radians. Default 0.1 rad (≈ 5.7°).
+    public var minimumAngleStep: Double = 0.1
+    /// Forgetting factor per accepted sample, dimensionless. Default 0.995.
+    public var forgettingFactor: Double = 0.995
+
+    /// Hard-iron offset, µT (subtracted from the raw field).
+    public private(set) var offset: Vector3 = .zero
+    /// Diagonal soft-iron gains applied after removing the offset, dimensionless.
+    public private(set) var gains: Vector3 = Vector3(1, 1, 1)
+    /// Radius of the fitted sphere after correction, µT (the local field strength as seen by the sensor).
+    public private(set) var fieldStrength: Double = 0
+    /// Current accuracy of the calibration.
+    public private(set) var accuracy: MagneticCalibrationAccuracy = .uncalibrated
+    /// Number of samples accepted into the fit.
+    public private(set) var acceptedSamples: Int = 0
+
+    /// Coordinate scale, µT: the norm of the first sample.
+    public private(set) var scale: Double = 0
+    private var theta: InlineArray<6, Double> = [0, 0, 0, 0, 0, 0]
+    private var p: InlineArray<36, Double> = .init(repeating: 0)
+    private var lastAccepted: Vector3 = .zero
+    private var lastAcceptedLength: Double = 0
+    private var cosStep: (step: Double, cos: Double) = (0, 1)
+    private var octants: UInt8 = 0
+    private var residual: Double = 1
+
+    /// Creates an empty calibrator.
+    public init() {}
+
+    /// Applies the current calibration to a raw field, µT → µT.
+    @inlinable
+    public func calibrate(_ raw: Vector3) -> Vector3 {
+        let d = raw - offset
+        return Vector3(d.x * gains.x, d.y * gains.y, d.z * gains.z)
+    }
+
+    /// Offers one raw sample (µT). Non-finite or zero samples are ignored.
+    public mutating func add(_ m: Vector3) {
+        let n = m.length
+        guard n.isFinite, n > 1e-6 else { return }
+        if scale == 0 {
+            scale = n
+            for i in 0..<36 { p[i] = 0 }
+            for i in 0..<6 { p[i * 7] = 100 }
+            theta = [1, 1, 1, 0, 0, 0]
+        }
+        if acceptedSamples > 0 {
+            // Compare cosines without a division: accept when m·last ≤ cos(step)·|m|·|last|.
+            if cosStep.step != minimumAngleStep { cosStep = (minimumAngleStep, _cos(minimumAngleStep)) }
+            if m.dot(lastAccepted) > cosStep.cos * n * lastAcceptedLength { return }
+        }
+        lastAccepted = m
+        lastAcceptedLength = n
+        acceptedSamples += 1
+        let s = m / scale
+        let phi: InlineArray<6, Double> = [s.x * s.x, s.y * s.y, s.z * s.z, s.x, s.y, s.z]
+        // RLS update: k = P φ / (λ + φᵀ P φ); θ += k (1 − φᵀθ); P = (P − k φᵀ P) / λ.
+        var pphi: InlineArray<6, Double> = .init(repeating: 0)
+        var denom = forgettingFactor
+        var prediction = 0.0
+        for i in 0..<6 {
+            var acc = 0.0
+            for j in 0..<6 { acc += p[i * 6 + j] * phi[j] }
+            pphi[i] = acc
+            denom += phi[i] * acc
+            prediction += phi[i] * theta[i]
+        }
+        guard denom.isFinite, denom > 1e-12 else { return }
+        let err = 1 - prediction
+        for i in 0..<6 { theta[i] += pphi[i] / denom * err }
+        let inv = 1 / forgettingFactor
+        for i in 0..<6 {
+            for j in 0..<6 {
+                p[i * 6 + j] = (p[i * 6 + j] - pphi[i] * pphi[j] / denom) * inv
+            }
+        }
+        residual += 0.05 * (err * err - residual)
+        solve()
+        if accuracy >= .low {
+            let d = calibrate(m)
+            octants |= UInt8(1) << UInt8((d.x > 0 ? 1 : 0) | (d.y > 0 ? 2 : 0) | (d.z > 0 ? 4 : 0))
+        }
+        grade()
+    }
+
+    private mutating func solve() {
+        let a = theta[0], b = theta[1], c = theta[2]
+        guard a > 0, b > 0, c > 0 else {
+            accuracy = .uncalibrated
+            return
+        }
+        let cx = -theta[3] / (2 * a), cy = -theta[4] / (2 * b), cz = -theta[5] / (2 * c)
+        let g = 1 + a * cx * cx + b * cy * cy + c * cz * cz
+        guard g > 0 else {
+            accuracy = .uncalibrated
+            return
+        }
+        let rx = (g / a).squareRoot(), ry = (g / b).squareRoot(), rz = (g / c).squareRoot()
+        let r = _cbrt(rx * ry * rz)
+        let newOffset = Vector3(cx, cy, cz) * scale
+        let newGains = Vector3(r / rx, r / ry, r / rz)
+        guard newOffset.isFinite, newGains.isFinite, r.isFinite else { return }
+        offset = newOffset
+        gains = newGains
+        fieldStrength = r * scale
+        if accuracy == .uncalibrated { accuracy = .low }
+    }
+
+    private mutating func grade() {
+        guard accuracy >= .low else { return }
+        let covered = octants.nonzeroBitCount
+        let rms = residual.squareRoot()
+        let anisotropy = max(gains.x, gains.y, gains.z) / min(gains.x, gains.y, gains.z)
+        if acceptedSamples >= 150, covered >= 8, rms < 0.02, anisotropy < 1.5 {
+            accuracy = .high
+        } else if acceptedSamples >= 60, covered >= 6, rms < 0.05, anisotropy < 2 {
+            accuracy = .medium
+        } else if acceptedSamples >= 20 {
+            accuracy = .low
+        } else {
+            accuracy = .uncalibrated
+        }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+@usableFromInline func _cbrt(_ x: Double) -> Double { cbrt(x) }
