@@ -61,6 +61,7 @@ public struct IIOBufferedCapture: Sendable {
     private var pending: [String: Bool] = [:]   // path → must succeed
     private var enabledAtNs: Int64?
     private var flushing = false
+    private var lastDelivered: [SensorKind: Double] = [:]
     private let enablePath: String
 
     /// Prepares a capture.
@@ -179,7 +180,15 @@ public struct IIOBufferedCapture: Sendable {
             let cutoff = enabledAtNs.map { Double($0) / 1e9 - 0.001 } ?? -Double.infinity
             // Later, a stamp more than 10 s ahead of now cannot be right either (another clock's).
             let ceiling = flushing ? arrival + 1 : arrival + 10
-            let samples = out.map(\.sample).filter { $0.timestamp >= cutoff && $0.timestamp <= ceiling }
+            var samples: [RawSample] = []
+            samples.reserveCapacity(out.count)
+            for o in out where o.sample.timestamp >= cutoff && o.sample.timestamp <= ceiling {
+                // The contract is timestamp order per sensor: a scan stamped at or before the
+                // previous one (a clock step, a glitch) is dropped, never delivered out of order.
+                if let last = lastDelivered[o.sample.sensor], o.sample.timestamp <= last { continue }
+                lastDelivered[o.sample.sensor] = o.sample.timestamp
+                samples.append(o.sample)
+            }
             if !samples.isEmpty { actions.append(.deliver(samples)) }
         }
         flushing = false

@@ -1,5 +1,15 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import MotionSources
 import MotionFusion
+
+func FileHandle_stderr(_ text: String) {
+    var t = text
+    t.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+}
 
 /// One running demand of an ``IIOSource``: its worker threads and the serialised sink.
 final class IIOSession: @unchecked Sendable {
@@ -127,6 +137,9 @@ final class IIOSession: @unchecked Sendable {
 
     // MARK: buffered
 
+    /// `COREMOTION_IIO_TRACE=1` prints every buffered-capture action to stderr (debugging aid).
+    static let trace: Bool = getenv("COREMOTION_IIO_TRACE").map { String(cString: $0) == "1" } ?? false
+
     /// Runs ``IIOBufferedCapture`` for one device on its own thread; falls back to polling when
     /// the buffer cannot be set up.
     func startBuffered(device: IIODeviceDescription, kinds: Set<SensorKind>, rate: Double, rates: [SensorKind: Double]) {
@@ -152,6 +165,15 @@ final class IIOSession: @unchecked Sendable {
                         if case .write(let p, let v) = a, p.hasSuffix("/enable"), v == "0" { try? fs.writeText(p, v) }
                     }
                     return
+                }
+                if Self.trace {
+                    let text: String
+                    switch action {
+                    case .deliver(let samples): text = "deliver \(samples.count) [\(samples.first.map { String($0.timestamp) } ?? "")…]"
+                    case .read(let n, let t): text = "read \(n) timeout \(t)"
+                    default: text = "\(action)"
+                    }
+                    FileHandle_stderr("coremotion iio trace \(LinuxClock.monotonic()): \(text)\n")
                 }
                 switch action {
                 case .write(let p, let v):

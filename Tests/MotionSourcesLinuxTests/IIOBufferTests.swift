@@ -238,3 +238,44 @@ func waitUntil(_ condition: () -> Bool) throws {
         usleep(2000)
     }
 }
+
+@Suite struct IIOBufferedCaptureMachineTests {
+    /// The state machine on its own: the actions it asks for, and what it makes of bytes.
+    @Test func actionsAndOrdering() throws {
+        let (fs, _) = try Fixtures.hidBufferTwin(clockWritable: true)
+        let options = LinuxDiscoveryOptions(sysfsRoot: "/sys", devRoot: "/dev", hwdb: SensorHwdb(parsing: ""), fileSystem: fs)
+        guard case .device(let d)? = IIODiscovery.scan(options).first else { Issue.record("no device"); return }
+        var m = IIOBufferedCapture(device: d, kinds: [.accelerometer], otherEnablePaths: [], triggerName: nil, clockWritable: true, rate: 30)
+        let start = m.start()
+        let dir = "/sys/bus/iio/devices/iio:device0"
+        #expect(start.first == .write(path: dir + "/buffer/enable", value: "0"))
+        #expect(start.last == .write(path: dir + "/buffer/enable", value: "1"))
+        #expect(start.contains(.write(path: dir + "/current_timestamp_clock", value: "monotonic")))
+        var next: [IIOBufferedCapture.Action] = []
+        for case .write(let p, _) in start { next += m.writeSucceeded(p, monotonicNow: 1_000_000_000) }
+        #expect(next == [.openDevice(path: "/dev/iio:device0")])
+        #expect(m.timestampClock == "monotonic")
+        #expect(m.deviceOpened().count == 1)
+        #expect(m.state == .streaming)
+        // Three scans stamped 2 s, 1.5 s (backwards: dropped) and 2.1 s.
+        var bytes: [UInt8] = []
+        for ts: Int64 in [2_000_000_000, 1_500_000_000, 2_100_000_000] {
+            var s = try Fixtures.bytes("iio/iio-sensor-proxy_orientation-normal.bin")
+            withUnsafeBytes(of: ts.littleEndian) { for k in 0..<8 { s[16 + k] = $0[k] } }
+            bytes += s
+        }
+        let acts = m.bytesRead(bytes, clockOffsetNs: 0, arrival: 2.2)
+        guard case .deliver(let samples)? = acts.first else { Issue.record("\(acts)"); return }
+        #expect(samples.map(\.timestamp) == [2.0, 2.1])
+        // A write refused for lack of permission falls back to polling, naming the file and the fix.
+        var m2 = IIOBufferedCapture(device: d, kinds: [.accelerometer], otherEnablePaths: [], triggerName: nil, clockWritable: false, rate: 30)
+        _ = m2.start()
+        let fb = m2.writeFailed(dir + "/buffer/enable", LinuxIOError(code: EACCES, path: dir + "/buffer/enable", operation: "open"))
+        guard case .fallBackToPolling(let reason)? = fb.first else { Issue.record("\(fb)"); return }
+        #expect(reason.contains("buffer/enable") && reason.contains("udev rule"))
+        // ENODEV while streaming: close and fail with deviceRemoved.
+        let gone = m.readFailed(LinuxIOError(code: ENODEV, path: "/dev/iio:device0", operation: "read"))
+        #expect(gone.first == .closeDevice)
+        if case .fail(let e)? = gone.last { #expect(e.kind == .deviceRemoved) } else { Issue.record("\(gone)") }
+    }
+}

@@ -20,7 +20,8 @@ import Foundation
     }
 
     /// A umockdev script whose reads return the 15 real scans, re-stamped on `CLOCK_MONOTONIC` from
-    /// `base` ns, 30 ms apart (escaping per umockdev's script-format.txt).
+    /// `base` ns, 30 ms apart. Escaping per umockdev's script-format.txt, as umockdev really reads it:
+    /// bytes below 32 as `^` + (b + 64), `^` as "^`", everything else (the space included) verbatim.
     static func script(base: Int64) throws -> Data {
         var bytes = try Fixtures.bytes("iio/iio-sensor-proxy_orientation-left-up.bin")
         for i in 0..<15 {
@@ -31,7 +32,7 @@ import Foundation
             out.append(contentsOf: Array((i == 0 ? "r 700 " : "r 30 ").utf8))
             for b in bytes[(i * 24)..<((i + 1) * 24)] {
                 if b == UInt8(ascii: "^") { out.append(contentsOf: [UInt8(ascii: "^"), UInt8(ascii: "`")]) }
-                else if b <= 32 { out.append(contentsOf: [UInt8(ascii: "^"), b + 64]) }
+                else if b < 32 { out.append(contentsOf: [UInt8(ascii: "^"), b + 64]) }
                 else { out.append(b) }
             }
             out.append(UInt8(ascii: "\n"))
@@ -58,7 +59,8 @@ import Foundation
         let device = dir.appendingPathComponent("accel.umockdev")
         let script = dir.appendingPathComponent("accel.script")
         try Self.deviceDescription().write(to: device, atomically: true, encoding: .utf8)
-        try Self.script(base: LinuxClock.monotonicNs() + 5_000_000_000).write(to: script)
+        let base = LinuxClock.monotonicNs() + 5_000_000_000
+        try Self.script(base: base).write(to: script)
 
         let p = Process()
         p.executableURL = URL(fileURLWithPath: umockdevRun)
@@ -68,6 +70,7 @@ import Foundation
         env.removeValue(forKey: "COREMOTION_SOURCE")
         env.removeValue(forKey: "COREMOTION_SYSFS_ROOT")
         env.removeValue(forKey: "COREMOTION_DEV_ROOT")
+        env["COREMOTION_IIO_TRACE"] = "1"   // shown only if the test fails
         p.environment = env
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
@@ -78,7 +81,7 @@ import Foundation
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let changes = stdout.split(separator: "\n").map { $0.split(separator: " ").last.map(String.init) ?? "" }
         // The capture starts upright and ends with the left edge up: only the buffer carries that.
-        #expect(changes == ["portrait", "landscapeRight"], "stdout: \(stdout)\nstderr: \(stderr)")
+        #expect(changes == ["portrait", "landscapeRight"], "scans stamped from \(Double(base) / 1e9)\nstdout: \(stdout)\nstderr: \(stderr)")
     }
 }
 
@@ -107,7 +110,7 @@ import Foundation
             script.append(contentsOf: Array("r \(delay) ".utf8))
             for b in bytes {
                 if b == UInt8(ascii: "^") { script.append(contentsOf: [UInt8(ascii: "^"), UInt8(ascii: "`")]) }
-                else if b <= 32 { script.append(contentsOf: [UInt8(ascii: "^"), b + 64]) }
+                else if b < 32 { script.append(contentsOf: [UInt8(ascii: "^"), b + 64]) }
                 else { script.append(b) }
             }
             script.append(UInt8(ascii: "\n"))

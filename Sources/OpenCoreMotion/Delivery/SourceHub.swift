@@ -19,19 +19,18 @@ final class SourceHub: Sendable {
     /// The source shared.
     let source: any SensorSource
 
-    private struct Consumer {
+    fileprivate struct Consumer {
         var spec: ConsumerSpec
         var decimator: Decimator
         /// For the arbitrary frames: the rotation taking the first attitude's yaw to zero.
-        var yawReset: Quaternion?
+        var yawResetRotation: Quaternion?
         var movementNoticeSent = false
     }
 
     private struct State {
         var consumers: [Int: Consumer] = [:]
         var nextID = 0
-        var estimator6D: ComplementaryEstimator?
-        var estimator9D: ComplementaryEstimator?
+        var estimator: FusionEstimator?
         var lastTimestamp: [SensorKind: Double] = [:]
         var granted: [SensorKind: Double] = [:]
         var applied = SensorDemand.none
@@ -122,8 +121,7 @@ final class SourceHub: Sendable {
                 s.applied = demand
                 s.granted = granted
                 if demand.isEmpty {
-                    s.estimator6D = nil
-                    s.estimator9D = nil
+                    s.estimator = nil
                     s.lastTimestamp = [:]
                 }
             }
@@ -199,25 +197,21 @@ final class SourceHub: Sendable {
             }
         }
         guard needs6D || needs9D else {
-            s.estimator6D = nil
-            s.estimator9D = nil
+            s.estimator = nil
             return actions
         }
-        if needs6D, s.estimator6D == nil { s.estimator6D = ComplementaryEstimator(usesMagnetometer: false) }
-        if needs9D, s.estimator9D == nil { s.estimator9D = ComplementaryEstimator(usesMagnetometer: true) }
-        if !needs6D { s.estimator6D = nil }
-        if !needs9D { s.estimator9D = nil }
-        let e6 = s.estimator6D?.update(sample)
-        let e9 = s.estimator9D?.update(sample)
-        guard e6 != nil || e9 != nil else { return actions }
+        let uses9D = needs9D && source.info.sensors[.magnetometer] != nil
+        if s.estimator == nil { s.estimator = FusionEstimator(usesMagnetometer: uses9D) }
+        s.estimator!.usesMagnetometer = uses9D
+        guard let (estimate, needsMovement) = s.estimator!.update(sample) else { return actions }
         for id in s.consumers.keys {
             let spec = s.consumers[id]!.spec
             guard case .deviceMotion(let frame) = spec.stream,
-                  let estimate = spec.stream.usesMagnetometer ? e9 : e6,
                   s.consumers[id]!.decimator.accept(sample.timestamp, sourcePeriod: period)
             else { continue }
             let motion = Self.deviceMotion(estimate, at: sample.timestamp, frame: frame, consumer: &s.consumers[id]!)
-            if spec.showsDeviceMovementDisplay, estimate.needsMovement, !s.consumers[id]!.movementNoticeSent {
+            if spec.showsDeviceMovementDisplay, spec.stream.usesMagnetometer, needsMovement,
+               !s.consumers[id]!.movementNoticeSent {
                 s.consumers[id]!.movementNoticeSent = true
                 actions.append((spec.deliver, .notice(.coreMotion(CMErrorDeviceRequiresMovement, "move the device in a figure eight to calibrate the magnetometer"))))
             }
@@ -239,21 +233,25 @@ final class SourceHub: Sendable {
     }
 
     /// Expresses an estimate in a consumer's reference frame.
-    private static func deviceMotion(_ e: MotionEstimate, at t: Double, frame: CMAttitudeReferenceFrame, consumer c: inout Consumer) -> CMDeviceMotion {
-        var q = e.attitude
+    private static func deviceMotion(_ e: AttitudeEstimate, at t: Double, frame: CMAttitudeReferenceFrame, consumer c: inout Consumer) -> CMDeviceMotion {
+        let q: Quaternion
         var heading = -1.0
-        var field = CMCalibratedMagneticField(field: CMMagneticField(e.magneticField), accuracy: e.magneticAccuracy)
+        var field = CMCalibratedMagneticField(
+            field: CMMagneticField(e.magneticField),
+            accuracy: CMMagneticFieldCalibrationAccuracy(e.magneticFieldAccuracy)
+        )
         switch frame {
         case .xMagneticNorthZVertical:
+            q = e.quaternion
             heading = ReferenceFrames.heading(of: q)
         case .xTrueNorthZVertical:
-            q = Quaternion(axis: Vector3(0, 0, 1), angle: -c.spec.declination * .pi / 180) * q
+            q = e.quaternionTrueNorth(declination: c.spec.declination * .pi / 180)
             heading = ReferenceFrames.heading(of: q)
+        case .xArbitraryCorrectedZVertical:
+            q = c.yawReset(e.quaternionArbitraryCorrected)
         default:
-            let reset = c.yawReset ?? Quaternion(axis: Vector3(0, 0, 1), angle: -ReferenceFrames.yaw(of: q))
-            c.yawReset = reset
-            q = reset * q
-            if frame == .xArbitraryZVertical { field = CMCalibratedMagneticField() }
+            q = c.yawReset(e.quaternion6D)
+            field = CMCalibratedMagneticField()
         }
         return CMDeviceMotion(
             timestamp: t,
@@ -264,6 +262,16 @@ final class SourceHub: Sendable {
             magneticField: field,
             heading: heading
         )
+    }
+}
+
+extension SourceHub.Consumer {
+    /// `q` with the yaw it had at this consumer's first update removed: the arbitrary frames start
+    /// with yaw 0 for each consumer, as Core Motion's do when updates start.
+    fileprivate mutating func yawReset(_ q: Quaternion) -> Quaternion {
+        let reset = yawResetRotation ?? Quaternion(axis: Vector3(0, 0, 1), angle: -ReferenceFrames.yaw(of: q))
+        yawResetRotation = reset
+        return reset * q
     }
 }
 
