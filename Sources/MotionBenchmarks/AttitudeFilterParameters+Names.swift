@@ -21,6 +21,7 @@ extension AttitudeFilterParameters {
         "biasForgettingTime": \.biasForgettingTime,
         "biasMotionNoiseDensity": \.biasMotionNoiseDensity,
         "biasRestNoiseDensity": \.biasRestNoiseDensity,
+        "smootherZeroPhaseTimeConstant": \.smootherZeroPhaseTimeConstant,
         "magneticCalibrationInterval": \.magneticCalibrationInterval,
         "biasHeadingNoiseDensity": \.biasHeadingNoiseDensity,
         "biasMotionUpdateInterval": \.biasMotionUpdateInterval,

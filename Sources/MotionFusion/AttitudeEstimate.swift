@@ -31,6 +31,16 @@ public struct AttitudeEstimate: Sendable, Hashable {
     /// Whether rest is detected.
     public var isAtRest: Bool
 
+    /// Whether the magnetometer calibration needs the device to move (through varied orientations):
+    /// magnetometer samples arrive but the calibration is below medium accuracy. Drives Core Motion's
+    /// `CMErrorDeviceRequiresMovement` with `showsDeviceMovementDisplay`.
+    public var calibrationNeedsMovement: Bool {
+        hasMagneticField && magneticFieldAccuracy < .medium
+    }
+
+    /// Whether any magnetometer sample has been received.
+    public var hasMagneticField: Bool
+
     /// Heading of the device's y axis (its top edge) in degrees clockwise from the reference x axis, in
     /// [0, 360). With ``isMagneticNorthReferenced`` this is the magnetic heading.
     public var heading: Double {

@@ -32,9 +32,11 @@ extension AttitudeFilter {
             state.inclinationQuaternion = .identity
             _ = applyInclinationCorrection(forceI)
             let (r0, r1) = horizontalRows(state.inclinationQuaternion * state.gyroQuaternion)
-            state.rotationRow0LowPass = LowPassVector3(steadyAt: r0, c.acceleration)
-            state.rotationRow1LowPass = LowPassVector3(steadyAt: r1, c.acceleration)
-            state.rotatedBiasLowPass = LowPassVector3(steadyAt: Vector3(r0.dot(state.bias), r1.dot(state.bias), 0), c.acceleration)
+            let m = LowPassCoefficients(timeConstant: parameters.accelerometerTimeConstant,
+                                        dt: max(parameters.biasMotionUpdateInterval, dt))
+            state.rotationRow0LowPass = LowPassVector3(steadyAt: r0, m)
+            state.rotationRow1LowPass = LowPassVector3(steadyAt: r1, m)
+            state.rotatedBiasLowPass = LowPassVector3(steadyAt: Vector3(r0.dot(state.bias), r1.dot(state.bias), 0), m)
             return
         }
         let lp: Vector3
@@ -53,15 +55,9 @@ extension AttitudeFilter {
 
         // Corrections during the start-up averaging reflect the initial inclination, not the bias.
         let settled = state.accelerationInitialTime >= parameters.accelerometerTimeConstant
-        if parameters.estimatesBiasInMotion && !state.isAtRest && settled {
-            updateBiasInMotion(correction: correction, dt: dt, c)
-        } else {
-            // Keep the measurement-model filters running so they are in step when motion resumes.
-            let (r0, r1) = horizontalRows(state.inclinationQuaternion * state.gyroQuaternion)
-            state.rotationRow0LowPass.filter(r0, c.acceleration)
-            state.rotationRow1LowPass.filter(r1, c.acceleration)
-            state.rotatedBiasLowPass.filter(Vector3(r0.dot(state.bias), r1.dot(state.bias), 0), c.acceleration)
-        }
+        // The measurement-model filters always run, so they are in step when motion resumes.
+        updateBiasInMotion(correction: correction, dt: dt,
+                           estimate: parameters.estimatesBiasInMotion && !state.isAtRest && settled, c)
         if parameters.estimatesBiasAtRest && state.isAtRest {
             updateBiasAtRest(c)
         }
@@ -72,6 +68,21 @@ extension AttitudeFilter {
     @inline(__always)
     mutating func applyInclinationCorrection(_ forceI: Vector3) -> Vector3 {
         let v = state.inclinationQuaternion.rotate(forceI)
+        if v.z > 0 {
+            // Usual case, the filtered vector is within a fraction of a degree of vertical: with
+            // t = (v_x, v_y)/v_z, the rotation vector is (t_y, −t_x)·atan|t|/|t|, by its series
+            // (error < 1e-13 for |t|² < 1e-4), and its quaternion by the Taylor exponential map; no
+            // square roots or trigonometry on the per-sample path.
+            let iz = 1 / v.z
+            let tx = v.x * iz, ty = v.y * iz
+            let t2 = tx * tx + ty * ty
+            if t2 < 1e-4 {
+                let k = 1 - t2 / 3 + t2 * t2 / 5
+                let rotvec = Vector3(ty * k, -tx * k, 0)
+                state.inclinationQuaternion = renormalized(smallRotation(rotvec) * state.inclinationQuaternion)
+                return rotvec
+            }
+        }
         let n2 = v.lengthSquared
         guard n2 > 0, n2.isFinite else { return .zero }
         let a = v * (1 / n2.squareRoot())

@@ -5,20 +5,38 @@ extension AttitudeFilter {
     /// the low-pass filtered inclination correction tracks with the filter's lag. The correction rate
     /// `δ/dt` therefore measures `−LP[R e] = −LP[R] b_true + LP[R b̂]`, so `y = −δ/dt + LP[R b̂]` is a
     /// linear measurement `LP[R] b_true` of the bias; only its horizontal rows are observable.
+    ///
+    /// Corrections and the model inputs are averaged over ``AttitudeFilterParameters/biasMotionUpdateInterval``
+    /// and the model filters run once per interval on those averages (a boxcar decimation far above the
+    /// filters' cut-off); the Kalman update, when `estimate` is true, follows.
     @inline(__always)
-    mutating func updateBiasInMotion(correction: Vector3, dt: Double, _ c: AttitudeFilterCoefficients) {
+    mutating func updateBiasInMotion(correction: Vector3, dt: Double, estimate: Bool, _ c: AttitudeFilterCoefficients) {
         let (r0, r1) = horizontalRows(state.inclinationQuaternion * state.gyroQuaternion)
-        let h0 = state.rotationRow0LowPass.filter(r0, c.acceleration)
-        let h1 = state.rotationRow1LowPass.filter(r1, c.acceleration)
-        let rb = state.rotatedBiasLowPass.filter(Vector3(r0.dot(state.bias), r1.dot(state.bias), 0), c.acceleration)
-        // Average the corrections over biasMotionUpdateInterval and update once per interval.
-        state.biasCorrectionSum += correction
+        state.modelRow0Sum += r0
+        state.modelRow1Sum += r1
+        state.modelRotatedBiasSum += Vector3(r0.dot(state.bias), r1.dot(state.bias), 0)
+        state.modelCount += 1
+        if estimate {
+            state.biasCorrectionSum += correction
+        } else {
+            state.biasCorrectionSum = .zero
+        }
         state.biasCorrectionTime += dt
         guard state.biasCorrectionTime >= parameters.biasMotionUpdateInterval else { return }
         let total = state.biasCorrectionTime
         let sum = state.biasCorrectionSum
+        let inv = 1 / state.modelCount
+        let m = LowPassCoefficients(timeConstant: parameters.accelerometerTimeConstant, dt: total)
+        let h0 = state.rotationRow0LowPass.filter(state.modelRow0Sum * inv, m)
+        let h1 = state.rotationRow1LowPass.filter(state.modelRow1Sum * inv, m)
+        let rb = state.rotatedBiasLowPass.filter(state.modelRotatedBiasSum * inv, m)
+        state.modelRow0Sum = .zero
+        state.modelRow1Sum = .zero
+        state.modelRotatedBiasSum = .zero
+        state.modelCount = 0
         state.biasCorrectionSum = .zero
         state.biasCorrectionTime = 0
+        guard estimate else { return }
         applyBiasProcessNoise()
         let b = state.bias
         let y0 = -sum.x / total + rb.x
@@ -34,9 +52,9 @@ extension AttitudeFilter {
         let s11 = h1.dot(u1) + noise
         let det = s00 * s11 - s01 * s01
         guard det > 0, det.isFinite else { return }
-        let inv = 1 / det
-        let k0 = (u0 * s11 - u1 * s01) * inv
-        let k1 = (u1 * s00 - u0 * s01) * inv
+        let invDet = 1 / det
+        let k0 = (u0 * s11 - u1 * s01) * invDet
+        let k1 = (u1 * s00 - u0 * s01) * invDet
         let newBias = b + k0 * nu0 + k1 * nu1
         let newP = p - outer(k0, u0) - outer(k1, u1)
         commitBias(newBias, newP)

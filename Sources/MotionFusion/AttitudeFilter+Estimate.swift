@@ -32,7 +32,8 @@ extension AttitudeFilter {
             magneticField: calibrated ? state.calibrator.calibrate(state.lastMagneticField) : state.lastMagneticField,
             magneticFieldAccuracy: state.hasMagneticField ? state.calibrator.accuracy : .uncalibrated,
             isMagneticallyDisturbed: state.magneticDisturbance,
-            isAtRest: state.isAtRest
+            isAtRest: state.isAtRest,
+            hasMagneticField: state.hasMagneticField
         )
     }
 }

@@ -128,6 +128,13 @@ public struct AttitudeFilterParameters: Hashable, Sendable {
     /// corrections. Default ``MagneticCalibrationAccuracy/medium``.
     public var minimumAccuracyForCalibratedHeading: MagneticCalibrationAccuracy = .medium
 
+    // MARK: Offline smoothing
+
+    /// Time constant of the zero-phase inclination filter of ``AttitudeSmoother``, seconds; 0 disables
+    /// it (the smoother then averages its forward and backward passes). Unused by the causal filter.
+    /// Default 0 here; ``AttitudeSmoother/defaultParameters`` sets its own.
+    public var smootherZeroPhaseTimeConstant: Double = 0
+
     // MARK: Time steps
 
     /// Time step assumed when none can be measured (first sample of a timestamped stream), seconds.

@@ -41,6 +41,15 @@ public struct AttitudeFilterState: Sendable {
     public var headingCorrectionSum: Double = 0
     /// Time covered by ``headingCorrectionSum``, seconds.
     public var headingCorrectionTime: Double = 0
+    /// Sums of the bias-model inputs (rows of device → E6 and the rotated bias) over the current
+    /// averaging interval, and their count.
+    public var modelRow0Sum: Vector3 = .zero
+    /// See ``modelRow0Sum``.
+    public var modelRow1Sum: Vector3 = .zero
+    /// See ``modelRow0Sum``.
+    public var modelRotatedBiasSum: Vector3 = .zero
+    /// See ``modelRow0Sum``.
+    public var modelCount: Double = 0
     /// Sum of inclination corrections (rotation vectors, rad) since the last in-motion bias update.
     public var biasCorrectionSum: Vector3 = .zero
     /// Time covered by ``biasCorrectionSum``, seconds.

@@ -4,7 +4,10 @@
 /// reference and calibration), backward from that end state, and forward again from the backward pass's
 /// end state at the start. The backward and second forward estimates lag the truth in opposite
 /// directions, so their per-sample mean cancels the low-pass filters' lag to first order (the
-/// inclination); in 9D the heading is taken from the first forward pass. This is the
+/// inclination); in 9D the heading is taken from the first forward pass. With
+/// ``AttitudeFilterParameters/smootherZeroPhaseTimeConstant`` > 0 (the default here) the inclination is then
+/// re-estimated by a zero-phase filter of the specific force in a frame integrated with the
+/// forward–backward bias (see `zeroPhaseInclination`). The averaging is the
 /// two-filter smoother idea of D. C. Fraser and J. E. Potter, "The optimum linear smoother as a
 /// combination of two optimum linear filters", IEEE TAC 14(4), 1969, with equal weights.
 ///
@@ -12,10 +15,11 @@
 public enum AttitudeSmoother {
     /// The smoother's default tuning: ``AttitudeFilterParameters``' defaults with longer time constants,
     /// since averaging the forward and backward passes cancels their lag: inclination time constant
-    /// 2.2 s (causal 1.75 s).
+    /// 2.2 s (causal 1.75 s), and the zero-phase inclination stage on with a 2 s time constant.
     public static let defaultParameters: AttitudeFilterParameters = {
         var p = AttitudeFilterParameters()
         p.accelerometerTimeConstant = 2.2
+        p.smootherZeroPhaseTimeConstant = 2
         return p
     }()
 
@@ -62,12 +66,14 @@ public enum AttitudeSmoother {
         // Pass 2: backward. The step from sample i+1 back to i spans timeStep(i+1).
         filter.reverseTimeDirection()
         var backward = [Quaternion](repeating: .identity, count: n)
+        var backwardBias = [Vector3](repeating: .zero, count: n)
         for i in stride(from: n - 1, through: 0, by: -1) {
             // The rate of sample i+1 spans the interval (i, i+1]: integrate it backwards to reach sample i.
             if i < n - 1 { filter.updateGyro(-gyro[i + 1], dt: timeStep(i + 1)) }
             filter.updateAccelerometer(accelerometer[i], dt: timeStep(min(i + 1, n - 1)))
             if let m = magnetometer { filter.updateMagnetometer(m[i], dt: timeStep(min(i + 1, n - 1))) }
             backward[i] = filter.quaternion
+            backwardBias[i] = -filter.state.bias
         }
         // Pass 3: forward from the start state found by the backward pass.
         filter.reverseTimeDirection()
@@ -93,6 +99,49 @@ public enum AttitudeSmoother {
                 out[i] = mean
             }
         }
+        if parameters.smootherZeroPhaseTimeConstant > 0 {
+            // The bias seen from both directions.
+            let smoothedBias = (0..<n).map { (bias[$0] + backwardBias[$0]) * 0.5 }
+            zeroPhaseInclination(&out, gyro: gyro, accelerometer: accelerometer, bias: smoothedBias, n: n,
+                                 tau: parameters.smootherZeroPhaseTimeConstant, timeStep: timeStep)
+        }
         return (out, bias)
+    }
+
+    /// Replaces the inclination of `attitude` by a zero-phase estimate, keeping each sample's heading.
+    ///
+    /// The gyro, corrected by the converged bias, is integrated into an almost-inertial frame; the
+    /// specific force there is low-pass filtered forward and then backward (a zero-phase Butterworth
+    /// pair, attenuating linear acceleration by |H|² without lag), and each sample's inclination is the
+    /// rotation taking the filtered vector to vertical.
+    static func zeroPhaseInclination(_ attitude: inout [Quaternion], gyro: [Vector3], accelerometer: [Vector3],
+                                     bias: [Vector3], n: Int, tau: Double, timeStep: (Int) -> Double) {
+        var qI = [Quaternion](repeating: .identity, count: n)
+        var force = [Vector3](repeating: .zero, count: n)
+        var q = Quaternion.identity
+        for i in 0..<n {
+            if i > 0 { q = renormalized(q * smallRotation((gyro[i] - bias[i]) * timeStep(i))) }
+            qI[i] = q
+            force[i] = q.rotate(-accelerometer[i])
+        }
+        let c = LowPassCoefficients(timeConstant: tau, dt: timeStep(min(1, n - 1)))
+        var lp = LowPassVector3(steadyAt: force[0], c)
+        for i in 0..<n { force[i] = lp.filter(force[i], c) }
+        lp = LowPassVector3(steadyAt: force[n - 1], c)
+        for i in stride(from: n - 1, through: 0, by: -1) { force[i] = lp.filter(force[i], c) }
+        for i in 0..<n {
+            let v = force[i]
+            let len = v.length
+            guard len > 0, len.isFinite else { continue }
+            let a = v * (1 / len)
+            let w2 = (1 + a.z) / 2
+            guard w2 > 1e-9 else { continue }
+            let w = w2.squareRoot()
+            let corr = Quaternion(w: w, x: a.y / (2 * w), y: -a.x / (2 * w), z: 0)
+            let incl = (corr * qI[i]).normalized
+            // Keep the sample's heading: turn about vertical onto the previous estimate's heading.
+            let r = attitude[i] * incl.conjugate
+            attitude[i] = (Quaternion.aboutZ(2 * _atan2(r.z, r.w)) * incl).normalized
+        }
     }
 }

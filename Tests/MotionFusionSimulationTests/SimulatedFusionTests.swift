@@ -119,3 +119,14 @@ import Glibc
         #expect(f.estimate.magneticFieldAccuracy >= .medium)
     }
 }
+
+@Suite struct CalibrationMovementTests {
+    @Test func stillDeviceNeedsMovementForCalibrationAndRotationSatisfiesIt() {
+        let still = SimulatedFusionTests.run(SimulationOptions(scenario: .still, seed: 4), seconds: 5)
+        #expect(still.estimate.calibrationNeedsMovement)
+        let turned = SimulatedFusionTests.run(SimulationOptions(scenario: .rotate, seed: 2), seconds: 60)
+        #expect(!turned.estimate.calibrationNeedsMovement)
+        let sixD = AttitudeFilter(usesMagnetometer: false)
+        #expect(!sixD.estimate.calibrationNeedsMovement)
+    }
+}
