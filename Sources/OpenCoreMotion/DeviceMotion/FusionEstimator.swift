@@ -13,11 +13,7 @@ import MotionSources
 struct FusionEstimator: Sendable {
     private(set) var filter: AttitudeFilter
     private var last: [SensorKind: Double] = [:]
-    private var firstMagnetometerTime: Double?
     private var sawAccelerometer = false
-
-    /// Seconds of magnetometer data after which a calibration still below medium asks for movement.
-    static let movementGrace = 3.0
 
     init(usesMagnetometer: Bool) {
         filter = AttitudeFilter(usesMagnetometer: usesMagnetometer)
@@ -42,16 +38,13 @@ struct FusionEstimator: Sendable {
             return nil
         case .magnetometer:
             guard filter.usesMagnetometer else { return nil }
-            if firstMagnetometerTime == nil { firstMagnetometerTime = t }
             filter.updateMagnetometer(sample.value, dt: dt)
             return nil
         case .gyro:
             filter.updateGyro(sample.value, dt: dt)
             guard sawAccelerometer else { return nil }
             let estimate = filter.estimate
-            let calibrating = firstMagnetometerTime.map { t - $0 > Self.movementGrace } ?? false
-            let needsMovement = filter.usesMagnetometer && calibrating && estimate.magneticFieldAccuracy < .medium
-            return (estimate, needsMovement)
+            return (estimate, filter.usesMagnetometer && estimate.calibrationNeedsMovement)
         }
     }
 }
