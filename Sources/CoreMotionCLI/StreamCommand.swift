@@ -70,11 +70,15 @@ struct StreamCommand: AsyncParsableCommand {
     @Option(help: "Latitude and longitude in degrees, for x-true-north-z-vertical, e.g. 52.52,13.40.")
     var location: LocationArgument?
 
+    @Option(help: "Seconds a sample may wait so that samples are written in batches and the process wakes less often; 0 writes each at once.")
+    var latency: Double = 0.1
+
     @Option(name: .shortAndLong, help: "Write to this file instead of standard output.")
     var output: String?
 
     func validate() throws {
         guard interval.isFinite else { throw ValidationError("--interval must be a finite number of seconds") }
+        guard latency.isFinite, (0...1).contains(latency) else { throw ValidationError("--latency must be between 0 and 1 second") }
         if let duration, !(duration.isFinite && duration > 0) {
             throw ValidationError("--duration must be a positive number of seconds")
         }
@@ -87,6 +91,7 @@ struct StreamCommand: AsyncParsableCommand {
         let writer = try LineWriter(path: output)
         let format = format
         let interval = interval
+        let latency = latency
         let deadline = duration.map { ProcessInfo.processInfo.systemUptime + $0 }
 
         do {
@@ -99,7 +104,7 @@ struct StreamCommand: AsyncParsableCommand {
                         writer.write("# sensor=\(sensor.rawValue)")
                     }
                     let kind = sensor
-                    group.addTask { try await Self.rawLoop(kind, manager, interval, writer, format, labelled: false, deadline) }
+                    group.addTask { try await Self.rawLoop(kind, manager, interval, writer, format, labelled: false, deadline, latency) }
                     loops = 1
                 case .raw:
                     if format == .csv { writer.write(SampleFormat.multiSensorHeader) }
@@ -109,18 +114,16 @@ struct StreamCommand: AsyncParsableCommand {
                         manager.isMagnetometerAvailable ? .magnetometer : nil,
                     ].compactMap { $0 }
                     for kind in kinds {
-                        group.addTask { try await Self.rawLoop(kind, manager, interval, writer, format, labelled: true, deadline) }
+                        group.addTask { try await Self.rawLoop(kind, manager, interval, writer, format, labelled: true, deadline, latency) }
                     }
                     loops = kinds.count
                 case .deviceMotion:
                     if format == .csv { writer.write(SampleFormat.deviceMotionHeader) }
                     let frame = referenceFrame.frame
                     group.addTask {
-                        var pacer = BatchPacer()
-                        for try await motion in manager.deviceMotionUpdates(using: frame, interval: interval) {
+                        for try await motion in manager.deviceMotionUpdates(using: frame, interval: interval, maximumLatency: latency) {
                             if let deadline, motion.timestamp >= deadline { break }
                             writer.write(format.line(motion))
-                            try await pacer.pause(after: motion.timestamp)
                         }
                     }
                     loops = 1
@@ -130,7 +133,7 @@ struct StreamCommand: AsyncParsableCommand {
                     // a source that goes silent; it leaves a batch's worth of slack so that samples taken
                     // before the deadline are written. It is the only task ending with CancellationError.
                     group.addTask {
-                        try await Task.sleep(nanoseconds: UInt64((duration + 0.5) * 1e9))
+                        try await Task.sleep(nanoseconds: UInt64((duration + latency + 0.5) * 1e9))
                         throw CancellationError()
                     }
                 }
@@ -149,49 +152,29 @@ struct StreamCommand: AsyncParsableCommand {
 
     private static func rawLoop(
         _ kind: StreamSensor, _ manager: CMMotionManager, _ interval: Double, _ writer: LineWriter,
-        _ format: SampleFormat, labelled: Bool, _ deadline: Double?
+        _ format: SampleFormat, labelled: Bool, _ deadline: Double?, _ latency: Double
     ) async throws {
         let label = labelled ? kind.rawValue : nil
-        var pacer = BatchPacer()
-        func emit(_ t: Double, _ x: Double, _ y: Double, _ z: Double) async throws -> Bool {
+        func emit(_ t: Double, _ x: Double, _ y: Double, _ z: Double) -> Bool {
             if let deadline, t >= deadline { return false }
             writer.write(format.line(timestamp: t, sensor: label, x: x, y: y, z: z))
-            try await pacer.pause(after: t)
             return true
         }
         switch kind {
         case .accelerometer:
-            for try await d in manager.accelerometerUpdates(interval: interval) {
-                guard try await emit(d.timestamp, d.acceleration.x, d.acceleration.y, d.acceleration.z) else { break }
+            for try await d in manager.accelerometerUpdates(interval: interval, maximumLatency: latency) {
+                guard emit(d.timestamp, d.acceleration.x, d.acceleration.y, d.acceleration.z) else { break }
             }
         case .gyro:
-            for try await d in manager.gyroUpdates(interval: interval) {
-                guard try await emit(d.timestamp, d.rotationRate.x, d.rotationRate.y, d.rotationRate.z) else { break }
+            for try await d in manager.gyroUpdates(interval: interval, maximumLatency: latency) {
+                guard emit(d.timestamp, d.rotationRate.x, d.rotationRate.y, d.rotationRate.z) else { break }
             }
         case .magnetometer:
-            for try await d in manager.magnetometerUpdates(interval: interval) {
-                guard try await emit(d.timestamp, d.magneticField.x, d.magneticField.y, d.magneticField.z) else { break }
+            for try await d in manager.magnetometerUpdates(interval: interval, maximumLatency: latency) {
+                guard emit(d.timestamp, d.magneticField.x, d.magneticField.y, d.magneticField.z) else { break }
             }
         default:
             break
         }
-    }
-}
-
-/// Lets a consumer of a live stream take samples in batches rather than waking for each one.
-///
-/// When the sample just handled is fresh (the consumer has caught up with the source), it sleeps
-/// for ``batch`` seconds; the samples that arrive meanwhile wait in the sequence's buffer and are
-/// then taken without suspending. Nothing is lost or reordered; output is delayed by at most
-/// ``batch``, and the process wakes about once per batch instead of once per sample.
-struct BatchPacer {
-    /// Seconds to gather samples once caught up; default 0.1, the writer's flush interval.
-    var batch = 0.1
-    /// A sample younger than this (seconds) means the consumer has caught up; default 0.005.
-    var freshness = 0.005
-
-    mutating func pause(after timestamp: Double) async throws {
-        guard ProcessInfo.processInfo.systemUptime - timestamp < freshness else { return }
-        try await Task.sleep(nanoseconds: UInt64(batch * 1e9))
     }
 }

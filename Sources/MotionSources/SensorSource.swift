@@ -95,9 +95,16 @@ public struct SensorDemand: Sendable, Hashable {
     /// Requested rate in Hz for each sensor that should run. A sensor absent from the map is off.
     public var rates: [SensorKind: Double]
 
-    /// Creates a demand from per-sensor rates in Hz.
-    public init(rates: [SensorKind: Double] = [:]) {
+    /// How long, in seconds, a sample may wait before it is delivered, so that a source can deliver
+    /// several at once and wake less often: the report latency of Android's sensor batching, or an
+    /// IIO buffer's watermark. Default 0: every sample as soon as it is taken. Samples keep their own
+    /// timestamps and order either way. A source may deliver sooner than this; none later.
+    public var maximumLatency: Double
+
+    /// Creates a demand from per-sensor rates in Hz and a maximum latency in seconds (default 0).
+    public init(rates: [SensorKind: Double] = [:], maximumLatency: Double = 0) {
         self.rates = rates
+        self.maximumLatency = maximumLatency
     }
 
     /// No sensor running: applying it stops the source.

@@ -57,7 +57,7 @@ public final class ManualSource: SensorSource {
             granted[sensor] = cap.clamp(rate: rate)
         }
         state.withLock {
-            $0.demand = SensorDemand(rates: granted)
+            $0.demand = SensorDemand(rates: granted, maximumLatency: demand.maximumLatency)
             $0.sink = demand.isEmpty ? nil : sink
             $0.appliedDemands.append($0.demand)
         }

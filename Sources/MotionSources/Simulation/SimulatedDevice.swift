@@ -111,7 +111,9 @@ public final class SimulatedDevice: SensorSource {
     /// requests give the maximum rate). A sensor whose rate is unchanged keeps its schedule; a new or
     /// re-rated one starts at its next grid point, so timestamps stay monotonic. An empty demand
     /// stops the worker thread and waits for it; when this returns, the sink is not called again.
-    /// Calls from inside the sink take effect before the next sink call.
+    /// Calls from inside the sink take effect before the next sink call. In real time, a
+    /// ``SensorDemand/maximumLatency`` above zero (at most 0.5 s is used) lets the worker sleep until
+    /// the oldest waiting sample is that old and then deliver every sample due, in order.
     ///
     /// - Returns: the rate in Hz really running for each demanded sensor.
     /// - Throws: ``SourceError/Kind/io`` only if the system cannot create the worker thread (every
@@ -122,7 +124,8 @@ public final class SimulatedDevice: SensorSource {
         for (kind, requested) in demand.rates {
             rates[kind] = SimulatedSensorSpec.capability(kind).clamp(rate: requested)
         }
-        guard engine.apply(rates, sink: rates.isEmpty ? nil : sink) else {
+        let latency = min(max(demand.maximumLatency.isFinite ? demand.maximumLatency : 0, 0), SimulationEngine.maximumBacklog / 2)
+        guard engine.apply(rates, sink: rates.isEmpty ? nil : sink, latency: latency) else {
             throw SourceError(.io, "the simulator could not start its thread (pthread_create failed)")
         }
         return rates

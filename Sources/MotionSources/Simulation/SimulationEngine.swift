@@ -25,6 +25,8 @@ final class SimulationEngine: @unchecked Sendable {
     // Everything below is guarded by `lock`.
     private var parked: MotionSimulator
     private var rates: [SensorKind: Double] = [:]
+    /// Seconds a sample may wait so that several are delivered per wake-up (real time only).
+    private var latency = 0.0
     private var sink: Sink?
     private var generation: UInt64 = 0
     private var acknowledged: UInt64 = 0
@@ -45,11 +47,12 @@ final class SimulationEngine: @unchecked Sendable {
     ///
     /// - Returns: `false` when the worker thread could not be created (the engine is then stopped).
     @discardableResult
-    func apply(_ newRates: [SensorKind: Double], sink newSink: Sink?) -> Bool {
+    func apply(_ newRates: [SensorKind: Double], sink newSink: Sink?, latency newLatency: Double = 0) -> Bool {
         lock.lock()
         generation &+= 1
         let mine = generation
         rates = newRates
+        latency = newLatency
         sink = newSink
         if !newRates.isEmpty && !workerAlive {
             guard let thread = spawn() else {
@@ -123,8 +126,11 @@ final class SimulationEngine: @unchecked Sendable {
             if realTime {
                 let now = MonotonicClock.now()
                 if now < due {
-                    lock.wait(until: due)
-                    continue
+                    // Sleep until the next sample is due, or, with a latency allowed, until it has
+                    // waited that long; then every sample due by then goes out in one wake-up.
+                    lock.wait(until: due + latency)
+                    if MonotonicClock.now() < due + latency, generation == seen { continue }
+                    if MonotonicClock.now() < due { continue }
                 }
                 if now - due > Self.maximumBacklog {
                     simulator.setRates(rates, from: now, keepUnchanged: false)

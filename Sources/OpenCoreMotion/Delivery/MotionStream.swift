@@ -48,6 +48,8 @@ struct ConsumerSpec: Sendable {
     var declination: Double = 0
     /// Whether to send `CMErrorDeviceRequiresMovement` when calibration needs movement.
     var showsDeviceMovementDisplay = false
+    /// Seconds a sample may wait so the source can deliver several at once; 0 for Apple's APIs.
+    var maximumLatency = 0.0
     /// Called on the source's thread; must not block.
     var deliver: @Sendable (HubOutput) -> Void
 }

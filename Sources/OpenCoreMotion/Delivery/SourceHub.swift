@@ -131,7 +131,8 @@ final class SourceHub: Sendable {
         }
     }
 
-    /// The demand that serves every consumer in `specs`.
+    /// The demand that serves every consumer in `specs`: each sensor at the fastest rate asked for,
+    /// and the smallest maximum latency any consumer accepts.
     static func demand(for specs: [ConsumerSpec], info: SourceInfo) -> SensorDemand {
         var rates: [SensorKind: Double] = [:]
         func want(_ sensor: SensorKind, _ rate: Double) {
@@ -150,7 +151,8 @@ final class SourceHub: Sendable {
                 }
             }
         }
-        return SensorDemand(rates: rates)
+        let latency = specs.map(\.maximumLatency).min() ?? 0
+        return SensorDemand(rates: rates, maximumLatency: rates.isEmpty ? 0 : latency)
     }
 
     // MARK: Events from the source

@@ -14,22 +14,27 @@ extension CMMotionManager {
     /// is lost while the loop body runs. Cancelling the task (or leaving the loop) ends the sequence
     /// and stops the sensor when no other consumer needs it.
     ///
-    /// - Parameter interval: seconds between samples, clamped like ``accelerometerUpdateInterval``;
-    ///   `nil` (the default) uses ``accelerometerUpdateInterval``.
+    /// - Parameters:
+    ///   - interval: seconds between samples, clamped like ``accelerometerUpdateInterval``; `nil` (the
+    ///     default) uses ``accelerometerUpdateInterval``.
+    ///   - maximumLatency: seconds a sample may wait so the source can deliver several at once and
+    ///     wake less often (Android's report latency, an IIO watermark); timestamps and order are kept.
+    ///     Default 0: each sample as soon as it is taken. Any other consumer of the source asking for
+    ///     less wins.
     /// - Returns: a sequence that throws an `NSError` in ``CMErrorDomain`` when the sensor is not
     ///   available (`CMErrorNotAvailable`) or the source fails, and ends when a recording ends.
-    public func accelerometerUpdates(interval: TimeInterval? = nil) -> AsyncThrowingStream<CMAccelerometerData, any Error> {
-        updates(.accelerometer, stream: .accelerometer, interval: interval)
+    public func accelerometerUpdates(interval: TimeInterval? = nil, maximumLatency: TimeInterval = 0) -> AsyncThrowingStream<CMAccelerometerData, any Error> {
+        updates(.accelerometer, stream: .accelerometer, interval: interval, maximumLatency: maximumLatency)
     }
 
     /// Gyroscope samples as an async sequence (beyond Apple). See ``accelerometerUpdates(interval:)``.
-    public func gyroUpdates(interval: TimeInterval? = nil) -> AsyncThrowingStream<CMGyroData, any Error> {
-        updates(.gyro, stream: .gyro, interval: interval)
+    public func gyroUpdates(interval: TimeInterval? = nil, maximumLatency: TimeInterval = 0) -> AsyncThrowingStream<CMGyroData, any Error> {
+        updates(.gyro, stream: .gyro, interval: interval, maximumLatency: maximumLatency)
     }
 
     /// Magnetometer samples as an async sequence (beyond Apple). See ``accelerometerUpdates(interval:)``.
-    public func magnetometerUpdates(interval: TimeInterval? = nil) -> AsyncThrowingStream<CMMagnetometerData, any Error> {
-        updates(.magnetometer, stream: .magnetometer, interval: interval)
+    public func magnetometerUpdates(interval: TimeInterval? = nil, maximumLatency: TimeInterval = 0) -> AsyncThrowingStream<CMMagnetometerData, any Error> {
+        updates(.magnetometer, stream: .magnetometer, interval: interval, maximumLatency: maximumLatency)
     }
 
     /// Device motion as an async sequence (beyond Apple). See ``accelerometerUpdates(interval:)``;
@@ -37,12 +42,15 @@ extension CMMotionManager {
     /// its errors. Default frame ``CMAttitudeReferenceFrame/xArbitraryZVertical``.
     public func deviceMotionUpdates(
         using referenceFrame: CMAttitudeReferenceFrame = .xArbitraryZVertical,
-        interval: TimeInterval? = nil
+        interval: TimeInterval? = nil,
+        maximumLatency: TimeInterval = 0
     ) -> AsyncThrowingStream<CMDeviceMotion, any Error> {
-        updates(.deviceMotion, stream: .deviceMotion(referenceFrame), interval: interval)
+        updates(.deviceMotion, stream: .deviceMotion(referenceFrame), interval: interval, maximumLatency: maximumLatency)
     }
 
-    private func updates<T: CMLogItem>(_ slot: Slot, stream: MotionStream, interval: TimeInterval?) -> AsyncThrowingStream<T, any Error> {
+    private func updates<T: CMLogItem>(
+        _ slot: Slot, stream: MotionStream, interval: TimeInterval?, maximumLatency: TimeInterval
+    ) -> AsyncThrowingStream<T, any Error> {
         AsyncThrowingStream(bufferingPolicy: .unbounded) { continuation in
             guard let hub, isAvailable(slot) else {
                 continuation.finish(throwing: NSError.coreMotion(CMErrorNotAvailable, "no \(slot) on this source"))
@@ -69,7 +77,7 @@ extension CMMotionManager {
                     }
                 }
             )
-            spec.showsDeviceMovementDisplay = false
+            spec.maximumLatency = maximumLatency.isFinite ? max(0, maximumLatency) : 0
             if stream == .deviceMotion(.xTrueNorthZVertical) {
                 guard let location, let declination = MagneticDeclination.degrees(at: location) else {
                     continuation.finish(throwing: NSError.coreMotion(CMErrorTrueNorthNotAvailable, "true north needs a location: set CMMotionManager.location"))

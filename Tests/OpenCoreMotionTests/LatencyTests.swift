@@ -1,0 +1,41 @@
+import Foundation
+import MotionSources
+@testable import OpenCoreMotion
+import Testing
+
+@Suite struct MaximumLatencyTests {
+    @Test func theSourceRunsWithTheSmallestLatencyAnyConsumerAccepts() async {
+        let source = ManualSource()
+        let manager = CMMotionManager(source: source)
+        let batched = Task { for try await _ in manager.gyroUpdates(interval: 0.01, maximumLatency: 0.2) {} }
+        #expect(await eventually { source.demand.maximumLatency == 0.2 })
+        manager.startGyroUpdates()  // Apple's API: every sample at once.
+        #expect(await eventually { source.demand.maximumLatency == 0 })
+        manager.stopGyroUpdates()
+        #expect(await eventually { source.demand.maximumLatency == 0.2 })
+        batched.cancel()
+        #expect(await eventually { source.demand.isEmpty })
+    }
+
+    /// With a latency allowed, the simulator wakes once per batch: samples arrive in bursts, yet
+    /// every one arrives, in order, with its own timestamp, and none later than the latency allows.
+    @Test func batchedSamplesKeepTheirTimestampsAndArriveWithinTheLatency() throws {
+        let device = SimulatedDevice(scenario: .still)
+        let arrivals = Recorder<(timestamp: Double, delay: Double)>()
+        try device.apply(SensorDemand(rates: [.accelerometer: 100], maximumLatency: 0.1)) { event in
+            if case .sample(let s) = event {
+                arrivals.append((s.timestamp, MonotonicClock.now() - s.timestamp))
+            }
+        }
+        #expect(waitUntil(timeout: 5) { arrivals.count >= 60 })
+        try device.apply(.none) { _ in }
+        let got = arrivals.all
+        for (a, b) in zip(got, got.dropFirst()) {
+            #expect(abs((b.timestamp - a.timestamp) - 0.01) < 1e-6, "the 100 Hz spacing is kept")
+        }
+        let delays = got.map(\.delay)
+        #expect(delays.max()! < 0.1 + 0.03, "no sample waits much longer than the latency: \(delays.max()!)")
+        #expect(delays.max()! > 0.08, "samples were held back to be delivered together")
+        #expect(delays.min()! < 0.02, "the newest sample of a batch goes out at once")
+    }
+}
