@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import MotionSources
 
 /// An open evdev node: its identity (ioctls), its axis values, and its event stream.
 ///
@@ -111,7 +112,7 @@ final class POSIXEvdevDevice: EvdevDevice, @unchecked Sendable {
 /// A twin of an evdev node for tests: an identity (for instance parsed from an `evtest` dump) and
 /// an ``InMemoryDeviceNode`` carrying encoded events.
 public final class InMemoryEvdevDevice: EvdevDevice, EvdevOpener, @unchecked Sendable {
-    private let lock = PthreadLock()
+    private let lock = ConditionLock()
     private var _identity: EvdevIdentity
     /// Where the events come from: push ``InputEvent/encode(_:)`` bytes.
     public let node: InMemoryDeviceNode

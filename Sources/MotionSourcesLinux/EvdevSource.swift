@@ -23,11 +23,11 @@ public final class EvdevSource: SensorSource, @unchecked Sendable {
     let opener: any EvdevOpener
     static let logger = Logger(label: "OpenCoreMotion.evdev")
 
-    private let lock = PthreadLock()
+    private let lock = ConditionLock()
     private var running: (thread: WorkerThread, stop: StopSignal, device: any EvdevDevice, ended: Ended)?
 
     final class Ended: @unchecked Sendable {
-        private let lock = PthreadLock()
+        private let lock = ConditionLock()
         private var value = false
         var isSet: Bool { lock.withLock { value } }
         /// Sets the flag; returns `true` the first time.
@@ -98,7 +98,7 @@ public final class EvdevSource: SensorSource, @unchecked Sendable {
         let stop = StopSignal()
         let ended = Ended()
         let keep = Set(wanted)
-        let deliverLock = PthreadLock()
+        let deliverLock = ConditionLock()
         let initial = stream
         let path = node.path
         let thread = WorkerThread(name: "evdev", realtime: true) {

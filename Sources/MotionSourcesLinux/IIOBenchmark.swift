@@ -122,7 +122,7 @@ public enum IIOBenchmark {
     }
 
     final class Stats: @unchecked Sendable {
-        private let lock = PthreadLock()
+        private let lock = ConditionLock()
         private var latencies: [Double]
         private var lastSequence: Int?
         private var gaps = 0

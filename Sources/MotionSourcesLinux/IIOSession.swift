@@ -16,8 +16,8 @@ final class IIOSession: @unchecked Sendable {
     private weak var source: IIOSource?
     private let options: LinuxDiscoveryOptions
     private let sink: @Sendable (SourceEvent) -> Void
-    private let deliverLock = PthreadLock()
-    private let stateLock = PthreadLock()
+    private let deliverLock = ConditionLock()
+    private let stateLock = ConditionLock()
     private var workers: [WorkerThread] = []
     private var handles: [any LinuxDeviceHandle] = []
     private var ended = false          // guarded by stateLock; no sink call after this

@@ -26,7 +26,7 @@ public final class IIOSource: SensorSource, @unchecked Sendable {
     let options: LinuxDiscoveryOptions
     static let logger = Logger(label: "OpenCoreMotion.IIO")
 
-    private let lock = PthreadLock()
+    private let lock = ConditionLock()
     private var session: IIOSession?
     private var lastModes: [SensorKind: String] = [:]
 

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import MotionSources
 
 /// An in-memory twin of sysfs and `/dev` for tests, benchmarks and debugging, in the spirit of
 /// swift-nio's `EmbeddedChannel`: the IIO and evdev code runs unchanged against it.
@@ -21,7 +22,7 @@ public final class InMemoryLinuxFileSystem: LinuxFileSystem, @unchecked Sendable
         var onWrite: (@Sendable (String) -> String?)?
     }
 
-    private let lock = PthreadLock()
+    private let lock = ConditionLock()
     private var files: [String: File] = [:]
     private var links: [String: String] = [:]
     private var devices: [String: InMemoryDeviceNode] = [:]
@@ -253,75 +254,51 @@ public final class InMemoryLinuxFileSystem: LinuxFileSystem, @unchecked Sendable
 public final class InMemoryDeviceNode: @unchecked Sendable {
     /// The node's path.
     public let path: String
-    private var cond = pthread_cond_t()
-    private var mutex = pthread_mutex_t()
+    private let lock = ConditionLock()
+    // Guarded by `lock`.
     private var queue: [UInt8] = []
     private var gone = false
     private var openCount = 0
 
     init(path: String) {
         self.path = path
-        pthread_mutex_init(&mutex, nil)
-        var attr = pthread_condattr_t()
-        pthread_condattr_init(&attr)
-        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC)
-        pthread_cond_init(&cond, &attr)
-        pthread_condattr_destroy(&attr)
-    }
-
-    deinit {
-        pthread_cond_destroy(&cond)
-        pthread_mutex_destroy(&mutex)
     }
 
     /// Queues bytes for the reader.
     public func push(_ bytes: [UInt8]) {
-        pthread_mutex_lock(&mutex)
-        queue.append(contentsOf: bytes)
-        pthread_cond_broadcast(&cond)
-        pthread_mutex_unlock(&mutex)
+        lock.withLock {
+            queue.append(contentsOf: bytes)
+            lock.broadcast()
+        }
     }
 
     /// Unplugs the device: blocked and later reads throw `ENODEV` at once, queued bytes are lost,
     /// as when the kernel unregisters an IIO device.
     public func unplug() {
-        pthread_mutex_lock(&mutex)
-        gone = true
-        pthread_cond_broadcast(&cond)
-        pthread_mutex_unlock(&mutex)
+        lock.withLock {
+            gone = true
+            lock.broadcast()
+        }
     }
 
     /// How many times the node has been opened.
-    public var opens: Int {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        return openCount
-    }
+    public var opens: Int { lock.withLock { openCount } }
 
     /// Bytes queued and not read yet.
-    public var pendingBytes: Int {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        return queue.count
-    }
+    public var pendingBytes: Int { lock.withLock { queue.count } }
 
     func open() throws(LinuxIOError) -> InMemoryDeviceHandle {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
+        lock.lock()
+        defer { lock.unlock() }
         if gone { throw LinuxIOError(code: ENODEV, path: path, operation: "open") }
         openCount += 1
         return InMemoryDeviceHandle(node: self)
     }
 
     fileprivate func read(maxBytes: Int, timeout: Double, isClosed: () -> Bool) throws(LinuxIOError) -> [UInt8] {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        var deadline = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &deadline)
-        let t = max(0, min(timeout, 3600))
-        deadline.tv_sec += Int(t)
-        deadline.tv_nsec += Int((t - t.rounded(.down)) * 1e9)
-        if deadline.tv_nsec >= 1_000_000_000 { deadline.tv_sec += 1; deadline.tv_nsec -= 1_000_000_000 }
+        lock.lock()
+        defer { lock.unlock() }
+        let deadline = MonotonicClock.now() + max(0, min(timeout, 3600))
         while true {
             if isClosed() { throw LinuxIOError(code: EBADF, path: path, operation: "read") }
             if gone { throw LinuxIOError(code: ENODEV, path: path, operation: "read") }
@@ -331,20 +308,19 @@ public final class InMemoryDeviceNode: @unchecked Sendable {
                 queue.removeFirst(n)
                 return out
             }
-            if pthread_cond_timedwait(&cond, &mutex, &deadline) == ETIMEDOUT { return [] }
+            if MonotonicClock.now() >= deadline { return [] }
+            lock.wait(until: deadline)
         }
     }
 
     fileprivate func wakeAll() {
-        pthread_mutex_lock(&mutex)
-        pthread_cond_broadcast(&cond)
-        pthread_mutex_unlock(&mutex)
+        lock.withLock { lock.broadcast() }
     }
 }
 
 final class InMemoryDeviceHandle: LinuxDeviceHandle, @unchecked Sendable {
     let node: InMemoryDeviceNode
-    private let lock = PthreadLock()
+    private let lock = ConditionLock()
     private var closed = false
 
     init(node: InMemoryDeviceNode) { self.node = node }

@@ -212,7 +212,7 @@ public enum LinuxSensorDiscovery {
 final class SourceRegistry: @unchecked Sendable {
     static let shared = SourceRegistry()
     private struct Weak { weak var source: (any SensorSource)? }
-    private let lock = PthreadLock()
+    private let lock = ConditionLock()
     private var map: [String: Weak] = [:]
 
     /// The live source for `key` if there is one, else `fresh` (which becomes the live one).

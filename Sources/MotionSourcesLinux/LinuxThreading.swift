@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import MotionSources
 
 /// Clocks, in nanoseconds.
 public enum LinuxClock {
@@ -41,53 +42,32 @@ public enum LinuxClock {
 
 /// A stop flag that sleeping loops can wait on, woken at once by ``signal()``.
 final class StopSignal: @unchecked Sendable {
-    private var mutex = pthread_mutex_t()
-    private var cond = pthread_cond_t()
-    private var raised = false
+    private let lock = ConditionLock()
+    private var raised = false  // guarded by `lock`
 
-    init() {
-        pthread_mutex_init(&mutex, nil)
-        var attr = pthread_condattr_t()
-        pthread_condattr_init(&attr)
-        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC)
-        pthread_cond_init(&cond, &attr)
-        pthread_condattr_destroy(&attr)
-    }
-
-    deinit {
-        pthread_cond_destroy(&cond)
-        pthread_mutex_destroy(&mutex)
-    }
-
-    var isRaised: Bool {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        return raised
-    }
+    var isRaised: Bool { lock.withLock { raised } }
 
     func signal() {
-        pthread_mutex_lock(&mutex)
-        raised = true
-        pthread_cond_broadcast(&cond)
-        pthread_mutex_unlock(&mutex)
+        lock.withLock {
+            raised = true
+            lock.broadcast()
+        }
     }
 
     /// Sleeps until the monotonic time `deadlineNs` or a signal; returns `true` when signalled.
     func wait(untilMonotonicNs deadlineNs: Int64) -> Bool {
-        var ts = timespec(tv_sec: Int(deadlineNs / 1_000_000_000), tv_nsec: Int(deadlineNs % 1_000_000_000))
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        while !raised {
-            if pthread_cond_timedwait(&cond, &mutex, &ts) == ETIMEDOUT { break }
+        let deadline = Double(deadlineNs) / 1e9
+        return lock.withLock {
+            while !raised && MonotonicClock.now() < deadline { lock.wait(until: deadline) }
+            return raised
         }
-        return raised
     }
 }
 
 /// A joinable POSIX thread running one closure.
 final class WorkerThread: @unchecked Sendable {
     private var thread: pthread_t?
-    private let lock = PthreadLock()
+    private let lock = ConditionLock()
     private var joined = false
 
     /// Starts `body` on a new thread. With `realtime`, the thread asks for `SCHED_FIFO` at a low

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import MotionSources
 
 /// The real file system, through the C library (`open`, `read`, `write`, `poll`).
 ///
@@ -82,7 +83,7 @@ final class POSIXDeviceHandle: LinuxDeviceHandle, @unchecked Sendable {
     let fd: Int32
     let path: String
     private let wake: (Int32, Int32)
-    private let lock = PthreadLock()
+    private let lock = ConditionLock()
     private var closed = false
 
     /// Device file descriptor, exposed for ioctls (evdev).
@@ -150,18 +151,5 @@ final class POSIXDeviceHandle: LinuxDeviceHandle, @unchecked Sendable {
         // never sees its descriptor number reused by another open.
         var one: UInt8 = 1
         _ = Glibc.write(wake.1, &one, 1)
-    }
-}
-
-/// A small pthread mutex wrapper usable from non-async code without Foundation.
-final class PthreadLock: @unchecked Sendable {
-    private var mutex = pthread_mutex_t()
-    init() { pthread_mutex_init(&mutex, nil) }
-    deinit { pthread_mutex_destroy(&mutex) }
-    @inline(__always)
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        return try body()
     }
 }

@@ -29,12 +29,19 @@ public enum MonotonicClock {
 }
 
 /// A pthread mutex with a condition variable whose timed waits use `CLOCK_MONOTONIC` absolute
-/// deadlines (no drift, immune to wall-clock changes). TSan understands both primitives.
-final class ConditionLock: @unchecked Sendable {
+/// deadlines (no drift, immune to wall-clock changes). ThreadSanitizer understands both primitives.
+///
+/// The primitives live in allocated memory, so their addresses are stable as POSIX requires.
+/// Shared by every source that runs its own threads.
+///
+/// ## Threading
+/// Any thread may lock. ``wait()`` and ``wait(until:)`` must be called with the lock held.
+public final class ConditionLock: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
-    init() {
+    /// Creates an unlocked lock.
+    public init() {
         pthread_mutex_init(mutex, nil)
         var attributes = pthread_condattr_t()
         pthread_condattr_init(&attributes)
@@ -50,15 +57,26 @@ final class ConditionLock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    func lock() { pthread_mutex_lock(mutex) }
-    func unlock() { pthread_mutex_unlock(mutex) }
-    func broadcast() { pthread_cond_broadcast(condition) }
+    /// Takes the lock.
+    public func lock() { pthread_mutex_lock(mutex) }
+    /// Releases the lock.
+    public func unlock() { pthread_mutex_unlock(mutex) }
+    /// Wakes every waiter. Call with the lock held.
+    public func broadcast() { pthread_cond_broadcast(condition) }
+
+    /// Runs `body` with the lock held.
+    @inline(__always)
+    public func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
     /// Waits for a broadcast (or a spurious wake-up). Call with the lock held.
-    func wait() { pthread_cond_wait(condition, mutex) }
+    public func wait() { pthread_cond_wait(condition, mutex) }
 
     /// Waits for a broadcast or until `deadline` (seconds on `CLOCK_MONOTONIC`), whichever comes first.
     /// Call with the lock held.
-    func wait(until deadline: Double) {
+    public func wait(until deadline: Double) {
         var ts = MonotonicClock.deadline(deadline)
         pthread_cond_timedwait(condition, mutex, &ts)
     }
