@@ -9,7 +9,8 @@
 /// re-estimated by a zero-phase filter of the specific force in a frame integrated with the
 /// forward–backward bias (see `zeroPhaseInclination`). The averaging is the
 /// two-filter smoother idea of D. C. Fraser and J. E. Potter, "The optimum linear smoother as a
-/// combination of two optimum linear filters", IEEE TAC 14(4), 1969, with equal weights.
+/// combination of two optimum linear filters", IEEE TAC 14(4), 1969: equal weights for the attitudes,
+/// and for the gyro bias the optimal weights of that paper, each pass's inverse bias covariance.
 ///
 /// Allocates its output arrays (not per sample); O(n) time. Not a real-time filter.
 public enum AttitudeSmoother {
@@ -67,6 +68,7 @@ public enum AttitudeSmoother {
         filter.reverseTimeDirection()
         var backward = [Quaternion](repeating: .identity, count: n)
         var backwardBias = [Vector3](repeating: .zero, count: n)
+        var backwardCovariance = [Matrix3](repeating: .zero, count: n)
         for i in stride(from: n - 1, through: 0, by: -1) {
             // The rate of sample i+1 spans the interval (i, i+1]: integrate it backwards to reach sample i.
             if i < n - 1 { filter.updateGyro(-gyro[i + 1], dt: timeStep(i + 1)) }
@@ -74,15 +76,20 @@ public enum AttitudeSmoother {
             if let m = magnetometer { filter.updateMagnetometer(m[i], dt: timeStep(min(i + 1, n - 1))) }
             backward[i] = filter.quaternion
             backwardBias[i] = -filter.state.bias
+            backwardCovariance[i] = filter.state.biasCovariance
         }
         // Pass 3: forward from the start state found by the backward pass.
         filter.reverseTimeDirection()
         var out = [Quaternion](repeating: .identity, count: n)
         var bias = [Vector3](repeating: .zero, count: n)
+        var smoothedBias = [Vector3](repeating: .zero, count: n)
         for i in 0..<n {
             step(&filter, i, timeStep(i))
             var a = filter.quaternion
             bias[i] = filter.state.bias
+            // The bias seen from both directions, each weighted by its information.
+            smoothedBias[i] = combinedBias(bias[i], filter.state.biasCovariance,
+                                           backwardBias[i], backwardCovariance[i])
             let b = backward[i]
             if a.w * b.w + a.x * b.x + a.y * b.y + a.z * b.z < 0 {
                 a = Quaternion(w: -a.w, x: -a.x, y: -a.y, z: -a.z)
@@ -100,12 +107,21 @@ public enum AttitudeSmoother {
             }
         }
         if parameters.smootherZeroPhaseTimeConstant > 0 {
-            // The bias seen from both directions.
-            let smoothedBias = (0..<n).map { (bias[$0] + backwardBias[$0]) * 0.5 }
             zeroPhaseInclination(&out, gyro: gyro, accelerometer: accelerometer, bias: smoothedBias, n: n,
                                  tau: parameters.smootherZeroPhaseTimeConstant, timeStep: timeStep)
         }
         return (out, bias)
+    }
+
+    /// The forward and backward bias estimates `b_f`, `b_b` (rad/s) combined by their information (inverse
+    /// covariance, (rad/s)⁻²): `(P_f⁻¹ + P_b⁻¹)⁻¹ (P_f⁻¹ b_f + P_b⁻¹ b_b)`, the two-filter smoother of
+    /// Fraser and Potter (1969). Where one pass has seen a rest phase or a long stretch of motion and the
+    /// other has not, its estimate counts for more, instead of the plain mean. Falls back to the plain
+    /// mean when a covariance is singular or the result is not finite.
+    static func combinedBias(_ bf: Vector3, _ pf: Matrix3, _ bb: Vector3, _ pb: Matrix3) -> Vector3 {
+        guard let jf = pf.inverse, let jb = pb.inverse, let p = (jf + jb).inverse else { return (bf + bb) * 0.5 }
+        let b = p * (jf * bf + jb * bb)
+        return b.isFinite ? b : (bf + bb) * 0.5
     }
 
     /// Replaces the inclination of `attitude` by a zero-phase estimate, keeping each sample's heading.
