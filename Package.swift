@@ -25,6 +25,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
+        // The live web dashboard (issue 5).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .target(name: "MotionFusion", swiftSettings: swiftSettings),
@@ -43,10 +47,32 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "MotionDashboard",
+            dependencies: [
+                "OpenCoreMotion",
+                "MotionSources",
+                "MotionFusion",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["PROTOCOL.md"],
+            resources: [
+                .embedInCode("Assets/index.html"),
+                .embedInCode("Assets/dashboard.css"),
+                .embedInCode("Assets/dashboard.js"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "CoreMotionCLI",
             dependencies: [
                 "OpenCoreMotion",
+                "MotionDashboard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -55,6 +81,17 @@ let package = Package(
         .testTarget(
             name: "OpenCoreMotionTests",
             dependencies: ["OpenCoreMotion", "MotionSources", "MotionFusion"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "MotionDashboardTests",
+            dependencies: [
+                "MotionDashboard",
+                "OpenCoreMotion",
+                "MotionSources",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
