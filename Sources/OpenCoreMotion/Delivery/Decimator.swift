@@ -1,0 +1,29 @@
+/// Thins a source's sample stream down to one consumer's update interval, by timestamp.
+///
+/// A sample is passed when it is due: at or after the previous passed sample plus the interval, with
+/// half a source period of slack for jitter. Samples are never interpolated or repeated, so a
+/// consumer asking for exactly the source's rate gets every sample. After a gap longer than the
+/// interval the schedule restarts from the sample after the gap.
+struct Decimator: Sendable {
+    /// The consumer's interval, seconds.
+    var interval: Double
+    private var nextDue: Double?
+
+    init(interval: Double) {
+        self.interval = interval
+    }
+
+    /// Whether the sample at `t` (seconds) goes to the consumer, given the source's period (seconds).
+    mutating func accept(_ t: Double, sourcePeriod: Double) -> Bool {
+        guard let due = nextDue else {
+            nextDue = t + interval
+            return true
+        }
+        let slack = 0.5 * min(sourcePeriod, interval)
+        guard t + slack >= due else { return false }
+        var next = due + interval
+        if next <= t { next = t + interval }
+        nextDue = next
+        return true
+    }
+}

@@ -1,0 +1,319 @@
+import Foundation
+import Logging
+import MotionSources
+import Synchronization
+
+/// Handler for accelerometer updates: a sample, or an error in ``CMErrorDomain``.
+public typealias CMAccelerometerHandler = (CMAccelerometerData?, (any Error)?) -> Void
+/// Handler for gyroscope updates: a sample, or an error in ``CMErrorDomain``.
+public typealias CMGyroHandler = (CMGyroData?, (any Error)?) -> Void
+/// Handler for magnetometer updates: a sample, or an error in ``CMErrorDomain``.
+public typealias CMMagnetometerHandler = (CMMagnetometerData?, (any Error)?) -> Void
+/// Handler for device-motion updates: a sample, or an error in ``CMErrorDomain``.
+public typealias CMDeviceMotionHandler = (CMDeviceMotion?, (any Error)?) -> Void
+
+/// The entry point to motion data, as in Core Motion: accelerometer, gyroscope, magnetometer and
+/// fused device motion, pulled from a property or pushed to an `OperationQueue`.
+///
+/// `CMMotionManager()` uses the source named by the environment variable `COREMOTION_SOURCE`
+/// (`sim`, `sim:SCENARIO`, `replay:PATH`, …; see ``CMMotionManager/source(named:)``), otherwise the
+/// first motion hardware found, otherwise none: then every `is…Available` is `false`, as on the iOS
+/// Simulator. ``init(source:)`` takes a source explicitly. Managers built on the same source object
+/// share one stream from it.
+///
+/// ## Delivery
+/// - **Pull**: after `start…Updates()`, the `…Data` property is `nil` until the first sample, then
+///   holds the latest one.
+/// - **Push**: `start…Updates(to:withHandler:)` runs one operation per sample on the queue, in order,
+///   one at a time, none dropped however slow the handler (samples wait in memory). Once
+///   `stop…Updates()` returns, no further handler call for that sensor begins. Other operations on
+///   the queue are left alone; Apple's implementation cancels the whole queue, this one does not.
+/// - **Async** (beyond Apple): ``accelerometerUpdates(interval:)`` and its siblings.
+///
+/// Starting a sensor that is not available does nothing and leaves `is…Active` `false`. Calling
+/// `start…` again while active replaces the previous handler. When the source fails (a device is
+/// unplugged, a recording is malformed) the push handler receives one `NSError` in
+/// ``CMErrorDomain``, updates stop and `is…Active` becomes `false`; samples delivered before stay
+/// delivered.
+///
+/// ## Update intervals
+/// Intervals are in seconds and are clamped, when set, to what the source supports, and read back
+/// clamped. Zero, negative and NaN mean "as fast as possible" (the smallest interval);
+/// `+infinity` means the largest. Without a source, the range is 0.01…1 s. Several consumers at
+/// different intervals share one stream, thinned by timestamp: never interpolated, never duplicated.
+/// Changing an interval while updates run takes effect at once.
+///
+/// ## Threading
+/// Every member may be called from any thread.
+open class CMMotionManager: NSObject, @unchecked Sendable {
+    enum Slot: Int, CaseIterable {
+        case accelerometer, gyro, magnetometer, deviceMotion
+    }
+
+    private struct SlotState {
+        var interval: Double
+        var consumer: Int?
+        var generation = 0
+        var cancel: (@Sendable () -> Void)?
+        var latest: CMLogItem?
+    }
+
+    private struct State {
+        var slots: [SlotState]
+        var frame: CMAttitudeReferenceFrame = .xArbitraryZVertical
+        var showsDeviceMovementDisplay = false
+        var location: Location?
+    }
+
+    /// The hub of the source, or `nil` when there is no source at all.
+    let hub: SourceHub?
+    private let state: Mutex<State>
+
+    /// The default interval in seconds before one is set: 0.01 (100 Hz), clamped to the source.
+    public static let defaultUpdateInterval: TimeInterval = 0.01
+
+    /// Creates a manager on the process's default source (see the type's discussion).
+    public override convenience init() {
+        self.init(optionalSource: SourceSelection.defaultSource)
+    }
+
+    /// Creates a manager on `source` (beyond Apple). Managers on the same source object share it.
+    public convenience init(source: any SensorSource) {
+        self.init(optionalSource: source)
+    }
+
+    private init(optionalSource source: (any SensorSource)?) {
+        hub = source.map(SourceHub.hub(for:))
+        let info = source?.info
+        let slots = Slot.allCases.map { slot in
+            SlotState(interval: Self.clamp(Self.defaultUpdateInterval, slot: slot, info: info))
+        }
+        state = Mutex(State(slots: slots))
+        super.init()
+    }
+
+    deinit {
+        for slot in Slot.allCases { stop(slot) }
+    }
+
+    /// The source this manager reads (beyond Apple); `nil` when there is none.
+    public var source: (any SensorSource)? { hub?.source }
+
+    // MARK: Intervals
+
+    static func capability(_ slot: Slot, info: SourceInfo?) -> SensorCapability {
+        let sensor: SensorKind = switch slot {
+        case .accelerometer: .accelerometer
+        case .gyro, .deviceMotion: .gyro
+        case .magnetometer: .magnetometer
+        }
+        return info?.sensors[sensor] ?? SensorCapability(minimumRate: 1, maximumRate: 100)
+    }
+
+    /// Clamps an interval in seconds as documented on the type.
+    static func clamp(_ interval: Double, slot: Slot, info: SourceInfo?) -> Double {
+        let cap = capability(slot, info: info)
+        if interval == .infinity { return 1 / cap.minimumRate }
+        guard interval.isFinite, interval > 0 else { return 1 / cap.maximumRate }
+        return 1 / cap.clamp(rate: 1 / interval)
+    }
+
+    func interval(_ slot: Slot) -> Double {
+        state.withLock { $0.slots[slot.rawValue].interval }
+    }
+
+    func setInterval(_ value: Double, _ slot: Slot) {
+        let clamped = Self.clamp(value, slot: slot, info: hub?.source.info)
+        let consumer = state.withLock { s -> Int? in
+            s.slots[slot.rawValue].interval = clamped
+            return s.slots[slot.rawValue].consumer
+        }
+        if let consumer { hub?.setInterval(clamped, for: consumer) }
+    }
+
+    // MARK: Availability and state
+
+    func isAvailable(_ slot: Slot) -> Bool {
+        guard let sensors = hub?.source.info.sensors else { return false }
+        switch slot {
+        case .accelerometer: return sensors[.accelerometer] != nil
+        case .gyro: return sensors[.gyro] != nil
+        case .magnetometer: return sensors[.magnetometer] != nil
+        case .deviceMotion: return sensors[.accelerometer] != nil && sensors[.gyro] != nil
+        }
+    }
+
+    func isActive(_ slot: Slot) -> Bool {
+        state.withLock { $0.slots[slot.rawValue].consumer != nil }
+    }
+
+    func latest<T: CMLogItem>(_ slot: Slot, as: T.Type) -> T? {
+        state.withLock { $0.slots[slot.rawValue].latest as? T }
+    }
+
+    // MARK: Start and stop
+
+    /// Starts `slot`'s updates, replacing any running ones. `push` is called on the source's thread
+    /// with each sample delivered and with the failure, if any; it must not block.
+    /// - Returns: the error that kept updates from starting, if any.
+    @discardableResult
+    func start(
+        _ slot: Slot,
+        stream: MotionStream,
+        push: QueuePush?
+    ) -> NSError? {
+        stop(slot)
+        guard let hub, isAvailable(slot) else { return nil }
+        let (interval, generation, settings) = state.withLock { s in
+            s.slots[slot.rawValue].generation += 1
+            if case .deviceMotion(let frame) = stream { s.frame = frame }
+            return (s.slots[slot.rawValue].interval, s.slots[slot.rawValue].generation, (s.showsDeviceMovementDisplay, s.location))
+        }
+        var spec = ConsumerSpec(stream: stream, interval: interval, deliver: { _ in })
+        spec.showsDeviceMovementDisplay = settings.0
+        if stream == .deviceMotion(.xTrueNorthZVertical) {
+            guard let location = settings.1, let declination = MagneticDeclination.degrees(at: location) else {
+                let error = NSError.coreMotion(
+                    CMErrorTrueNorthNotAvailable,
+                    "true north needs a location: set CMMotionManager.location (CLI: --location LAT,LON)"
+                )
+                push?.fail(error)
+                return error
+            }
+            spec.declination = declination
+        }
+        spec.deliver = { [weak self] output in
+            self?.receive(output, slot: slot, generation: generation, push: push)
+        }
+        do {
+            let id = try hub.add(spec)
+            let stillCurrent = state.withLock { s -> Bool in
+                guard s.slots[slot.rawValue].generation == generation else { return false }
+                s.slots[slot.rawValue].consumer = id
+                s.slots[slot.rawValue].cancel = push?.cancel
+                return true
+            }
+            if !stillCurrent { hub.remove(id) }
+            return nil
+        } catch {
+            Self.logger.error("cannot start \(slot): \(error.localizedDescription)")
+            push?.fail(error)
+            return error
+        }
+    }
+
+    private func receive(_ output: HubOutput, slot: Slot, generation: Int, push: QueuePush?) {
+        let item: CMLogItem?
+        switch output {
+        case .accelerometer(let d): item = d
+        case .gyro(let d): item = d
+        case .magnetometer(let d): item = d
+        case .deviceMotion(let d): item = d
+        case .notice(let error):
+            push?.fail(error)
+            return
+        case .finished:
+            return
+        case .failure(let error):
+            let current = state.withLock { s -> Bool in
+                guard s.slots[slot.rawValue].generation == generation else { return false }
+                s.slots[slot.rawValue].consumer = nil
+                s.slots[slot.rawValue].cancel = nil
+                return true
+            }
+            if current { push?.fail(error) }
+            return
+        }
+        guard let item else { return }
+        let current = state.withLock { s -> Bool in
+            guard s.slots[slot.rawValue].generation == generation else { return false }
+            s.slots[slot.rawValue].latest = item
+            return true
+        }
+        if current { push?.deliver(item) }
+    }
+
+    func stop(_ slot: Slot) {
+        let (consumer, cancel) = state.withLock { s -> (Int?, (@Sendable () -> Void)?) in
+            s.slots[slot.rawValue].generation += 1
+            defer {
+                s.slots[slot.rawValue].consumer = nil
+                s.slots[slot.rawValue].cancel = nil
+            }
+            return (s.slots[slot.rawValue].consumer, s.slots[slot.rawValue].cancel)
+        }
+        cancel?()
+        if let consumer { hub?.remove(consumer) }
+    }
+
+    // MARK: Reference frames and settings
+
+    /// The reference frame of the device-motion updates started last;
+    /// ``CMAttitudeReferenceFrame/xArbitraryZVertical`` before any.
+    open var attitudeReferenceFrame: CMAttitudeReferenceFrame { state.withLock { $0.frame } }
+
+    /// The frames the default source supports: ``CMAttitudeReferenceFrame/xArbitraryZVertical``
+    /// with an accelerometer and a gyroscope, and the three others when it has a magnetometer too.
+    open class func availableAttitudeReferenceFrames() -> CMAttitudeReferenceFrame {
+        frames(for: SourceSelection.defaultSource?.info)
+    }
+
+    /// The frames this manager's source supports (beyond Apple).
+    open var availableReferenceFrames: CMAttitudeReferenceFrame { Self.frames(for: hub?.source.info) }
+
+    static func frames(for info: SourceInfo?) -> CMAttitudeReferenceFrame {
+        guard let sensors = info?.sensors, sensors[.accelerometer] != nil, sensors[.gyro] != nil else { return [] }
+        var frames: CMAttitudeReferenceFrame = .xArbitraryZVertical
+        if sensors[.magnetometer] != nil {
+            frames.formUnion([.xArbitraryCorrectedZVertical, .xMagneticNorthZVertical, .xTrueNorthZVertical])
+        }
+        return frames
+    }
+
+    /// Whether device-motion handlers get `CMErrorDeviceRequiresMovement` (once) when the
+    /// magnetometer needs the device moved to calibrate. Default `false`. Read when updates start.
+    open var showsDeviceMovementDisplay: Bool {
+        get { state.withLock { $0.showsDeviceMovementDisplay } }
+        set { state.withLock { $0.showsDeviceMovementDisplay = newValue } }
+    }
+
+    /// A place on Earth, for the declination that ``CMAttitudeReferenceFrame/xTrueNorthZVertical`` needs.
+    public struct Location: Sendable, Hashable {
+        /// Degrees north, −90…90.
+        public var latitude: Double
+        /// Degrees east, −180…180.
+        public var longitude: Double
+        /// Metres above the WGS-84 ellipsoid; default 0.
+        public var altitude: Double
+        /// Creates a location.
+        public init(latitude: Double, longitude: Double, altitude: Double = 0) {
+            self.latitude = latitude
+            self.longitude = longitude
+            self.altitude = altitude
+        }
+    }
+
+    /// Where the device is, for true north (beyond Apple, which asks Core Location). Default `nil`:
+    /// starting ``CMAttitudeReferenceFrame/xTrueNorthZVertical`` updates then reports
+    /// `CMErrorTrueNorthNotAvailable`. Read when updates start.
+    public var location: Location? {
+        get { state.withLock { $0.location } }
+        set { state.withLock { $0.location = newValue } }
+    }
+
+    static let logger = Logger(label: "OpenCoreMotion.CMMotionManager")
+}
+
+/// A push consumer's two ends, type-erased over the sample type.
+struct QueuePush: Sendable {
+    var deliver: @Sendable (CMLogItem) -> Void
+    var fail: @Sendable (NSError) -> Void
+    var cancel: @Sendable () -> Void
+
+    init<T: CMLogItem>(queue: OperationQueue, handler: @escaping (T?, (any Error)?) -> Void) {
+        let delivery = QueueDelivery<T>(queue: queue, handler: handler)
+        deliver = { item in if let item = item as? T { delivery.enqueue(item) } }
+        fail = { delivery.enqueue(error: $0) }
+        cancel = { delivery.cancel() }
+    }
+}

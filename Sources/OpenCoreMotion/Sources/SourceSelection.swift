@@ -1,0 +1,50 @@
+import Foundation
+import Logging
+import MotionSources
+
+/// Turns source specifications such as `sim:handheld` into sources, and picks the default one.
+enum SourceSelection {
+    /// The process's default source: `COREMOTION_SOURCE` when set, else `nil` (no motion hardware
+    /// discovery is wired yet). Resolved once, on first use.
+    static let defaultSource: (any SensorSource)? = {
+        let env = ProcessInfo.processInfo.environment
+        if let spec = env["COREMOTION_SOURCE"], !spec.isEmpty {
+            do {
+                return try CMMotionManager.source(named: spec)
+            } catch {
+                Logger(label: "OpenCoreMotion").error("COREMOTION_SOURCE=\(spec): \(String(describing: error))")
+                return nil
+            }
+        }
+        return nil
+    }()
+}
+
+extension CMMotionManager {
+    /// The source a specification names (beyond Apple). Each call creates a new source.
+    ///
+    /// | spec | source |
+    /// |---|---|
+    /// | `sim`, `sim:SCENARIO` | the simulated device, real time; scenarios `still`, `handheld` (default), `rotate`, `walk`, `shake` |
+    /// | `replay:PATH` | a recording written by `coremotion stream`, played in real time |
+    ///
+    /// - Throws: ``SourceError`` for an unknown spec or a source that cannot be opened.
+    public static func source(named spec: String) throws(SourceError) -> any SensorSource {
+        let (kind, argument) = spec.split(separator: ":", maxSplits: 1).map(String.init).splitPair
+        switch kind {
+        case "replay":
+            guard let path = argument, !path.isEmpty else {
+                throw SourceError(.unavailable, "replay needs a file: replay:PATH")
+            }
+            return try ReplaySource(path: path)
+        default:
+            throw SourceError(.unavailable, "unknown source '\(spec)'; expected sim, sim:SCENARIO or replay:PATH")
+        }
+    }
+}
+
+extension Array where Element == String {
+    fileprivate var splitPair: (String, String?) {
+        (first ?? "", count > 1 ? self[1] : nil)
+    }
+}

@@ -1,0 +1,140 @@
+import MotionFusion
+
+/// Acceleration along the device's three axes, in g (9.80665 m/s²).
+///
+/// Core Motion's sign: at rest, gravity appears as a vector pointing down, so a device lying face up
+/// reads z ≈ −1.
+public struct CMAcceleration: Equatable, Hashable, Sendable {
+    /// Along x (to the right of the screen), in g.
+    public var x: Double
+    /// Along y (to the top of the screen), in g.
+    public var y: Double
+    /// Along z (out of the screen), in g.
+    public var z: Double
+    /// Creates a value from its components in g.
+    public init(x: Double, y: Double, z: Double) { self.x = x; self.y = y; self.z = z }
+    /// The zero vector.
+    public init() { self.init(x: 0, y: 0, z: 0) }
+}
+
+/// Rotation rate about the device's three axes, in radians per second, right-handed.
+public struct CMRotationRate: Equatable, Hashable, Sendable {
+    /// About x, in rad/s.
+    public var x: Double
+    /// About y, in rad/s.
+    public var y: Double
+    /// About z, in rad/s.
+    public var z: Double
+    /// Creates a value from its components in rad/s.
+    public init(x: Double, y: Double, z: Double) { self.x = x; self.y = y; self.z = z }
+    /// The zero vector.
+    public init() { self.init(x: 0, y: 0, z: 0) }
+}
+
+/// Magnetic flux density along the device's three axes, in microtesla (µT).
+public struct CMMagneticField: Equatable, Hashable, Sendable {
+    /// Along x, in µT.
+    public var x: Double
+    /// Along y, in µT.
+    public var y: Double
+    /// Along z, in µT.
+    public var z: Double
+    /// Creates a value from its components in µT.
+    public init(x: Double, y: Double, z: Double) { self.x = x; self.y = y; self.z = z }
+    /// The zero vector.
+    public init() { self.init(x: 0, y: 0, z: 0) }
+}
+
+/// How well the magnetometer is calibrated, as Core Motion reports it.
+public enum CMMagneticFieldCalibrationAccuracy: Int32, Sendable, Hashable, CaseIterable {
+    /// Not calibrated: the field value must not be trusted (−1).
+    case uncalibrated = -1
+    /// Low accuracy (0).
+    case low = 0
+    /// Medium accuracy (1).
+    case medium = 1
+    /// High accuracy (2).
+    case high = 2
+}
+
+/// A magnetic field with hard and soft iron removed, and how well that is known.
+public struct CMCalibratedMagneticField: Equatable, Hashable, Sendable {
+    /// The calibrated field in µT, device frame.
+    public var field: CMMagneticField
+    /// The calibration's accuracy.
+    public var accuracy: CMMagneticFieldCalibrationAccuracy
+    /// Creates a value.
+    public init(field: CMMagneticField, accuracy: CMMagneticFieldCalibrationAccuracy) {
+        self.field = field
+        self.accuracy = accuracy
+    }
+    /// A zero field, ``CMMagneticFieldCalibrationAccuracy/uncalibrated``.
+    public init() { self.init(field: CMMagneticField(), accuracy: .uncalibrated) }
+}
+
+/// A unit quaternion, components in Core Motion's order (x, y, z, w): the rotation from the device
+/// frame to the reference frame.
+public struct CMQuaternion: Equatable, Hashable, Sendable {
+    /// First vector component.
+    public var x: Double
+    /// Second vector component.
+    public var y: Double
+    /// Third vector component.
+    public var z: Double
+    /// Scalar component.
+    public var w: Double
+    /// Creates a quaternion.
+    public init(x: Double, y: Double, z: Double, w: Double) { self.x = x; self.y = y; self.z = z; self.w = w }
+    /// The identity, (0, 0, 0, 1).
+    public init() { self.init(x: 0, y: 0, z: 0, w: 1) }
+}
+
+/// A 3×3 rotation matrix, row-major: `m_ij` is row i, column j.
+///
+/// It is the matrix of ``CMAttitude``'s rotation from the device frame to the reference frame:
+/// `v_reference = M · v_device`. Its third row is therefore the reference frame's up axis seen from
+/// the device, which is minus ``CMDeviceMotion/gravity``.
+public struct CMRotationMatrix: Equatable, Hashable, Sendable {
+    public var m11: Double, m12: Double, m13: Double
+    public var m21: Double, m22: Double, m23: Double
+    public var m31: Double, m32: Double, m33: Double
+    /// Creates a matrix from its nine entries, row by row.
+    public init(
+        m11: Double, m12: Double, m13: Double,
+        m21: Double, m22: Double, m23: Double,
+        m31: Double, m32: Double, m33: Double
+    ) {
+        self.m11 = m11; self.m12 = m12; self.m13 = m13
+        self.m21 = m21; self.m22 = m22; self.m23 = m23
+        self.m31 = m31; self.m32 = m32; self.m33 = m33
+    }
+    /// The identity matrix.
+    public init() { self.init(m11: 1, m12: 0, m13: 0, m21: 0, m22: 1, m23: 0, m31: 0, m32: 0, m33: 1) }
+}
+
+/// The reference frame an attitude is expressed in. In every frame z is vertical, pointing up.
+public struct CMAttitudeReferenceFrame: OptionSet, Hashable, Sendable {
+    /// The bit mask.
+    public let rawValue: UInt
+    /// Creates a frame set from its bits.
+    public init(rawValue: UInt) { self.rawValue = rawValue }
+
+    /// x arbitrary and fixed when updates start; no magnetometer, so yaw drifts slowly.
+    public static let xArbitraryZVertical = CMAttitudeReferenceFrame(rawValue: 1 << 0)
+    /// x arbitrary at the start, then held by the magnetometer so yaw does not drift.
+    public static let xArbitraryCorrectedZVertical = CMAttitudeReferenceFrame(rawValue: 1 << 1)
+    /// x toward magnetic north.
+    public static let xMagneticNorthZVertical = CMAttitudeReferenceFrame(rawValue: 1 << 2)
+    /// x toward true north: needs a location for the declination (see `CMMotionManager.location`).
+    public static let xTrueNorthZVertical = CMAttitudeReferenceFrame(rawValue: 1 << 3)
+}
+
+extension CMAcceleration {
+    init(_ v: Vector3) { self.init(x: v.x, y: v.y, z: v.z) }
+}
+extension CMRotationRate {
+    init(_ v: Vector3) { self.init(x: v.x, y: v.y, z: v.z) }
+}
+extension CMMagneticField {
+    init(_ v: Vector3) { self.init(x: v.x, y: v.y, z: v.z) }
+}
