@@ -102,7 +102,7 @@ public final class DashboardServer: Sendable {
     public var exposureWarning: String? {
         isLoopback
             ? nil
-            : "warning: listening on \(host), not loopback: anyone who can reach port \(port) can watch the sensors and control them"
+            : "warning: listening on \(host), not loopback: anyone who can reach this port can watch the sensors and control them"
     }
 
     /// The URL to open, from ``host`` and ``port`` as configured (with port 0, use the URL given to

@@ -110,7 +110,7 @@ import Testing
         for h in ["127.0.0.1", "localhost", "::1", "[::1]", "127.1.2.3"] { #expect(DashboardServer.isLoopback(host: h), "\(h)") }
         for h in ["0.0.0.0", "192.168.1.2", "::", "example.com", "127.0.0.256"] { #expect(!DashboardServer.isLoopback(host: h), "\(h)") }
         let server = DashboardServer(feed: ScriptedFeed(), host: "0.0.0.0", port: 9000)
-        #expect(server.exposureWarning?.contains("anyone who can reach port 9000") == true)
+        #expect(server.exposureWarning?.contains("0.0.0.0, not loopback: anyone who can reach this port") == true)
         #expect(DashboardServer(feed: ScriptedFeed()).exposureWarning == nil)
         #expect(DashboardServer(feed: ScriptedFeed()).url.absoluteString == "http://127.0.0.1:8080/")
         #expect(DashboardServer(feed: ScriptedFeed(), host: "::1", port: 1).url.absoluteString == "http://[::1]:1/")
