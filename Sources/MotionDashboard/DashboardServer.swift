@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import ServiceLifecycle
 import Synchronization
 
 /// Why a dashboard could not start.
@@ -137,12 +138,18 @@ public final class DashboardServer: Sendable {
         let hub = self.hub
         let clock = self.clock
         let frame = frameInterval
+        // Cancelling run() shuts the server down gracefully: pages get a WebSocket close ("going
+        // away") and reconnect to the next server. The service group runs in its own task so that our
+        // cancellation reaches it as a graceful shutdown, not as a cancellation of every connection.
+        let services = ServiceGroup(configuration: .init(services: [app], logger: logger))
+        let server = Task { try await services.run() }
+        let frames = Task { await hub.runFrames(clock: clock, frame: frame) }
+        defer { frames.cancel() }
         do {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await app.runService(gracefulShutdownSignals: []) }
-                group.addTask { await hub.runFrames(clock: clock, frame: frame) }
-                try await group.next()
-                group.cancelAll()
+            try await withTaskCancellationHandler {
+                try await server.value
+            } onCancel: {
+                Task { await services.triggerGracefulShutdown() }
             }
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
             throw DashboardServerError.addressInUse(host: host, port: port)
