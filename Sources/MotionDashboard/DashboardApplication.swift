@@ -51,17 +51,19 @@ enum DashboardApplication {
         return router
     }
 
-    /// A page may only connect from a page this server served: a browser sends `Origin`, and it
-    /// must name the same host and port as `Host`. Clients that send no `Origin` (tools) are let in.
-    /// Without the check, any web site open in the user's browser could watch and drive the stream.
+    /// A page may only connect from a page this server served: a browser sends its page's origin
+    /// (`http(s)://host:port`, or `null`), and it must name the same host and port as the request's
+    /// authority. Tools that send no `Origin`, or a `ws(s)://` one as WebSocket libraries do, are let
+    /// in: browsers never send those. Without the check, any web site open in the user's browser
+    /// could watch and drive the sensors.
     static func isSameOrigin(origin: String?, authority host: String?) -> Bool {
         guard let origin else { return true }
-        guard let host, let url = URL(string: origin), let originHost = url.host else { return false }
-        let scheme = url.scheme?.lowercased() ?? ""
-        guard scheme == "http" || scheme == "https" else { return false }
+        guard let url = URL(string: origin), let scheme = url.scheme?.lowercased() else { return false }
+        if scheme == "ws" || scheme == "wss" { return true }
+        guard scheme == "http" || scheme == "https", let host, let originHost = url.host else { return false }
         let port = url.port.map { ":\($0)" } ?? ""
         return (originHost + port).lowercased() == host.lowercased()
-            || (originHost.contains(":") && ("[" + originHost + "]" + port).lowercased() == host.lowercased())
+            || ("[" + originHost + "]" + port).lowercased() == host.lowercased()
     }
 
     private static func json(_ text: String) -> Response {

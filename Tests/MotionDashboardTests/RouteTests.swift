@@ -104,6 +104,8 @@ import Testing
         #expect(!DashboardApplication.isSameOrigin(origin: "file://localhost:8080", authority: "localhost:8080"))
         #expect(!DashboardApplication.isSameOrigin(origin: "http://localhost:8080", authority: nil))
         #expect(DashboardApplication.isSameOrigin(origin: nil, authority: "localhost:8080"), "tools send no Origin")
+        #expect(DashboardApplication.isSameOrigin(origin: "ws://127.0.0.1", authority: "127.0.0.1:8080"), "WebSocket libraries")
+        #expect(!DashboardApplication.isSameOrigin(origin: "https://localhost:8080.evil.example", authority: "localhost:8080"))
     }
 
     @Test func loopbackHosts() {

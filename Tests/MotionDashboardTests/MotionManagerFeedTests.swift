@@ -1,0 +1,46 @@
+import Foundation
+import MotionFusion
+import MotionSources
+import OpenCoreMotion
+import Synchronization
+import Testing
+@testable import MotionDashboard
+
+/// The thin adapter over `CMMotionManager`, on a hand-driven source.
+@Suite struct MotionManagerFeedTests {
+    @Test func describesTheSourceAndItsFrames() {
+        let feed = MotionManagerFeed(source: ManualSource(maximumRate: 100, identifier: "manual:test"))
+        let d = feed.sourceDescription
+        #expect(d.identifier == "manual:test")
+        #expect(Set(d.streams.keys) == Set(DashboardSensor.allCases))
+        #expect(d.streams[.accelerometer]?.maximumRate == 100)
+        #expect(d.referenceFrames == ["xArbitraryZVertical", "xArbitraryCorrectedZVertical", "xMagneticNorthZVertical"],
+                "true north needs a location")
+        let located = CMMotionManager(source: ManualSource())
+        located.location = .init(latitude: 48.85, longitude: 2.35)
+        #expect(MotionManagerFeed(manager: located).sourceDescription.referenceFrames.last == "xTrueNorthZVertical")
+    }
+
+    @Test func theDashboardDrivesTheManager() async throws {
+        let source = ManualSource(maximumRate: 100)
+        let feed = MotionManagerFeed(source: source)
+        let got = Box<[DashboardFeedEvent]>([])
+        feed.connect { e in got.set(got.get() + [e]) }
+        feed.apply(DashboardFeedConfiguration(running: [.accelerometer, .gyro], interval: 0.05, referenceFrame: nil))
+        #expect(feed.manager.isAccelerometerActive && feed.manager.isGyroActive)
+        #expect(!feed.manager.isMagnetometerActive && !feed.manager.isDeviceMotionActive)
+        #expect(feed.manager.accelerometerUpdateInterval == 0.05)
+        source.emit(RawSample(sensor: .accelerometer, timestamp: 1, value: Vector3(0, 0, -1)))
+        source.emit(RawSample(sensor: .gyro, timestamp: 1, value: Vector3(0.5, 0, 0)))
+        for _ in 0..<200 where got.get().count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        let samples = got.get().compactMap { e -> DashboardSample? in if case .sample(let s) = e { s } else { nil } }
+        #expect(samples.contains(DashboardSample(sensor: .accelerometer, timestamp: 1, vector: Vector3(0, 0, -1))))
+        #expect(samples.contains(DashboardSample(sensor: .gyro, timestamp: 1, vector: Vector3(0.5, 0, 0))))
+
+        feed.apply(DashboardFeedConfiguration(running: [.gyro], interval: 0.01, referenceFrame: nil))
+        #expect(!feed.manager.isAccelerometerActive && feed.manager.isGyroActive)
+        #expect(feed.manager.gyroUpdateInterval == 0.01)
+        feed.apply(DashboardFeedConfiguration(running: [], interval: 0.01, referenceFrame: nil))
+        #expect(!feed.manager.isGyroActive)
+    }
+}
