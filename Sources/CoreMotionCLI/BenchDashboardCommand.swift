@@ -11,6 +11,7 @@ import Synchronization
 /// the child's CPU time from `/proc/PID/stat` over `--seconds`. The clients run in this process, so
 /// their cost is not counted. It also measures the idle server (no page connected) first.
 public struct BenchDashboardCommand: AsyncParsableCommand {
+    /// The command's name, help and subcommands.
     public static let configuration = CommandConfiguration(
         commandName: "dashboard",
         abstract: "Measure the dashboard server's CPU with many WebSocket clients at 100 Hz on every sensor."
@@ -31,8 +32,10 @@ public struct BenchDashboardCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object instead of text.")
     var json = false
 
+    /// Creates the command with its defaults; ArgumentParser fills the options.
     public init() {}
 
+    /// Refuses out-of-range options with one clear line.
     public func validate() throws {
         guard (1...200).contains(clients) else { throw ValidationError("--clients must be 1…200") }
         guard seconds >= 1, seconds <= 600 else { throw ValidationError("--seconds must be 1…600") }
@@ -51,6 +54,7 @@ public struct BenchDashboardCommand: AsyncParsableCommand {
         let counts = Mutex(Counts())
     }
 
+    /// Runs the command until it is done (the dashboard: until interrupted).
     public func run() async throws {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: "/proc/self/exe")
@@ -233,11 +237,13 @@ public struct BenchDashboardCommand: AsyncParsableCommand {
 /// `coremotion bench`, until the delivery benchmark's group lands: it holds ``BenchDashboardCommand``.
 /// When `bench delivery` arrives, add ``BenchDashboardCommand`` to that group and delete this one.
 public struct DashboardBenchGroup: AsyncParsableCommand {
+    /// The command's name, help and subcommands.
     public static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Benchmarks.",
         subcommands: [BenchDashboardCommand.self]
     )
 
+    /// Creates the command with its defaults; ArgumentParser fills the options.
     public init() {}
 }

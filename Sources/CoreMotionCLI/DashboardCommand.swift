@@ -7,6 +7,7 @@ import OpenCoreMotion
 /// `coremotion dashboard`: MotionGraphs for Linux, a live web page of every sensor with the
 /// update-interval slider, served by this binary.
 public struct DashboardCommand: AsyncParsableCommand {
+    /// The command's name, help and subcommands.
     public static let configuration = CommandConfiguration(
         commandName: "dashboard",
         abstract: "Serve a live web dashboard of every sensor: graphs, attitude, the update-interval slider.",
@@ -27,13 +28,16 @@ public struct DashboardCommand: AsyncParsableCommand {
     @Option(help: "The TCP port to listen on (0 picks a free one).")
     var port: Int = 8080
 
+    /// Creates the command with its defaults; ArgumentParser fills the options.
     public init() {}
 
+    /// Refuses out-of-range options with one clear line.
     public func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535; got \(port)") }
         guard !host.isEmpty else { throw ValidationError("--host must not be empty") }
     }
 
+    /// Runs the command until it is done (the dashboard: until interrupted).
     public func run() async throws {
         let manager: CMMotionManager
         if let source {

@@ -188,12 +188,14 @@ public struct DashboardSourceDescription: Sendable, Hashable {
             referenceFrames: deviceMotion ? referenceFrames : [], details: info.details)
     }
 
+    /// Equal when every field, details included, is equal.
     public static func == (a: Self, b: Self) -> Bool {
         a.identifier == b.identifier && a.name == b.name && a.streams == b.streams
             && a.referenceFrames == b.referenceFrames
             && a.details.map(\.0) == b.details.map(\.0) && a.details.map(\.1) == b.details.map(\.1)
     }
 
+    /// Hashes the identifier and name.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(identifier)
         hasher.combine(name)

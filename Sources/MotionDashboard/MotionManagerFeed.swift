@@ -61,10 +61,13 @@ public final class MotionManagerFeed: DashboardFeed {
         emit(.orientation(orientation))
     }
 
+    /// Sets the sink that receives samples, errors and orientation changes, from the feed's queue.
     public func connect(_ sink: @escaping @Sendable (DashboardFeedEvent) -> Void) {
         self.sink.withLock { $0 = sink }
     }
 
+    /// Starts and stops the manager's updates and sets its intervals to match `configuration`; device
+    /// motion restarts when the reference frame changes. Called by the dashboard, one call at a time.
     public func apply(_ configuration: DashboardFeedConfiguration) {
         let old = current.withLock { c -> DashboardFeedConfiguration? in
             defer { c = configuration }

@@ -43,4 +43,26 @@ import Testing
         feed.apply(DashboardFeedConfiguration(running: [], interval: 0.01, referenceFrame: nil))
         #expect(!feed.manager.isGyroActive)
     }
+
+    @Test func sourceErrorsReachThePage() async throws {
+        let source = ManualSource(maximumRate: 100)
+        let feed = MotionManagerFeed(source: source)
+        let hub = DashboardHub(feed: feed)
+        let page = hub.connect()
+        let d = Drain(page)
+        _ = await d.next(2)
+        source.fail(SourceError(.deviceRemoved, "the device was unplugged", path: "/dev/iio:device0"))
+        // Every running stream's handler gets the error; each becomes a sourceError + state pair.
+        var errors: [String: String] = [:]
+        for _ in 0..<8 {
+            let m = await d.next().first ?? [:]
+            if m["type"] as? String == "sourceError", let sensor = m["sensor"] as? String {
+                errors[sensor] = m["message"] as? String
+            }
+            if errors.count == 4 { break }
+        }
+        #expect(Set(errors.keys) == ["accelerometer", "gyro", "magnetometer", "deviceMotion"])
+        #expect(errors["gyro"]?.contains("unplugged") == true, "\(errors)")
+        hub.disconnect(page)
+    }
 }

@@ -118,3 +118,24 @@ import Testing
         #expect(DashboardServer(feed: ScriptedFeed(), host: "::1", port: 1).url.absoluteString == "http://[::1]:1/")
     }
 }
+
+/// Binding, with real sockets on loopback.
+@Suite struct ServerBindTests {
+    @Test func aPortInUseIsAClearError() async throws {
+        let first = DashboardServer(feed: ScriptedFeed(), port: 0)
+        let (urls, continuation) = AsyncStream.makeStream(of: URL.self)
+        let task = Task { try await first.run { continuation.yield($0) } }
+        defer { task.cancel() }
+        var it = urls.makeAsyncIterator()
+        let url = try #require(await it.next())
+        #expect(first.boundURL == url)
+        let port = try #require(url.port)
+        let second = DashboardServer(feed: ScriptedFeed(), port: port)
+        await #expect(throws: DashboardServerError.addressInUse(host: "127.0.0.1", port: port)) {
+            try await second.run()
+        }
+        #expect(DashboardServerError.addressInUse(host: "127.0.0.1", port: port).description.contains("already in use"))
+        task.cancel()
+        _ = await task.result
+    }
+}
