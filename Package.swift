@@ -79,12 +79,30 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .executableTarget(name: "coremotion", dependencies: ["CoreMotionCLI"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "coremotion",
+            dependencies: [
+                "CoreMotionCLI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "MotionFusionTests", dependencies: ["MotionFusion"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "MotionSourcesTests",
+            dependencies: ["MotionSources", "MotionFusion"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "OpenCoreMotionTests",
             dependencies: ["OpenCoreMotion", "MotionSources", "MotionFusion"],
             swiftSettings: swiftSettings
+        ),
+        // Apple's published listings are Swift 5 code; they must build with only the import changed.
+        .testTarget(
+            name: "AppleListingsTests",
+            dependencies: ["OpenCoreMotion"],
+            swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         .testTarget(
             name: "MotionDashboardTests",

@@ -68,7 +68,7 @@ public struct BenchDashboardCommand: AsyncParsableCommand {
             child.waitUntilExit()
         }
         guard let url = Self.readURL(from: stdout.fileHandleForReading) else {
-            Self.fail("the dashboard did not print its URL")
+            throw CLIError("the dashboard did not print its URL")
         }
         let pid = child.processIdentifier
         let ws = url.replacingOccurrences(of: "http://", with: "ws://") + "ws"
@@ -217,8 +217,10 @@ public struct BenchDashboardCommand: AsyncParsableCommand {
                 let data = handle.availableData
                 if data.isEmpty { break }
                 buffer += String(decoding: data, as: UTF8.self)
-                if let line = buffer.split(separator: "\n").first(where: { $0.hasPrefix("dashboard: ") }) {
-                    found.url.withLock { $0 = String(line.dropFirst("dashboard: ".count)) }
+                if let line = buffer.split(separator: "\n").first(where: { $0.hasPrefix("dashboard: ") }),
+                    let url = line.dropFirst("dashboard: ".count).split(separator: " ").first
+                {
+                    found.url.withLock { $0 = String(url) }
                     break
                 }
             }
@@ -227,23 +229,4 @@ public struct BenchDashboardCommand: AsyncParsableCommand {
         _ = done.wait(timeout: .now() + 10)
         return found.url.withLock { $0 }
     }
-
-    static func fail(_ message: String) -> Never {
-        FileHandle.standardError.write(Data("error: \(message)\n".utf8))
-        Foundation.exit(1)
-    }
-}
-
-/// `coremotion bench`, until the delivery benchmark's group lands: it holds ``BenchDashboardCommand``.
-/// When `bench delivery` arrives, add ``BenchDashboardCommand`` to that group and delete this one.
-public struct DashboardBenchGroup: AsyncParsableCommand {
-    /// The command's name, help and subcommands.
-    public static let configuration = CommandConfiguration(
-        commandName: "bench",
-        abstract: "Benchmarks.",
-        subcommands: [BenchDashboardCommand.self]
-    )
-
-    /// Creates the command with its defaults; ArgumentParser fills the options.
-    public init() {}
 }

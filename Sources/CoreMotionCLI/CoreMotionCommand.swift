@@ -8,7 +8,7 @@ public struct CoreMotionCommand: AsyncParsableCommand {
         commandName: "coremotion",
         abstract: "Motion sensors, sensor fusion and Core Motion's API on Linux.",
         version: "0.1.0",
-        subcommands: [DashboardCommand.self, DashboardBenchGroup.self]
+        subcommands: [DemoCommand.self, StreamCommand.self, SensorsCommand.self, BenchCommand.self, DashboardCommand.self]
     )
 
     public init() {}

@@ -19,8 +19,7 @@ public struct DashboardCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The motion source: sim, sim:SCENARIO or replay:PATH. Default: COREMOTION_SOURCE, else hardware.")
-    var source: String?
+    @OptionGroup var sourceOptions: SourceOptions
 
     @Option(help: "The address to listen on. Anything but loopback exposes the sensors to the network.")
     var host: String = "127.0.0.1"
@@ -39,34 +38,17 @@ public struct DashboardCommand: AsyncParsableCommand {
 
     /// Runs the command until it is done (the dashboard: until interrupted).
     public func run() async throws {
-        let manager: CMMotionManager
-        if let source {
-            do {
-                manager = CMMotionManager(source: try CMMotionManager.source(named: source))
-            } catch {
-                Self.fail("\(error)")
-            }
-        } else {
-            manager = CMMotionManager()
-        }
-        if manager.source == nil {
-            FileHandle.standardError.write(Data("note: no motion source found; try --source sim\n".utf8))
-        }
-        let server = DashboardServer(manager: manager, host: host, port: port)
+        let source = try sourceOptions.resolve()
+        let server = DashboardServer(source: source, host: host, port: port)
         if let warning = server.exposureWarning {
-            FileHandle.standardError.write(Data((warning + "\n").utf8))
+            printError(warning)
         }
         do {
             try await server.run { url in
-                FileHandle.standardOutput.write(Data("dashboard: \(url.absoluteString)\n".utf8))
+                FileHandle.standardOutput.write(Data("dashboard: \(url.absoluteString) (\(source.info.name); Ctrl-C stops)\n".utf8))
             }
         } catch let error as DashboardServerError {
-            Self.fail(error.description)
+            throw CLIError(error.description)
         }
-    }
-
-    static func fail(_ message: String) -> Never {
-        FileHandle.standardError.write(Data("error: \(message)\n".utf8))
-        Foundation.exit(1)
     }
 }

@@ -86,14 +86,17 @@ final class DashboardHub: Sendable {
     /// The configuration last given to the feed; its lock also serialises calls to the feed.
     private let applied = Mutex<DashboardFeedConfiguration?>(nil)
 
-    /// Creates a hub over `feed`. Every available stream starts running at 20 ms once a page connects.
+    /// Creates a hub over `feed`. Every available stream starts running at 20 ms once a page connects,
+    /// device motion in `xMagneticNorthZVertical` when the feed offers it.
     init(feed: any DashboardFeed, outboxCapacity: Int = 64, pendingCapacity: Int = 4096) {
         self.feed = feed
         self.source = feed.sourceDescription
         self.outboxCapacity = max(1, outboxCapacity)
         self.pendingCapacity = max(1, pendingCapacity)
         let available = Set(source.streams.keys)
-        state = Mutex(State(running: available, referenceFrame: source.referenceFrames.first))
+        // Magnetic north when the source can (the page then shows a heading), else the first frame.
+        let frame = source.referenceFrames.contains("xMagneticNorthZVertical") ? "xMagneticNorthZVertical" : source.referenceFrames.first
+        state = Mutex(State(running: available, referenceFrame: frame))
         feed.connect { [weak self] event in self?.ingest(event) }
     }
 

@@ -7,12 +7,12 @@ import Testing
         let c = try DashboardCommand.parse([])
         #expect(c.host == "127.0.0.1")
         #expect(c.port == 8080)
-        #expect(c.source == nil)
+        #expect(c.sourceOptions.source == nil)
     }
 
     @Test func takesSourceHostAndPort() throws {
         let c = try DashboardCommand.parse(["--source", "sim:walk", "--host", "0.0.0.0", "--port", "9000"])
-        #expect(c.source == "sim:walk")
+        #expect(c.sourceOptions.source == "sim:walk")
         #expect(c.host == "0.0.0.0")
         #expect(c.port == 9000)
     }

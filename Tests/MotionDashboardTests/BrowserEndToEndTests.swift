@@ -88,7 +88,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(2)))
     func thePageShowsLiveGraphsAndTheSliderChangesTheRate() async throws {
-        let source = WaveSource()  // SIM-TODO
+        let source = try CMMotionManager.source(named: "sim:handheld")
         let screenshotPath = ProcessInfo.processInfo.environment["DASHBOARD_E2E_SCREENSHOT"]
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("coremotion-dashboard-e2e.png").path
         try await withDashboard(source: source) { url in
@@ -184,7 +184,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(1)))
     func thePageReconnectsWhenTheServerComesBack() async throws {
-        let source = WaveSource()  // SIM-TODO
+        let source = try CMMotionManager.source(named: "sim:still")
         let (first, url) = try await Self.start(source: source, port: 0)
         defer { first.cancel() }
         try await Chromium.withPage(url: url.absoluteString) { page in

@@ -37,7 +37,7 @@ import Testing
         #expect(sensors["magnetometer"]?["available"] as? Bool == false)
         #expect(sensors["magnetometer"]?["running"] as? Bool == false)
         #expect(sensors["gyro"]?["running"] as? Bool == true)
-        #expect(state["referenceFrame"] as? String == "xArbitraryZVertical")
+        #expect(state["referenceFrame"] as? String == "xMagneticNorthZVertical")
         #expect((state["filter"] as? [String: Any])?["mode"] as? String == "off")
         #expect(state["orientation"] is NSNull)
     }
@@ -77,8 +77,9 @@ import Testing
 
         hub.receive(#"{"type":"stop","sensor":"gyro"}"#, from: b)
         #expect(feed.last?.running == [.accelerometer, .magnetometer, .deviceMotion])
-        hub.receive(#"{"type":"referenceFrame","frame":"xMagneticNorthZVertical"}"#, from: b)
-        #expect(feed.last?.referenceFrame == "xMagneticNorthZVertical")
+        #expect(feed.last?.referenceFrame == "xMagneticNorthZVertical", "magnetic north by default when offered")
+        hub.receive(#"{"type":"referenceFrame","frame":"xArbitraryZVertical"}"#, from: b)
+        #expect(feed.last?.referenceFrame == "xArbitraryZVertical")
         hub.receive(#"{"type":"start","sensor":"gyro"}"#, from: b)
         #expect(feed.last?.running == Set(DashboardSensor.allCases))
     }

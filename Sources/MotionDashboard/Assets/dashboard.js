@@ -156,8 +156,9 @@
       const s = src.streams && src.streams[name];
       if (!s) { parts.push(name + ": unavailable"); continue; }
       let r = name;
-      if (s.minimumRateHz !== null && s.maximumRateHz !== null) r += " " + s.minimumRateHz + "–" + s.maximumRateHz + " Hz";
-      if (s.range !== null && s.range !== undefined) r += ", ±" + s.range + " " + (UNITS[name] || "");
+      const num = (v) => String(+Number(v).toPrecision(4));
+      if (s.minimumRateHz !== null && s.maximumRateHz !== null) r += " " + num(s.minimumRateHz) + "–" + num(s.maximumRateHz) + " Hz";
+      if (s.range !== null && s.range !== undefined) r += ", ±" + num(s.range) + " " + (UNITS[name] || "");
       parts.push(r);
     }
     $("source-streams").textContent = parts.join(" · ");

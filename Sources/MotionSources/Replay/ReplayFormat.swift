@@ -6,7 +6,8 @@ import MotionFusion
 /// - **Several sensors**, as `coremotion stream --sensor raw` writes: header `timestamp,sensor,x,y,z`,
 ///   where `sensor` is `accelerometer`, `gyro` or `magnetometer`.
 /// - **One sensor**, as `coremotion stream --sensor accelerometer|gyro|magnetometer` writes: header
-///   `timestamp,x,y,z`, preceded by a comment naming the sensor, `# sensor=gyro`.
+///   `timestamp,x,y,z`, with a comment naming the sensor, `# sensor=gyro`, before the first row
+///   (`coremotion stream` writes it right after the header, so the header stays the first line).
 ///
 /// Units are Core Motion's: g (face up reads z ≈ −1), rad/s, µT; `timestamp` is in seconds since boot.
 /// Timestamps must not decrease within one sensor. Parsing is independent of the locale: `.` is the
@@ -33,6 +34,7 @@ public enum ReplayFormat {
         /// The layout, once the header has been read.
         public private(set) var layout: Layout?
         private var commentSensor: SensorKind?
+        private var awaitingSensorName = false
         private var lastTimestamp: [SensorKind: Double] = [:]
         /// The path reported in errors.
         public let path: String?
@@ -54,15 +56,24 @@ public enum ReplayFormat {
                 }
                 return nil
             }
+            if awaitingSensorName {
+                guard let commentSensor else {
+                    throw fail(.malformedInput, "a one-sensor recording needs a '# sensor=NAME' comment before its first row", number)
+                }
+                awaitingSensorName = false
+                layout = .singleSensor(commentSensor)
+            }
             guard let layout else {
                 let header = line.split(separator: ",").map { $0.trimmingSpaces.lowercased() }
                 if header == ["timestamp", "sensor", "x", "y", "z"] {
                     self.layout = .multiSensor
                 } else if header == ["timestamp", "x", "y", "z"] {
-                    guard let commentSensor else {
-                        throw fail(.malformedInput, "a one-sensor recording needs a '# sensor=NAME' comment before its header", number)
+                    if let commentSensor {
+                        self.layout = .singleSensor(commentSensor)
+                    } else {
+                        awaitingSensorName = true
+                        return nil
                     }
-                    self.layout = .singleSensor(commentSensor)
                 } else {
                     throw fail(.malformedInput, "unrecognised header '\(line)'; expected '\(ReplayFormat.multiSensorHeader)' or '\(ReplayFormat.singleSensorHeader)'", number)
                 }

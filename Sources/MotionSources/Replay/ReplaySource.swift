@@ -125,7 +125,7 @@ public final class ReplaySource: SensorSource {
         }
         stale?.stop()
         if start {
-            let worker = SourceWorker(name: "cm-replay") { [self] worker in play(worker) }
+            let worker = SourceWorker { [self] worker in play(worker) }
             state.withLock { $0.worker = worker }
         }
         return granted

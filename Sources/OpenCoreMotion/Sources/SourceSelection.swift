@@ -25,13 +25,19 @@ extension CMMotionManager {
     ///
     /// | spec | source |
     /// |---|---|
-    /// | `sim`, `sim:SCENARIO` | the simulated device, real time; scenarios `still`, `handheld` (default), `rotate`, `walk`, `shake` |
+    /// | `sim`, `sim:SCENARIO`, `sim:SCENARIO:SEED` | the simulated device in real time; scenarios `still`, `handheld` (default), `rotate`, `walk`, `shake`; seed default 1 |
     /// | `replay:PATH` | a recording written by `coremotion stream`, played in real time |
     ///
     /// - Throws: ``SourceError`` for an unknown spec or a source that cannot be opened.
     public static func source(named spec: String) throws(SourceError) -> any SensorSource {
         let (kind, argument) = spec.split(separator: ":", maxSplits: 1).map(String.init).splitPair
         switch kind {
+        case "sim":
+            guard let device = SimulatedDevice(specification: spec) else {
+                let scenarios = SimulationScenario.allCases.map(\.rawValue).joined(separator: ", ")
+                throw SourceError(.unavailable, "unknown simulator '\(spec)'; expected sim:SCENARIO[:SEED] with SCENARIO one of \(scenarios)")
+            }
+            return device
         case "replay":
             guard let path = argument, !path.isEmpty else {
                 throw SourceError(.unavailable, "replay needs a file: replay:PATH")

@@ -1,0 +1,141 @@
+import ArgumentParser
+import Foundation
+import OpenCoreMotion
+import Synchronization
+
+/// Passes a source through, counting the samples it emits up to a cut-off time.
+final class CountingSource: SensorSource {
+    let inner: any SensorSource
+    private let counts = Mutex<(emitted: Int, cutoff: Double)>((0, .infinity))
+
+    init(_ inner: any SensorSource) { self.inner = inner }
+
+    var info: SourceInfo { inner.info }
+
+    /// Samples emitted with a timestamp at or before ``cutoff``.
+    var emitted: Int { counts.withLock { $0.emitted } }
+
+    func setCutoff(_ t: Double) { counts.withLock { $0.cutoff = t } }
+
+    func apply(_ demand: SensorDemand, sink: @escaping @Sendable (SourceEvent) -> Void) throws(SourceError) -> [SensorKind: Double] {
+        try inner.apply(demand) { [self] event in
+            if case .sample(let s) = event {
+                counts.withLock { if s.timestamp <= $0.cutoff { $0.emitted += 1 } }
+            }
+            sink(event)
+        }
+    }
+}
+
+struct BenchDeliveryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delivery",
+        abstract: "Measure push delivery from the simulated device to an OperationQueue handler.",
+        discussion: "Latency runs from a sample's timestamp to the start of its handler call. Build with -c release for real figures."
+    )
+
+    @Option(help: "Accelerometer rate in Hz.")
+    var rate: Double = 1000
+
+    @Option(help: "How long to measure, in seconds.")
+    var seconds: Double = 10
+
+    @Flag(help: "Make the handler sleep 50 ms once a second, to show that a slow handler loses nothing.")
+    var slowHandler = false
+
+    @Flag(help: "Print JSON: rate_hz, seconds, expected, delivered, lost, out_of_order, latency_us {p50, p99, max}.")
+    var json = false
+
+    func validate() throws {
+        guard rate.isFinite, rate > 0, rate <= 1000 else { throw ValidationError("--rate must be in (0, 1000] Hz") }
+        guard seconds.isFinite, seconds > 0 else { throw ValidationError("--seconds must be positive") }
+    }
+
+    struct Result: Codable {
+        var rate_hz: Double
+        var seconds: Double
+        var expected: Int
+        var delivered: Int
+        var lost: Int
+        var out_of_order: Int
+        var latency_us: Latency
+        struct Latency: Codable { var p50: Double; var p99: Double; var max: Double }
+    }
+
+    final class Tally: @unchecked Sendable {
+        let lock = NSLock()
+        var latencies: [Double] = []
+        var last = -Double.infinity
+        var outOfOrder = 0
+        var delivered = 0
+        var pastCutoff = false
+        var nextSleep = 0.0
+    }
+
+    func run() async throws {
+        let source = CountingSource(SimulatedDevice(scenario: .handheld))
+        let manager = CMMotionManager(source: source)
+        manager.accelerometerUpdateInterval = 1 / rate
+        let tally = Tally()
+        tally.latencies.reserveCapacity(Int(rate * seconds * 1.2))
+        let cutoff = Mutex(Double.infinity)
+        let slow = slowHandler
+        let queue = OperationQueue()
+        manager.startAccelerometerUpdates(to: queue) { data, _ in
+            let now = ProcessInfo.processInfo.systemUptime
+            guard let data else { return }
+            let limit = cutoff.withLock { $0 }
+            tally.lock.lock()
+            if data.timestamp > limit {
+                tally.pastCutoff = true
+            } else {
+                tally.delivered += 1
+                tally.latencies.append((now - data.timestamp) * 1e6)
+                if data.timestamp <= tally.last { tally.outOfOrder += 1 }
+                tally.last = data.timestamp
+            }
+            let sleep = slow && now >= tally.nextSleep
+            if sleep { tally.nextSleep = now + 1 }
+            tally.lock.unlock()
+            if sleep { usleep(50_000) }
+        }
+        try await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+        let end = MonotonicClock.now()
+        cutoff.withLock { $0 = end }
+        source.setCutoff(end)
+        // Let the queue drain: wait for a sample past the cut-off, at most 5 s.
+        let drainDeadline = Date().addingTimeInterval(5)
+        while Date() < drainDeadline {
+            let done = tally.lock.withLock { tally.pastCutoff }
+            if done { break }
+            try await Task.sleep(nanoseconds: 2_000_000)
+        }
+        manager.stopAccelerometerUpdates()
+        let result = tally.lock.withLock {
+            let sorted = tally.latencies.sorted()
+            func pct(_ p: Double) -> Double {
+                sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int((p * Double(sorted.count)).rounded(.up)) - 1)]
+            }
+            let expected = source.emitted
+            return Result(
+                rate_hz: rate, seconds: seconds, expected: expected, delivered: tally.delivered,
+                lost: max(0, expected - tally.delivered), out_of_order: tally.outOfOrder,
+                latency_us: .init(p50: pct(0.5).rounded(), p99: pct(0.99).rounded(), max: (sorted.last ?? 0).rounded())
+            )
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            print(String(decoding: try encoder.encode(result), as: UTF8.self))
+        } else {
+            print("""
+                delivery at \(Int(rate)) Hz for \(seconds) s\(slowHandler ? " (handler sleeps 50 ms once a second)" : "")
+                  expected      \(result.expected)
+                  delivered     \(result.delivered)
+                  lost          \(result.lost)
+                  out of order  \(result.out_of_order)
+                  latency µs    p50 \(Int(result.latency_us.p50))  p99 \(Int(result.latency_us.p99))  max \(Int(result.latency_us.max))
+                """)
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import ArgumentParser
+import Foundation
+import OpenCoreMotion
+
+struct DemoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Show live device motion from a simulated handheld device (no hardware needed).",
+        discussion: "Roll, pitch and yaw in degrees, gravity and user acceleration in g, rotation rate in rad/s. Ctrl-C stops."
+    )
+
+    @OptionGroup var sourceOptions: SourceOptions
+
+    @Option(help: "Stop after this many seconds (default: until Ctrl-C).")
+    var duration: Double?
+
+    @Option(help: "Reference frame: x-arbitrary-z-vertical, x-arbitrary-corrected-z-vertical or x-magnetic-north-z-vertical (default when the source has a magnetometer).")
+    var referenceFrame: ReferenceFrameOption?
+
+    @Option(help: "Seconds between screen refreshes.")
+    var refresh: Double = 0.1
+
+    func validate() throws {
+        if let duration, !(duration.isFinite && duration > 0) {
+            throw ValidationError("--duration must be a positive number of seconds")
+        }
+        guard refresh.isFinite, refresh >= 0.02 else { throw ValidationError("--refresh must be at least 0.02 s") }
+    }
+
+    func run() async throws {
+        let source = try sourceOptions.resolve(defaultSpec: "sim:handheld")
+        let manager = CMMotionManager(source: source)
+        guard manager.isDeviceMotionAvailable else {
+            throw CLIError("\(source.info.identifier) has no accelerometer and gyroscope: device motion is not available")
+        }
+        let frame = referenceFrame?.frame
+            ?? (manager.availableReferenceFrames.contains(.xMagneticNorthZVertical) ? .xMagneticNorthZVertical : .xArbitraryZVertical)
+        manager.deviceMotionUpdateInterval = 0.01
+        manager.startDeviceMotionUpdates(using: frame)
+        defer { manager.stopDeviceMotionUpdates() }
+
+        let tty = isatty(STDOUT_FILENO) != 0
+        let started = ProcessInfo.processInfo.systemUptime
+        var drawn = 0
+        var lastPrinted = -Double.infinity
+        print("OpenCoreMotion demo: \(source.info.name) (\(source.info.identifier)), \(Self.name(of: frame))")
+        print(tty ? "Ctrl-C to stop." : "")
+        while true {
+            let now = ProcessInfo.processInfo.systemUptime
+            if let duration, now - started >= duration { break }
+            if let motion = manager.deviceMotion, tty || now - lastPrinted >= 1 {
+                let text = Self.render(motion)
+                if tty {
+                    if drawn > 0 { print("\u{1B}[\(drawn)A", terminator: "") }
+                    print(text.map { $0 + "\u{1B}[K" }.joined(separator: "\n"))
+                    drawn = text.count
+                } else {
+                    print(text.joined(separator: "\n"))
+                    print("")
+                }
+                lastPrinted = now
+            }
+            try await Task.sleep(nanoseconds: UInt64(refresh * 1e9))
+        }
+    }
+
+    static func name(of frame: CMAttitudeReferenceFrame) -> String {
+        ReferenceFrameOption.allCases.first { $0.frame == frame }?.rawValue ?? "frame \(frame.rawValue)"
+    }
+
+    /// The screen for one sample, one string per line.
+    static func render(_ m: CMDeviceMotion) -> [String] {
+        func f(_ x: Double, _ width: Int = 7, _ digits: Int = 3) -> String {
+            String(format: "%\(width).\(digits)f", x)
+        }
+        let deg = 180 / Double.pi
+        let a = m.attitude
+        let heading = m.heading < 0 ? "   (none in an arbitrary frame)" : f(m.heading, 7, 1) + "°"
+        return [
+            "  attitude       roll \(f(a.roll * deg, 7, 1))°   pitch \(f(a.pitch * deg, 7, 1))°   yaw \(f(a.yaw * deg, 7, 1))°",
+            "  gravity        x \(f(m.gravity.x))  y \(f(m.gravity.y))  z \(f(m.gravity.z))  g",
+            "  user accel.    x \(f(m.userAcceleration.x))  y \(f(m.userAcceleration.y))  z \(f(m.userAcceleration.z))  g",
+            "  rotation rate  x \(f(m.rotationRate.x))  y \(f(m.rotationRate.y))  z \(f(m.rotationRate.z))  rad/s",
+            "  heading     \(heading)",
+            "  timestamp      \(String(format: "%.3f", m.timestamp)) s since boot",
+        ]
+    }
+}

@@ -1,0 +1,86 @@
+import ArgumentParser
+import Foundation
+import OpenCoreMotion
+
+/// `--source SRC`, shared by the commands that read motion.
+struct SourceOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Where motion comes from: sim, sim:SCENARIO (still, handheld, rotate, walk, shake), or replay:PATH.",
+            discussion: "Without it: COREMOTION_SOURCE when set, otherwise the first motion hardware found.",
+            valueName: "src"
+        )
+    )
+    var source: String?
+
+    /// The source named, or the default one; throws a one-line `ValidationError` when there is none.
+    func resolve(defaultSpec: String? = nil) throws -> any SensorSource {
+        if let spec = source ?? defaultSpec {
+            do {
+                return try CMMotionManager.source(named: spec)
+            } catch {
+                throw CLIError(String(describing: error))
+            }
+        }
+        if let source = CMMotionManager().source { return source }
+        throw CLIError("no motion source: pass --source (for example --source sim:handheld) or set COREMOTION_SOURCE")
+    }
+}
+
+/// An error the CLI reports as one line on stderr with exit status 1.
+struct CLIError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Writes lines to a file or standard output, flushing at most every `flushInterval` seconds so a
+/// live pipe sees data promptly without a write per line.
+final class LineWriter: @unchecked Sendable {
+    private let handle: FileHandle
+    private var buffer = ""
+    private var lastFlush = ProcessInfo.processInfo.systemUptime
+    private let flushInterval: Double
+    private let lock = NSLock()
+
+    init(path: String?, flushInterval: Double = 0.1) throws {
+        self.flushInterval = flushInterval
+        if let path, path != "-" {
+            guard FileManager.default.createFile(atPath: path, contents: nil),
+                  let h = FileHandle(forWritingAtPath: path)
+            else { throw CLIError("\(path): cannot be written") }
+            handle = h
+        } else {
+            handle = FileHandle.standardOutput
+        }
+    }
+
+    func write(_ line: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        buffer += line
+        buffer += "\n"
+        let now = ProcessInfo.processInfo.systemUptime
+        if buffer.utf8.count > 1 << 16 || now - lastFlush >= flushInterval {
+            flushLocked()
+            lastFlush = now
+        }
+    }
+
+    func flush() {
+        lock.lock()
+        defer { lock.unlock() }
+        flushLocked()
+    }
+
+    private func flushLocked() {
+        guard !buffer.isEmpty else { return }
+        handle.write(Data(buffer.utf8))
+        buffer.removeAll(keepingCapacity: true)
+    }
+}
+
+/// Prints one line to standard error.
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}

@@ -1,0 +1,172 @@
+import ArgumentParser
+import Foundation
+import OpenCoreMotion
+
+/// Which stream `coremotion stream` writes.
+enum StreamSensor: String, ExpressibleByArgument, CaseIterable {
+    case accelerometer, gyro, magnetometer
+    case deviceMotion = "device-motion"
+    /// Every raw sensor the source has, interleaved: the layout `replay:` plays back as a device.
+    case raw
+}
+
+/// Names of Core Motion's reference frames on the command line.
+enum ReferenceFrameOption: String, ExpressibleByArgument, CaseIterable {
+    case arbitrary = "x-arbitrary-z-vertical"
+    case arbitraryCorrected = "x-arbitrary-corrected-z-vertical"
+    case magneticNorth = "x-magnetic-north-z-vertical"
+    case trueNorth = "x-true-north-z-vertical"
+
+    var frame: CMAttitudeReferenceFrame {
+        switch self {
+        case .arbitrary: .xArbitraryZVertical
+        case .arbitraryCorrected: .xArbitraryCorrectedZVertical
+        case .magneticNorth: .xMagneticNorthZVertical
+        case .trueNorth: .xTrueNorthZVertical
+        }
+    }
+}
+
+/// `--location LAT,LON` for true north.
+struct LocationArgument: ExpressibleByArgument {
+    var location: CMMotionManager.Location
+    init?(argument: String) {
+        let parts = argument.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard parts.count == 2, let lat = parts[0], let lon = parts[1],
+              (-90...90).contains(lat), (-180...180).contains(lon)
+        else { return nil }
+        location = CMMotionManager.Location(latitude: lat, longitude: lon)
+    }
+}
+
+struct StreamCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stream",
+        abstract: "Write one sensor's samples, one per line, with their timestamps.",
+        discussion: """
+            CSV columns: accelerometer, gyro, magnetometer: timestamp,x,y,z (then a '# sensor=NAME' comment); \
+            raw: timestamp,sensor,x,y,z; device-motion: see the README. Units: g, rad/s, µT, timestamps in \
+            seconds since boot. A raw or one-sensor CSV can be played back with --source replay:PATH.
+            """
+    )
+
+    @OptionGroup var sourceOptions: SourceOptions
+
+    @Option(help: "The stream to write: accelerometer, gyro, magnetometer, device-motion, or raw (all raw sensors).")
+    var sensor: StreamSensor
+
+    @Option(help: "Seconds between samples; clamped to what the source supports.")
+    var interval: Double = 0.01
+
+    @Option(help: "Stop after this many seconds (default: until Ctrl-C or the end of a recording).")
+    var duration: Double?
+
+    @Option(help: "Line format: csv or jsonl.")
+    var format: SampleFormat = .csv
+
+    @Option(help: "Reference frame for device-motion: x-arbitrary-z-vertical, x-arbitrary-corrected-z-vertical, x-magnetic-north-z-vertical or x-true-north-z-vertical.")
+    var referenceFrame: ReferenceFrameOption = .arbitrary
+
+    @Option(help: "Latitude and longitude in degrees, for x-true-north-z-vertical, e.g. 52.52,13.40.")
+    var location: LocationArgument?
+
+    @Option(name: .shortAndLong, help: "Write to this file instead of standard output.")
+    var output: String?
+
+    func validate() throws {
+        guard interval.isFinite else { throw ValidationError("--interval must be a finite number of seconds") }
+        if let duration, !(duration.isFinite && duration > 0) {
+            throw ValidationError("--duration must be a positive number of seconds")
+        }
+    }
+
+    func run() async throws {
+        let source = try sourceOptions.resolve()
+        let manager = CMMotionManager(source: source)
+        manager.location = location?.location
+        let writer = try LineWriter(path: output)
+        let format = format
+        let deadline = duration.map { ProcessInfo.processInfo.systemUptime + $0 }
+
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                var loops = 0
+                switch sensor {
+                case .accelerometer, .gyro, .magnetometer:
+                    if format == .csv {
+                        writer.write(SampleFormat.rawHeader)
+                        writer.write("# sensor=\(sensor.rawValue)")
+                    }
+                    let kind = sensor
+                    group.addTask { try await Self.rawLoop(kind, manager, interval, writer, format, labelled: false, deadline) }
+                    loops = 1
+                case .raw:
+                    if format == .csv { writer.write(SampleFormat.multiSensorHeader) }
+                    let kinds: [StreamSensor] = [
+                        manager.isAccelerometerAvailable ? .accelerometer : nil,
+                        manager.isGyroAvailable ? .gyro : nil,
+                        manager.isMagnetometerAvailable ? .magnetometer : nil,
+                    ].compactMap { $0 }
+                    for kind in kinds {
+                        group.addTask { try await Self.rawLoop(kind, manager, interval, writer, format, labelled: true, deadline) }
+                    }
+                    loops = kinds.count
+                case .deviceMotion:
+                    if format == .csv { writer.write(SampleFormat.deviceMotionHeader) }
+                    let frame = referenceFrame.frame
+                    group.addTask {
+                        for try await motion in manager.deviceMotionUpdates(using: frame, interval: interval) {
+                            if let deadline, ProcessInfo.processInfo.systemUptime >= deadline { break }
+                            writer.write(format.line(motion))
+                        }
+                    }
+                    loops = 1
+                }
+                if let duration {
+                    // The timer is the only task that ends with CancellationError.
+                    group.addTask {
+                        try await Task.sleep(nanoseconds: UInt64(duration * 1e9))
+                        throw CancellationError()
+                    }
+                }
+                var finished = 0
+                do {
+                    while finished < loops, try await group.next() != nil { finished += 1 }
+                } catch is CancellationError {}
+                group.cancelAll()
+            }
+        } catch let error as NSError where error.domain == CMErrorDomain {
+            writer.flush()
+            throw CLIError(error.localizedDescription)
+        }
+        writer.flush()
+    }
+
+    private static func rawLoop(
+        _ kind: StreamSensor, _ manager: CMMotionManager, _ interval: Double, _ writer: LineWriter,
+        _ format: SampleFormat, labelled: Bool, _ deadline: Double?
+    ) async throws {
+        let label = labelled ? kind.rawValue : nil
+        func emit(_ t: Double, _ x: Double, _ y: Double, _ z: Double) -> Bool {
+            if let deadline, ProcessInfo.processInfo.systemUptime >= deadline { return false }
+            writer.write(format.line(timestamp: t, sensor: label, x: x, y: y, z: z))
+            return true
+        }
+        switch kind {
+        case .accelerometer:
+            for try await d in manager.accelerometerUpdates(interval: interval) {
+                guard emit(d.timestamp, d.acceleration.x, d.acceleration.y, d.acceleration.z) else { break }
+            }
+        case .gyro:
+            for try await d in manager.gyroUpdates(interval: interval) {
+                guard emit(d.timestamp, d.rotationRate.x, d.rotationRate.y, d.rotationRate.z) else { break }
+            }
+        case .magnetometer:
+            for try await d in manager.magnetometerUpdates(interval: interval) {
+                guard emit(d.timestamp, d.magneticField.x, d.magneticField.y, d.magneticField.z) else { break }
+            }
+        default:
+            break
+        }
+    }
+}
