@@ -20,7 +20,10 @@ public final class MotionManagerFeed: DashboardFeed {
     public let sourceDescription: DashboardSourceDescription
 
     private let queue: OperationQueue
-    private let sink = Mutex<(@Sendable (DashboardFeedEvent) -> Void)?>(nil)
+    /// The sink, inside a struct: a `Mutex` whose value is itself a closure re-wraps it in
+    /// reabstraction thunks on every `withLock`, so each call would get slower than the last.
+    private struct Sink { var send: (@Sendable (DashboardFeedEvent) -> Void)? }
+    private let sink = Mutex(Sink())
     private let current = Mutex<DashboardFeedConfiguration?>(nil)
 
     /// The Core Motion reference frames by the names used on the wire, in the order the page lists them.
@@ -63,7 +66,7 @@ public final class MotionManagerFeed: DashboardFeed {
 
     /// Sets the sink that receives samples, errors and orientation changes, from the feed's queue.
     public func connect(_ sink: @escaping @Sendable (DashboardFeedEvent) -> Void) {
-        self.sink.withLock { $0 = sink }
+        self.sink.withLock { $0.send = sink }
     }
 
     /// Starts and stops the manager's updates and sets its intervals to match `configuration`; device
@@ -92,7 +95,7 @@ public final class MotionManagerFeed: DashboardFeed {
     }
 
     private func emit(_ event: DashboardFeedEvent) {
-        sink.withLock { $0 }?(event)
+        sink.withLock { $0.send }?(event)
     }
 
     private func failure(_ sensor: DashboardSensor, _ error: any Error) {

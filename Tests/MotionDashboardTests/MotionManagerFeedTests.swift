@@ -65,4 +65,21 @@ import Testing
         #expect(errors["gyro"]?.contains("unplugged") == true, "\(errors)")
         hub.disconnect(page)
     }
+
+    /// Regression: the sink used to sit in a `Mutex` whose value was the closure itself, and every
+    /// `withLock` wrapped it in two more reabstraction thunks: each event cost more than the last
+    /// (the server's CPU grew by ~8 % of a core every 10 s, and the stack would eventually overflow).
+    @Test func eventsCostTheSameAfterManyEvents() {
+        let feed = MotionManagerFeed(source: ManualSource())
+        let count = Box(0)
+        feed.connect { _ in count.set(count.get() + 1) }
+        func time(_ n: Int) -> Duration {
+            ContinuousClock().measure { for _ in 0..<n { feed.report(orientation: "faceUp") } }
+        }
+        let first = time(2000)
+        _ = time(40000)
+        let last = time(2000)
+        #expect(count.get() == 44000)
+        #expect(last < first * 4 + .milliseconds(5), "first 2000: \(first), after 42000: \(last)")
+    }
 }

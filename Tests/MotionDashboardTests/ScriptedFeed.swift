@@ -6,7 +6,8 @@ import Synchronization
 /// A feed the test drives by hand: it records every configuration and emits what the test says.
 final class ScriptedFeed: DashboardFeed {
     let sourceDescription: DashboardSourceDescription
-    private let sink = Mutex<(@Sendable (DashboardFeedEvent) -> Void)?>(nil)
+    private struct Sink { var send: (@Sendable (DashboardFeedEvent) -> Void)? }
+    private let sink = Mutex(Sink())
     private let _applied = Mutex<[DashboardFeedConfiguration]>([])
 
     init(streams: [DashboardSensor] = DashboardSensor.allCases, frames: [String] = ["xArbitraryZVertical", "xMagneticNorthZVertical"]) {
@@ -17,13 +18,13 @@ final class ScriptedFeed: DashboardFeed {
             referenceFrames: frames, details: [("kind", "unit test")])
     }
 
-    func connect(_ sink: @escaping @Sendable (DashboardFeedEvent) -> Void) { self.sink.withLock { $0 = sink } }
+    func connect(_ sink: @escaping @Sendable (DashboardFeedEvent) -> Void) { self.sink.withLock { $0.send = sink } }
     func apply(_ configuration: DashboardFeedConfiguration) { _applied.withLock { $0.append(configuration) } }
 
     var applied: [DashboardFeedConfiguration] { _applied.withLock { $0 } }
     var last: DashboardFeedConfiguration? { applied.last }
 
-    func emit(_ event: DashboardFeedEvent) { sink.withLock { $0 }?(event) }
+    func emit(_ event: DashboardFeedEvent) { sink.withLock { $0.send }?(event) }
     func emit(_ sensor: DashboardSensor, t: Double, _ x: Double, _ y: Double, _ z: Double) {
         emit(.sample(DashboardSample(sensor: sensor, timestamp: t, vector: Vector3(x, y, z))))
     }
