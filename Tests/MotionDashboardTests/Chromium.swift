@@ -196,6 +196,7 @@ final class CDPSession: Sendable {
     }
 
     /// Evaluates a JavaScript expression in the page and returns its JSON value (promises awaited).
+    @discardableResult
     func evaluate(_ expression: String) async throws -> Any? {
         let r = try await send(
             "Runtime.evaluate", ["expression": expression, "returnByValue": true, "awaitPromise": true])

@@ -23,6 +23,7 @@
   };
   SENSORS.forEach((s) => (stats.perSensor[s] = 0));
   window.dashboardStats = stats;
+  window.dashboardState = null; // the last `state` message
 
   // ---- per-stream ring buffers ----------------------------------------------------------------
   function Series() {
@@ -174,6 +175,7 @@
   }
 
   function onState(msg) {
+    window.dashboardState = msg;
     stats.intervalMs = msg.intervalMs;
     if (document.activeElement !== slider || sentInterval === msg.intervalMs) {
       slider.value = msg.intervalMs;
