@@ -1,12 +1,11 @@
 import ArgumentParser
 import Foundation
 import OpenCoreMotion
-import Synchronization
 
 /// Passes a source through, counting the samples it emits up to a cut-off time.
 final class CountingSource: SensorSource {
     let inner: any SensorSource
-    private let counts = Mutex<(emitted: Int, cutoff: Double)>((0, .infinity))
+    private let counts = Locked<(emitted: Int, cutoff: Double)>((0, .infinity))
 
     init(_ inner: any SensorSource) { self.inner = inner }
 
@@ -78,7 +77,7 @@ struct BenchDeliveryCommand: AsyncParsableCommand {
         manager.accelerometerUpdateInterval = 1 / rate
         let tally = Tally()
         tally.latencies.reserveCapacity(Int(rate * seconds * 1.2))
-        let cutoff = Mutex(Double.infinity)
+        let cutoff = Locked(Double.infinity)
         let slow = slowHandler
         let queue = OperationQueue()
         manager.startAccelerometerUpdates(to: queue) { data, _ in

@@ -115,17 +115,21 @@ struct StreamCommand: AsyncParsableCommand {
                     if format == .csv { writer.write(SampleFormat.deviceMotionHeader) }
                     let frame = referenceFrame.frame
                     group.addTask {
+                        var pacer = BatchPacer()
                         for try await motion in manager.deviceMotionUpdates(using: frame, interval: interval) {
-                            if let deadline, ProcessInfo.processInfo.systemUptime >= deadline { break }
+                            if let deadline, motion.timestamp >= deadline { break }
                             writer.write(format.line(motion))
+                            try await pacer.pause(after: motion.timestamp)
                         }
                     }
                     loops = 1
                 }
                 if let duration {
-                    // The timer is the only task that ends with CancellationError.
+                    // The loops end on the first sample past the deadline. This timer is the backstop for
+                    // a source that goes silent; it leaves a batch's worth of slack so that samples taken
+                    // before the deadline are written. It is the only task ending with CancellationError.
                     group.addTask {
-                        try await Task.sleep(nanoseconds: UInt64(duration * 1e9))
+                        try await Task.sleep(nanoseconds: UInt64((duration + 0.5) * 1e9))
                         throw CancellationError()
                     }
                 }
@@ -147,26 +151,46 @@ struct StreamCommand: AsyncParsableCommand {
         _ format: SampleFormat, labelled: Bool, _ deadline: Double?
     ) async throws {
         let label = labelled ? kind.rawValue : nil
-        func emit(_ t: Double, _ x: Double, _ y: Double, _ z: Double) -> Bool {
-            if let deadline, ProcessInfo.processInfo.systemUptime >= deadline { return false }
+        var pacer = BatchPacer()
+        func emit(_ t: Double, _ x: Double, _ y: Double, _ z: Double) async throws -> Bool {
+            if let deadline, t >= deadline { return false }
             writer.write(format.line(timestamp: t, sensor: label, x: x, y: y, z: z))
+            try await pacer.pause(after: t)
             return true
         }
         switch kind {
         case .accelerometer:
             for try await d in manager.accelerometerUpdates(interval: interval) {
-                guard emit(d.timestamp, d.acceleration.x, d.acceleration.y, d.acceleration.z) else { break }
+                guard try await emit(d.timestamp, d.acceleration.x, d.acceleration.y, d.acceleration.z) else { break }
             }
         case .gyro:
             for try await d in manager.gyroUpdates(interval: interval) {
-                guard emit(d.timestamp, d.rotationRate.x, d.rotationRate.y, d.rotationRate.z) else { break }
+                guard try await emit(d.timestamp, d.rotationRate.x, d.rotationRate.y, d.rotationRate.z) else { break }
             }
         case .magnetometer:
             for try await d in manager.magnetometerUpdates(interval: interval) {
-                guard emit(d.timestamp, d.magneticField.x, d.magneticField.y, d.magneticField.z) else { break }
+                guard try await emit(d.timestamp, d.magneticField.x, d.magneticField.y, d.magneticField.z) else { break }
             }
         default:
             break
         }
+    }
+}
+
+/// Lets a consumer of a live stream take samples in batches rather than waking for each one.
+///
+/// When the sample just handled is fresh (the consumer has caught up with the source), it sleeps
+/// for ``batch`` seconds; the samples that arrive meanwhile wait in the sequence's buffer and are
+/// then taken without suspending. Nothing is lost or reordered; output is delayed by at most
+/// ``batch``, and the process wakes about once per batch instead of once per sample.
+struct BatchPacer {
+    /// Seconds to gather samples once caught up; default 0.1, the writer's flush interval.
+    var batch = 0.1
+    /// A sample younger than this (seconds) means the consumer has caught up; default 0.005.
+    var freshness = 0.005
+
+    mutating func pause(after timestamp: Double) async throws {
+        guard ProcessInfo.processInfo.systemUptime - timestamp < freshness else { return }
+        try await Task.sleep(nanoseconds: UInt64(batch * 1e9))
     }
 }

@@ -1,6 +1,5 @@
 import MotionFusion
 @testable import MotionSources
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -37,8 +36,8 @@ func angle(between a: Quaternion, _ b: Quaternion) -> Double {
 
 /// A thread-safe recorder for sink events.
 final class Recorder: Sendable {
-    private let state = Mutex<[RawSample]>([])
-    private let others = Mutex<Int>(0)
+    private let state = Locked<[RawSample]>([])
+    private let others = Locked<Int>(0)
 
     var sink: @Sendable (SourceEvent) -> Void {
         { [self] event in

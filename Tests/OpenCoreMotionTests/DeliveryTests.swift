@@ -2,7 +2,6 @@ import Foundation
 import MotionFusion
 import MotionSources
 @testable import OpenCoreMotion
-import Synchronization
 import Testing
 
 @Suite struct PullDeliveryTests {
@@ -70,7 +69,7 @@ import Testing
         let source = ManualSource()
         let manager = CMMotionManager(source: source)
         manager.gyroUpdateInterval = 0.001
-        let stopped = Mutex(false)
+        let stopped = Locked(false)
         let lateCalls = Recorder<Double>()
         let calls = Recorder<Double>()
         let queue = OperationQueue()

@@ -2,7 +2,6 @@ import Foundation
 import MotionFusion
 import MotionSources
 @testable import OpenCoreMotion
-import Synchronization
 
 /// Polls `condition` every millisecond until it holds or `timeout` seconds pass.
 func waitUntil(timeout: Double = 5, _ condition: () -> Bool) -> Bool {
@@ -16,7 +15,7 @@ func waitUntil(timeout: Double = 5, _ condition: () -> Bool) -> Bool {
 
 /// A thread-safe list that handlers append to.
 final class Recorder<T: Sendable>: Sendable {
-    private let items = Mutex<[T]>([])
+    private let items = Locked<[T]>([])
     func append(_ item: T) { items.withLock { $0.append(item) } }
     var all: [T] { items.withLock { $0 } }
     var count: Int { items.withLock { $0.count } }

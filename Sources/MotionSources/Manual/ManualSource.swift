@@ -1,5 +1,4 @@
 import MotionFusion
-import Synchronization
 
 /// An in-memory source driven by hand: the twin of a real device for tests and examples.
 ///
@@ -27,7 +26,7 @@ public final class ManualSource: SensorSource {
         var appliedDemands: [SensorDemand] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates a source with the given sensors, each supporting `minimumRate`…`maximumRate` Hz.
     ///

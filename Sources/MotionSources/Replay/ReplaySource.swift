@@ -1,6 +1,5 @@
 import Foundation
 import MotionFusion
-import Synchronization
 
 /// Plays back a recording written by `coremotion stream` (see ``ReplayFormat``).
 ///
@@ -39,7 +38,7 @@ public final class ReplaySource: SensorSource {
         var sink: (@Sendable (SourceEvent) -> Void)?
         var worker: SourceWorker?
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Opens a recording.
     ///

@@ -1,6 +1,5 @@
 import DequeModule
 import Foundation
-import Synchronization
 
 /// Delivers items to a handler on an `OperationQueue`, one operation per item, in order, none dropped.
 ///
@@ -32,7 +31,7 @@ final class QueueDelivery<Item: Sendable>: @unchecked Sendable {
     private let queue: OperationQueue
     // Called only on `queue`, one call at a time: the caller's contract, as with Core Motion.
     private let handler: Handler
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(queue: OperationQueue, handler: @escaping Handler) {
         self.queue = queue

@@ -2,7 +2,6 @@ import Dispatch
 import Foundation
 import MotionFusion
 import MotionSources
-import Synchronization
 
 /// Shares one ``SensorSource`` between every consumer of it: managers' pull and push updates and
 /// async sequences alike.
@@ -38,7 +37,7 @@ final class SourceHub: Sendable {
         var applied = SensorDemand.none
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let reconfigure = DispatchQueue(label: "OpenCoreMotion.SourceHub.reconfigure")
 
     /// The rate in Hz at which device motion runs the sensors, at least: fusion wants samples often
@@ -49,7 +48,7 @@ final class SourceHub: Sendable {
         self.source = source
     }
 
-    private static let registry = Mutex<[ObjectIdentifier: Weak]>([:])
+    private static let registry = Locked<[ObjectIdentifier: Weak]>([:])
     private struct Weak: @unchecked Sendable { weak var hub: SourceHub? }
 
     /// The one hub of `source`: every manager built on the same source object shares it.

@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import MotionSources
-import Synchronization
 
 /// Handler for accelerometer updates: a sample, or an error in ``CMErrorDomain``.
 public typealias CMAccelerometerHandler = (CMAccelerometerData?, (any Error)?) -> Void
@@ -56,6 +55,8 @@ open class CMMotionManager: NSObject, @unchecked Sendable {
         var generation = 0
         var cancel: (@Sendable () -> Void)?
         var latest: CMLogItem?
+        /// The generation whose source failed, possibly before `start` finished registering it.
+        var failedGeneration: Int?
     }
 
     private struct State {
@@ -67,7 +68,7 @@ open class CMMotionManager: NSObject, @unchecked Sendable {
 
     /// The hub of the source, or `nil` when there is no source at all.
     let hub: SourceHub?
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// The default interval in seconds before one is set: 0.01 (100 Hz), clamped to the source.
     public static let defaultUpdateInterval: TimeInterval = 0.01
@@ -88,7 +89,7 @@ open class CMMotionManager: NSObject, @unchecked Sendable {
         let slots = Slot.allCases.map { slot in
             SlotState(interval: Self.clamp(Self.defaultUpdateInterval, slot: slot, info: info))
         }
-        state = Mutex(State(slots: slots))
+        state = Locked(State(slots: slots))
         super.init()
     }
 
@@ -188,7 +189,9 @@ open class CMMotionManager: NSObject, @unchecked Sendable {
         do {
             let id = try hub.add(spec)
             let stillCurrent = state.withLock { s -> Bool in
-                guard s.slots[slot.rawValue].generation == generation else { return false }
+                guard s.slots[slot.rawValue].generation == generation,
+                      s.slots[slot.rawValue].failedGeneration != generation
+                else { return false }
                 s.slots[slot.rawValue].consumer = id
                 s.slots[slot.rawValue].cancel = push?.cancel
                 return true
@@ -219,6 +222,7 @@ open class CMMotionManager: NSObject, @unchecked Sendable {
                 guard s.slots[slot.rawValue].generation == generation else { return false }
                 s.slots[slot.rawValue].consumer = nil
                 s.slots[slot.rawValue].cancel = nil
+                s.slots[slot.rawValue].failedGeneration = generation
                 return true
             }
             if current { push?.fail(error) }

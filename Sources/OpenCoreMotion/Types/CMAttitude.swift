@@ -1,6 +1,5 @@
 import Foundation
 import MotionFusion
-import Synchronization
 
 /// The device's orientation relative to a reference frame (see ``CMAttitudeReferenceFrame``).
 ///
@@ -13,11 +12,11 @@ import Synchronization
 /// ## Threading
 /// Every member may be used from any thread; ``multiply(byInverseOf:)`` is atomic.
 open class CMAttitude: NSObject, NSCopying, @unchecked Sendable {
-    private let storage: Mutex<Quaternion>
+    private let storage: Locked<Quaternion>
 
     /// Creates an attitude from a device → reference rotation (beyond Apple). It is normalised.
     public init(rotation: Quaternion) {
-        storage = Mutex(rotation.normalized)
+        storage = Locked(rotation.normalized)
         super.init()
     }
 

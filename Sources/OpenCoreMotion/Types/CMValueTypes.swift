@@ -95,9 +95,24 @@ public struct CMQuaternion: Equatable, Hashable, Sendable {
 /// `v_reference = M · v_device`. Its third row is therefore the reference frame's up axis seen from
 /// the device, which is minus ``CMDeviceMotion/gravity``.
 public struct CMRotationMatrix: Equatable, Hashable, Sendable {
-    public var m11: Double, m12: Double, m13: Double
-    public var m21: Double, m22: Double, m23: Double
-    public var m31: Double, m32: Double, m33: Double
+    /// Row 1, column 1.
+    public var m11: Double
+    /// Row 1, column 2.
+    public var m12: Double
+    /// Row 1, column 3.
+    public var m13: Double
+    /// Row 2, column 1.
+    public var m21: Double
+    /// Row 2, column 2.
+    public var m22: Double
+    /// Row 2, column 3.
+    public var m23: Double
+    /// Row 3, column 1.
+    public var m31: Double
+    /// Row 3, column 2.
+    public var m32: Double
+    /// Row 3, column 3.
+    public var m33: Double
     /// Creates a matrix from its nine entries, row by row.
     public init(
         m11: Double, m12: Double, m13: Double,
