@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import HummingbirdWSClient
 import Logging
-import Synchronization
+import MotionSources
 
 /// `coremotion bench dashboard`: the dashboard server's cost with many pages at the fastest rate.
 ///
@@ -51,7 +51,7 @@ public struct BenchDashboardCommand: AsyncParsableCommand {
             var samples: [String: Int] = [:]
             var closeReason: String?
         }
-        let counts = Mutex(Counts())
+        let counts = Locked(Counts())
     }
 
     /// Runs the command until it is done (the dashboard: until interrupted).
@@ -208,7 +208,7 @@ public struct BenchDashboardCommand: AsyncParsableCommand {
 
     /// Reads the child's stdout until the `dashboard: URL` line (10 s at most).
     static func readURL(from handle: FileHandle) -> String? {
-        final class Found: Sendable { let url = Mutex<String?>(nil) }
+        final class Found: Sendable { let url = Locked<String?>(nil) }
         let found = Found()
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {

@@ -1,6 +1,6 @@
 import MotionFusion
 import NIOCore
-import Synchronization
+import MotionSources
 
 /// A message queued for one page.
 enum DashboardOutgoing: Sendable {
@@ -24,7 +24,7 @@ final class DashboardConnection: Sendable {
     /// The page's outgoing messages, in order. Finishes when the page is dropped or disconnected.
     let messages: AsyncStream<DashboardOutgoing>
     fileprivate let continuation: AsyncStream<DashboardOutgoing>.Continuation
-    private let _dropReason = Mutex<String?>(nil)
+    private let _dropReason = Locked<String?>(nil)
 
     fileprivate init(id: UInt64, capacity: Int) {
         self.id = id
@@ -82,9 +82,9 @@ final class DashboardHub: Sendable {
         }
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     /// The configuration last given to the feed; its lock also serialises calls to the feed.
-    private let applied = Mutex<DashboardFeedConfiguration?>(nil)
+    private let applied = Locked<DashboardFeedConfiguration?>(nil)
 
     /// Creates a hub over `feed`. Every available stream starts running at 20 ms once a page connects,
     /// device motion in `xMagneticNorthZVertical` when the feed offers it.
@@ -96,7 +96,7 @@ final class DashboardHub: Sendable {
         let available = Set(source.streams.keys)
         // Magnetic north when the source can (the page then shows a heading), else the first frame.
         let frame = source.referenceFrames.contains("xMagneticNorthZVertical") ? "xMagneticNorthZVertical" : source.referenceFrames.first
-        state = Mutex(State(running: available, referenceFrame: frame))
+        state = Locked(State(running: available, referenceFrame: frame))
         feed.connect { [weak self] event in self?.ingest(event) }
     }
 

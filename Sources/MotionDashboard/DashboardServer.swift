@@ -4,7 +4,7 @@ import HummingbirdWebSocket
 import Logging
 import NIOCore
 import ServiceLifecycle
-import Synchronization
+import MotionSources
 
 /// Why a dashboard could not start.
 public enum DashboardServerError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -52,7 +52,7 @@ public final class DashboardServer: Sendable {
     let hub: DashboardHub
     private let clock: any Clock<Duration>
     private let logger: Logger
-    private let _boundURL = Mutex<URL?>(nil)
+    private let _boundURL = Locked<URL?>(nil)
 
     /// Creates a dashboard over a feed.
     ///

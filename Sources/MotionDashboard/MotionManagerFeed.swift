@@ -2,7 +2,6 @@ import Foundation
 import MotionFusion
 import MotionSources
 import OpenCoreMotion
-import Synchronization
 
 /// A ``DashboardFeed`` over a `CMMotionManager`: the dashboard's controls become the manager's
 /// `start…Updates(to:withHandler:)`, `stop…Updates()`, update intervals and reference frame.
@@ -20,11 +19,11 @@ public final class MotionManagerFeed: DashboardFeed {
     public let sourceDescription: DashboardSourceDescription
 
     private let queue: OperationQueue
-    /// The sink, inside a struct: a `Mutex` whose value is itself a closure re-wraps it in
+    /// The sink, inside a struct: a lock whose value is itself a closure re-wraps it in
     /// reabstraction thunks on every `withLock`, so each call would get slower than the last.
     private struct Sink { var send: (@Sendable (DashboardFeedEvent) -> Void)? }
-    private let sink = Mutex(Sink())
-    private let current = Mutex<DashboardFeedConfiguration?>(nil)
+    private let sink = Locked(Sink())
+    private let current = Locked<DashboardFeedConfiguration?>(nil)
 
     /// The Core Motion reference frames by the names used on the wire, in the order the page lists them.
     static let frameNames: [(CMAttitudeReferenceFrame, String)] = [

@@ -1,5 +1,5 @@
 @testable import CoreMotionCLI
-import Synchronization
+import MotionSources
 import Testing
 
 @Suite struct DashboardCommandTests {

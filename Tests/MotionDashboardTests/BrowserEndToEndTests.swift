@@ -1,7 +1,6 @@
 import Foundation
 import MotionSources
 import OpenCoreMotion
-import Synchronization
 import Testing
 @testable import MotionDashboard
 

@@ -1,7 +1,7 @@
 import Foundation
 import HummingbirdWSClient
 import Logging
-import Synchronization
+import MotionSources
 
 /// Headless Chromium driven over the DevTools protocol (CDP), for the dashboard's browser test.
 ///
@@ -122,20 +122,20 @@ final class CDPSession: Sendable {
         var closed = false
     }
     private let outbound: WebSocketOutboundWriter
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let root: CDPSession?
     let sessionId: String?
 
     init(outbound: WebSocketOutboundWriter) {
         self.outbound = outbound
-        self.state = Mutex(State())
+        self.state = Locked(State())
         self.root = nil
         self.sessionId = nil
     }
 
     private init(root: CDPSession, sessionId: String) {
         self.outbound = root.outbound
-        self.state = Mutex(State())
+        self.state = Locked(State())
         self.root = root
         self.sessionId = sessionId
     }
@@ -222,8 +222,8 @@ final class CDPSession: Sendable {
 
 /// A value shared between tasks under a lock.
 final class Box<Value: Sendable>: Sendable {
-    private let value: Mutex<Value>
-    init(_ value: Value) { self.value = Mutex(value) }
+    private let value: Locked<Value>
+    init(_ value: Value) { self.value = Locked(value) }
     func get() -> Value { value.withLock { $0 } }
     func set(_ v: Value) { value.withLock { $0 = v } }
 }

@@ -2,7 +2,6 @@ import Foundation
 import MotionFusion
 import MotionSources
 import OpenCoreMotion
-import Synchronization
 import Testing
 @testable import MotionDashboard
 
@@ -66,7 +65,7 @@ import Testing
         hub.disconnect(page)
     }
 
-    /// Regression: the sink used to sit in a `Mutex` whose value was the closure itself, and every
+    /// Regression: the sink used to sit in a lock whose value was the closure itself, and every
     /// `withLock` wrapped it in two more reabstraction thunks: each event cost more than the last
     /// (the server's CPU grew by ~8 % of a core every 10 s, and the stack would eventually overflow).
     @Test func eventsCostTheSameAfterManyEvents() {

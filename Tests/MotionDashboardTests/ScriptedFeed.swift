@@ -1,14 +1,14 @@
 import Foundation
 import MotionFusion
-import Synchronization
+import MotionSources
 @testable import MotionDashboard
 
 /// A feed the test drives by hand: it records every configuration and emits what the test says.
 final class ScriptedFeed: DashboardFeed {
     let sourceDescription: DashboardSourceDescription
     private struct Sink { var send: (@Sendable (DashboardFeedEvent) -> Void)? }
-    private let sink = Mutex(Sink())
-    private let _applied = Mutex<[DashboardFeedConfiguration]>([])
+    private let sink = Locked(Sink())
+    private let _applied = Locked<[DashboardFeedConfiguration]>([])
 
     init(streams: [DashboardSensor] = DashboardSensor.allCases, frames: [String] = ["xArbitraryZVertical", "xMagneticNorthZVertical"]) {
         var s: [DashboardSensor: DashboardSourceDescription.Stream] = [:]

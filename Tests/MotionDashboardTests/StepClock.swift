@@ -1,4 +1,4 @@
-import Synchronization
+import MotionSources
 
 /// A clock that moves only when the test says so.
 final class StepClock: Clock {
@@ -19,7 +19,7 @@ final class StepClock: Clock {
         var sleepers: [Sleeper] = []
         var nextID = 0
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     var now: Instant { state.withLock { $0.now } }
     var minimumResolution: Duration { .zero }
