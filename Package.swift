@@ -25,6 +25,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        // The live web dashboard (issue 5).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
     ],
     targets: [
         .target(name: "MotionFusion", swiftSettings: swiftSettings),
@@ -60,12 +65,35 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "MotionDashboard",
+            dependencies: [
+                "OpenCoreMotion",
+                "MotionSources",
+                "MotionFusion",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["PROTOCOL.md"],
+            resources: [
+                .embedInCode("Assets/index.html"),
+                .embedInCode("Assets/dashboard.css"),
+                .embedInCode("Assets/dashboard.js"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "CoreMotionCLI",
             dependencies: [
                 "OpenCoreMotion",
                 "MotionBenchmarks",
                 "MotionSourcesLinux",
+                "MotionDashboard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -107,6 +135,17 @@ let package = Package(
         .testTarget(
             name: "MotionSourcesLinuxTests",
             dependencies: ["MotionSourcesLinux", "MotionSources", "MotionFusion", "OpenCoreMotion", "CoreMotionCLI", "coremotion"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "MotionDashboardTests",
+            dependencies: [
+                "MotionDashboard",
+                "OpenCoreMotion",
+                "MotionSources",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

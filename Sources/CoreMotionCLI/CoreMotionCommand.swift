@@ -8,8 +8,8 @@ public struct CoreMotionCommand: AsyncParsableCommand {
         commandName: "coremotion",
         abstract: "Motion sensors, sensor fusion and Core Motion's API on Linux.",
         version: "0.1.0",
-        subcommands: [DemoCommand.self, StreamCommand.self, SensorsCommand.self, FuseCommand.self, BenchCommand.self,
-                      OrientationCommand.self]
+        subcommands: [DemoCommand.self, StreamCommand.self, SensorsCommand.self, FuseCommand.self, DashboardCommand.self,
+                      OrientationCommand.self, BenchCommand.self]
     )
 
     public init() {}

@@ -1,12 +1,13 @@
 import ArgumentParser
 import Foundation
+import MotionDashboard
 import OpenCoreMotion
 
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
         abstract: "Show live device motion from a simulated handheld device (no hardware needed).",
-        discussion: "Roll, pitch and yaw in degrees, gravity and user acceleration in g, rotation rate in rad/s. Ctrl-C stops."
+        discussion: "Roll, pitch and yaw in degrees, gravity and user acceleration in g, rotation rate in rad/s. The live web dashboard is served too (its URL is printed). Ctrl-C stops."
     )
 
     @OptionGroup var sourceOptions: SourceOptions
@@ -20,11 +21,18 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "Seconds between screen refreshes.")
     var refresh: Double = 0.1
 
+    @Option(help: "Port of the web dashboard on 127.0.0.1 (0 picks a free one).")
+    var port: Int = 8080
+
+    @Flag(help: "Do not serve the web dashboard.")
+    var noDashboard = false
+
     func validate() throws {
         if let duration, !(duration.isFinite && duration > 0) {
             throw ValidationError("--duration must be a positive number of seconds")
         }
         guard refresh.isFinite, refresh >= 0.02 else { throw ValidationError("--refresh must be at least 0.02 s") }
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535; got \(port)") }
     }
 
     func run() async throws {
@@ -38,6 +46,21 @@ struct DemoCommand: AsyncParsableCommand {
         manager.deviceMotionUpdateInterval = 0.01
         manager.startDeviceMotionUpdates(using: frame)
         defer { manager.stopDeviceMotionUpdates() }
+
+        // The dashboard runs beside the terminal view; if it cannot start (port in use) the demo
+        // goes on without it and says why.
+        let dashboard: Task<Void, Never>? = noDashboard ? nil : Task { [port] in
+            let server = DashboardServer(source: source, host: "127.0.0.1", port: port)
+            do {
+                try await server.run { url in
+                    print("Dashboard: \(url.absoluteString)")
+                }
+            } catch is CancellationError {
+            } catch {
+                printError("dashboard not started: \(error)")
+            }
+        }
+        defer { dashboard?.cancel() }
 
         let tty = isatty(STDOUT_FILENO) != 0
         let started = ProcessInfo.processInfo.systemUptime

@@ -96,12 +96,13 @@ import Testing
 
 @Suite struct DemoCommandTests {
     @Test func demoShowsDeviceMotionFromTheSimulatorAndStopsAfterItsDuration() throws {
-        let r = try CLI.run(["demo", "--duration", "1.2"], timeout: 20)
+        let r = try CLI.run(["demo", "--duration", "1.5", "--port", "0"], timeout: 20)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.hasPrefix("OpenCoreMotion demo: Simulated handheld device (sim:handheld)"))
         #expect(r.stdout.contains("roll"))
         #expect(r.stdout.contains("gravity"))
         #expect(r.stdout.contains("rotation rate"))
         #expect(r.stdout.contains("heading"))
+        #expect(r.stdout.contains("Dashboard: http://127.0.0.1:"), "the demo serves the dashboard and prints its URL")
     }
 }

@@ -1,0 +1,221 @@
+import MotionFusion
+import MotionSources
+
+/// The four streams the dashboard shows, one panel each.
+///
+/// The raw values are the names used on the wire (see `PROTOCOL.md`).
+public enum DashboardSensor: String, Sendable, Hashable, CaseIterable, Codable, Comparable {
+    /// Acceleration in g (Core Motion's sign: face up at rest reads z ≈ −1).
+    case accelerometer
+    /// Rotation rate in rad/s.
+    case gyro
+    /// Magnetic field in µT, uncalibrated.
+    case magnetometer
+    /// Fused device motion: attitude, gravity, user acceleration, rotation rate, calibrated field, heading.
+    case deviceMotion
+
+    /// Panels are ordered as listed above.
+    public static func < (a: DashboardSensor, b: DashboardSensor) -> Bool {
+        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
+}
+
+/// One device-motion reading, as the dashboard shows it.
+public struct DashboardDeviceMotion: Sendable, Hashable {
+    /// Roll in radians (rotation about the device's y axis), −π…π.
+    public var roll: Double
+    /// Pitch in radians (rotation about the device's x axis), −π/2…π/2.
+    public var pitch: Double
+    /// Yaw in radians (rotation about the vertical axis), −π…π.
+    public var yaw: Double
+    /// The attitude as a unit quaternion relative to the reference frame.
+    public var quaternion: Quaternion
+    /// Gravity in the device frame, in g.
+    public var gravity: Vector3
+    /// Acceleration the user gives the device, gravity removed, in g.
+    public var userAcceleration: Vector3
+    /// Unbiased rotation rate in rad/s.
+    public var rotationRate: Vector3
+    /// Calibrated magnetic field in µT.
+    public var magneticField: Vector3
+    /// Core Motion's calibration accuracy of ``magneticField``: −1 uncalibrated, 0 low, 1 medium, 2 high.
+    public var magneticFieldAccuracy: Int
+    /// Heading in degrees from the reference frame's north, 0…360, or a negative value when unknown.
+    public var heading: Double
+
+    /// Creates a reading; angles in radians, accelerations in g, rates in rad/s, field in µT, heading in degrees.
+    public init(
+        roll: Double, pitch: Double, yaw: Double, quaternion: Quaternion,
+        gravity: Vector3, userAcceleration: Vector3, rotationRate: Vector3,
+        magneticField: Vector3, magneticFieldAccuracy: Int, heading: Double
+    ) {
+        self.roll = roll
+        self.pitch = pitch
+        self.yaw = yaw
+        self.quaternion = quaternion
+        self.gravity = gravity
+        self.userAcceleration = userAcceleration
+        self.rotationRate = rotationRate
+        self.magneticField = magneticField
+        self.magneticFieldAccuracy = magneticFieldAccuracy
+        self.heading = heading
+    }
+}
+
+/// One reading delivered by a ``DashboardFeed``.
+public struct DashboardSample: Sendable, Hashable {
+    /// What was measured.
+    public enum Value: Sendable, Hashable {
+        /// A three-axis reading of the accelerometer (g), gyro (rad/s) or magnetometer (µT).
+        case vector(Vector3)
+        /// A device-motion reading.
+        case deviceMotion(DashboardDeviceMotion)
+    }
+
+    /// The stream the reading belongs to.
+    public var sensor: DashboardSensor
+    /// Seconds since boot (`CLOCK_MONOTONIC`), as `CMLogItem.timestamp`.
+    public var timestamp: Double
+    /// The reading.
+    public var value: Value
+
+    /// Creates a three-axis sample for ``DashboardSensor/accelerometer``, ``DashboardSensor/gyro`` or
+    /// ``DashboardSensor/magnetometer``.
+    public init(sensor: DashboardSensor, timestamp: Double, vector: Vector3) {
+        self.sensor = sensor
+        self.timestamp = timestamp
+        self.value = .vector(vector)
+    }
+
+    /// Creates a device-motion sample.
+    public init(timestamp: Double, deviceMotion: DashboardDeviceMotion) {
+        self.sensor = .deviceMotion
+        self.timestamp = timestamp
+        self.value = .deviceMotion(deviceMotion)
+    }
+}
+
+/// Something a feed reports to the dashboard.
+public enum DashboardFeedEvent: Sendable, Hashable {
+    /// A new reading.
+    case sample(DashboardSample)
+    /// The source reported an error for a stream (`nil`: for the whole source). It is shown on the page.
+    case error(DashboardSensor?, String)
+    /// The device orientation changed (`"faceUp"`, `"portrait"`, …); `nil` when unknown.
+    case orientation(String?)
+}
+
+/// What the dashboard wants a feed to deliver. Applied as a whole; a feed diffs it against what runs.
+public struct DashboardFeedConfiguration: Sendable, Hashable {
+    /// The streams that should run. Any other stream should be stopped.
+    public var running: Set<DashboardSensor>
+    /// The update interval for every running stream, in seconds (0.010…0.100).
+    public var interval: Double
+    /// The attitude reference frame for device motion, by its Core Motion name
+    /// (for example `"xArbitraryZVertical"`); one of ``DashboardSourceDescription/referenceFrames``.
+    public var referenceFrame: String?
+
+    /// Creates a configuration; `interval` is in seconds.
+    public init(running: Set<DashboardSensor>, interval: Double, referenceFrame: String?) {
+        self.running = running
+        self.interval = interval
+        self.referenceFrame = referenceFrame
+    }
+}
+
+/// What a feed is: the source's name and capabilities, shown in the page's header.
+public struct DashboardSourceDescription: Sendable, Hashable {
+    /// What one stream can do.
+    public struct Stream: Sendable, Hashable {
+        /// The lowest rate in Hz, when known.
+        public var minimumRate: Double?
+        /// The highest rate in Hz, when known.
+        public var maximumRate: Double?
+        /// The largest magnitude one axis can read, in the stream's unit, when known.
+        public var range: Double?
+
+        /// Creates a description; rates in Hz, range in the stream's unit.
+        public init(minimumRate: Double? = nil, maximumRate: Double? = nil, range: Double? = nil) {
+            self.minimumRate = minimumRate
+            self.maximumRate = maximumRate
+            self.range = range
+        }
+    }
+
+    /// A short identifier such as `sim:handheld`.
+    public var identifier: String
+    /// A human-readable name such as `Simulated handheld device`.
+    public var name: String
+    /// The streams that are available, with what is known of them. A stream absent here is unavailable.
+    public var streams: [DashboardSensor: Stream]
+    /// The attitude reference frames device motion can use, by Core Motion name, in preference order.
+    public var referenceFrames: [String]
+    /// Free-form details (mount matrix, driver, …), in order.
+    public var details: [(String, String)]
+
+    /// Creates a description.
+    public init(
+        identifier: String, name: String, streams: [DashboardSensor: Stream],
+        referenceFrames: [String] = [], details: [(String, String)] = []
+    ) {
+        self.identifier = identifier
+        self.name = name
+        self.streams = streams
+        self.referenceFrames = referenceFrames
+        self.details = details
+    }
+
+    /// Builds a description from a ``SourceInfo``: its three raw sensors, plus device motion when
+    /// `deviceMotion` is `true` (rates of device motion are those of the gyro).
+    public init(info: SourceInfo, deviceMotion: Bool, referenceFrames: [String]) {
+        var streams: [DashboardSensor: Stream] = [:]
+        for (kind, capability) in info.sensors {
+            let sensor: DashboardSensor
+            switch kind {
+            case .accelerometer: sensor = .accelerometer
+            case .gyro: sensor = .gyro
+            case .magnetometer: sensor = .magnetometer
+            }
+            streams[sensor] = Stream(
+                minimumRate: capability.minimumRate, maximumRate: capability.maximumRate, range: capability.range)
+        }
+        if deviceMotion {
+            let gyro = info.sensors[.gyro]
+            streams[.deviceMotion] = Stream(minimumRate: gyro?.minimumRate, maximumRate: gyro?.maximumRate)
+        }
+        self.init(
+            identifier: info.identifier, name: info.name, streams: streams,
+            referenceFrames: deviceMotion ? referenceFrames : [], details: info.details)
+    }
+
+    /// Equal when every field, details included, is equal.
+    public static func == (a: Self, b: Self) -> Bool {
+        a.identifier == b.identifier && a.name == b.name && a.streams == b.streams
+            && a.referenceFrames == b.referenceFrames
+            && a.details.map(\.0) == b.details.map(\.0) && a.details.map(\.1) == b.details.map(\.1)
+    }
+
+    /// Hashes the identifier and name.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(identifier)
+        hasher.combine(name)
+    }
+}
+
+/// Where the dashboard's data comes from: normally a `CMMotionManager` (see ``MotionManagerFeed``),
+/// in tests a scripted feed.
+///
+/// ## Threading
+/// ``apply(_:)`` is called from any thread, one call at a time, each time the page changes what runs.
+/// Events go to the sink given to ``connect(_:)``, from any thread; the sink is cheap and never blocks.
+public protocol DashboardFeed: AnyObject, Sendable {
+    /// What the feed is and what it can deliver. Constant for the life of the feed.
+    var sourceDescription: DashboardSourceDescription { get }
+
+    /// Sets the one sink that receives the feed's events. Called once, before the first ``apply(_:)``.
+    func connect(_ sink: @escaping @Sendable (DashboardFeedEvent) -> Void)
+
+    /// Starts, stops and re-times streams so that exactly `configuration` runs. An empty
+    /// ``DashboardFeedConfiguration/running`` stops everything.
+    func apply(_ configuration: DashboardFeedConfiguration)
+}

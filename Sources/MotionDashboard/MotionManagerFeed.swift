@@ -1,0 +1,174 @@
+import Foundation
+import MotionFusion
+import MotionSources
+import OpenCoreMotion
+
+/// A ``DashboardFeed`` over a `CMMotionManager`: the dashboard's controls become the manager's
+/// `start…Updates(to:withHandler:)`, `stop…Updates()`, update intervals and reference frame.
+///
+/// The feed takes over the manager's push handlers for the four sensors; don't start push updates
+/// on the same manager elsewhere. To show a device that other code also reads, give the feed its own
+/// manager on the same source with ``init(source:)``: managers on one source share its stream.
+///
+/// ## Threading
+/// All members may be called from any thread. Handlers run on a private serial `OperationQueue`.
+public final class MotionManagerFeed: DashboardFeed {
+    /// The manager the dashboard drives.
+    public let manager: CMMotionManager
+    /// What the dashboard shows in its header; built once from the manager's source.
+    public let sourceDescription: DashboardSourceDescription
+
+    private let queue: OperationQueue
+    /// The sink, inside a struct: a lock whose value is itself a closure re-wraps it in
+    /// reabstraction thunks on every `withLock`, so each call would get slower than the last.
+    private struct Sink { var send: (@Sendable (DashboardFeedEvent) -> Void)? }
+    private let sink = Locked(Sink())
+    private let current = Locked<DashboardFeedConfiguration?>(nil)
+
+    /// The Core Motion reference frames by the names used on the wire, in the order the page lists them.
+    static let frameNames: [(CMAttitudeReferenceFrame, String)] = [
+        (.xArbitraryZVertical, "xArbitraryZVertical"),
+        (.xArbitraryCorrectedZVertical, "xArbitraryCorrectedZVertical"),
+        (.xMagneticNorthZVertical, "xMagneticNorthZVertical"),
+        (.xTrueNorthZVertical, "xTrueNorthZVertical"),
+    ]
+
+    /// Creates a feed driving `manager`. True north is offered only when the manager has a `location`.
+    public init(manager: CMMotionManager) {
+        self.manager = manager
+        queue = OperationQueue()
+        queue.name = "coremotion.dashboard.feed"
+        queue.maxConcurrentOperationCount = 1
+        let available = manager.availableReferenceFrames
+        let frames = Self.frameNames
+            .filter { available.contains($0.0) && ($0.0 != .xTrueNorthZVertical || manager.location != nil) }
+            .map(\.1)
+        if let info = manager.source?.info {
+            sourceDescription = DashboardSourceDescription(
+                info: info, deviceMotion: manager.isDeviceMotionAvailable, referenceFrames: frames)
+        } else {
+            sourceDescription = DashboardSourceDescription(
+                identifier: "none", name: "No motion source (set COREMOTION_SOURCE or pass --source)", streams: [:])
+        }
+    }
+
+    /// Creates a feed on its own `CMMotionManager` over `source`.
+    public convenience init(source: any SensorSource) {
+        self.init(manager: CMMotionManager(source: source))
+    }
+
+    /// Shows a device orientation on the page (`"portrait"`, `"faceUp"`, …; `nil`: unknown), for code
+    /// that tracks orientation itself.
+    public func report(orientation: String?) {
+        emit(.orientation(orientation))
+    }
+
+    /// Sets the sink that receives samples, errors and orientation changes, from the feed's queue.
+    public func connect(_ sink: @escaping @Sendable (DashboardFeedEvent) -> Void) {
+        self.sink.withLock { $0.send = sink }
+    }
+
+    /// Starts and stops the manager's updates and sets its intervals to match `configuration`; device
+    /// motion restarts when the reference frame changes. Called by the dashboard, one call at a time.
+    public func apply(_ configuration: DashboardFeedConfiguration) {
+        let old = current.withLock { c -> DashboardFeedConfiguration? in
+            defer { c = configuration }
+            return c
+        }
+        let wasRunning = old?.running ?? []
+        for sensor in DashboardSensor.allCases where wasRunning.contains(sensor) && !configuration.running.contains(sensor) {
+            stop(sensor)
+        }
+        // The manager applies a new interval at once, even while updates run.
+        let interval = configuration.interval
+        manager.accelerometerUpdateInterval = interval
+        manager.gyroUpdateInterval = interval
+        manager.magnetometerUpdateInterval = interval
+        manager.deviceMotionUpdateInterval = interval
+        for sensor in DashboardSensor.allCases where configuration.running.contains(sensor) {
+            let frameChanged = sensor == .deviceMotion && old?.referenceFrame != configuration.referenceFrame
+            if !wasRunning.contains(sensor) || frameChanged {
+                start(sensor, frame: configuration.referenceFrame)
+            }
+        }
+    }
+
+    private func emit(_ event: DashboardFeedEvent) {
+        sink.withLock { $0.send }?(event)
+    }
+
+    private func failure(_ sensor: DashboardSensor, _ error: any Error) {
+        emit(.error(sensor, (error as NSError).localizedDescription))
+    }
+
+    private func start(_ sensor: DashboardSensor, frame: String?) {
+        switch sensor {
+        case .accelerometer:
+            manager.startAccelerometerUpdates(to: queue) { [weak self] data, error in
+                guard let self else { return }
+                if let data {
+                    let a = data.acceleration
+                    emit(.sample(DashboardSample(sensor: .accelerometer, timestamp: data.timestamp, vector: Vector3(a.x, a.y, a.z))))
+                } else if let error { failure(.accelerometer, error) }
+            }
+        case .gyro:
+            manager.startGyroUpdates(to: queue) { [weak self] data, error in
+                guard let self else { return }
+                if let data {
+                    let r = data.rotationRate
+                    emit(.sample(DashboardSample(sensor: .gyro, timestamp: data.timestamp, vector: Vector3(r.x, r.y, r.z))))
+                } else if let error { failure(.gyro, error) }
+            }
+        case .magnetometer:
+            manager.startMagnetometerUpdates(to: queue) { [weak self] data, error in
+                guard let self else { return }
+                if let data {
+                    let m = data.magneticField
+                    emit(.sample(DashboardSample(sensor: .magnetometer, timestamp: data.timestamp, vector: Vector3(m.x, m.y, m.z))))
+                } else if let error { failure(.magnetometer, error) }
+            }
+        case .deviceMotion:
+            let reference = Self.frameNames.first { $0.1 == frame }?.0 ?? .xArbitraryZVertical
+            manager.startDeviceMotionUpdates(using: reference, to: queue) { [weak self] motion, error in
+                guard let self else { return }
+                if let motion {
+                    emit(.sample(DashboardSample(timestamp: motion.timestamp, deviceMotion: Self.convert(motion))))
+                } else if let error { failure(.deviceMotion, error) }
+            }
+        }
+    }
+
+    private func stop(_ sensor: DashboardSensor) {
+        switch sensor {
+        case .accelerometer: manager.stopAccelerometerUpdates()
+        case .gyro: manager.stopGyroUpdates()
+        case .magnetometer: manager.stopMagnetometerUpdates()
+        case .deviceMotion: manager.stopDeviceMotionUpdates()
+        }
+    }
+
+    static func convert(_ m: CMDeviceMotion) -> DashboardDeviceMotion {
+        let q = m.attitude.quaternion
+        let g = m.gravity, u = m.userAcceleration, r = m.rotationRate, f = m.magneticField.field
+        return DashboardDeviceMotion(
+            roll: m.attitude.roll, pitch: m.attitude.pitch, yaw: m.attitude.yaw,
+            quaternion: Quaternion(w: q.w, x: q.x, y: q.y, z: q.z),
+            gravity: Vector3(g.x, g.y, g.z), userAcceleration: Vector3(u.x, u.y, u.z),
+            rotationRate: Vector3(r.x, r.y, r.z), magneticField: Vector3(f.x, f.y, f.z),
+            magneticFieldAccuracy: Int(m.magneticField.accuracy.rawValue), heading: m.heading)
+    }
+}
+
+extension DashboardServer {
+    /// Creates a dashboard driving `manager` through a ``MotionManagerFeed``; the feed takes over the
+    /// manager's push handlers. See ``init(feed:host:port:frameInterval:outboxCapacity:clock:logger:)``.
+    public convenience init(manager: CMMotionManager, host: String = "127.0.0.1", port: Int = 8080) {
+        self.init(feed: MotionManagerFeed(manager: manager), host: host, port: port)
+    }
+
+    /// Creates a dashboard on its own `CMMotionManager` over `source`, leaving other managers on the
+    /// same source untouched. See ``init(feed:host:port:frameInterval:outboxCapacity:clock:logger:)``.
+    public convenience init(source: any SensorSource, host: String = "127.0.0.1", port: Int = 8080) {
+        self.init(feed: MotionManagerFeed(source: source), host: host, port: port)
+    }
+}

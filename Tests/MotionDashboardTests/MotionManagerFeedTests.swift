@@ -1,0 +1,84 @@
+import Foundation
+import MotionFusion
+import MotionSources
+import OpenCoreMotion
+import Testing
+@testable import MotionDashboard
+
+/// The thin adapter over `CMMotionManager`, on a hand-driven source.
+@Suite struct MotionManagerFeedTests {
+    @Test func describesTheSourceAndItsFrames() {
+        let feed = MotionManagerFeed(source: ManualSource(maximumRate: 100, identifier: "manual:test"))
+        let d = feed.sourceDescription
+        #expect(d.identifier == "manual:test")
+        #expect(Set(d.streams.keys) == Set(DashboardSensor.allCases))
+        #expect(d.streams[.accelerometer]?.maximumRate == 100)
+        #expect(d.referenceFrames == ["xArbitraryZVertical", "xArbitraryCorrectedZVertical", "xMagneticNorthZVertical"],
+                "true north needs a location")
+        let located = CMMotionManager(source: ManualSource())
+        located.location = .init(latitude: 48.85, longitude: 2.35)
+        #expect(MotionManagerFeed(manager: located).sourceDescription.referenceFrames.last == "xTrueNorthZVertical")
+    }
+
+    @Test func theDashboardDrivesTheManager() async throws {
+        let source = ManualSource(maximumRate: 100)
+        let feed = MotionManagerFeed(source: source)
+        let got = Box<[DashboardFeedEvent]>([])
+        feed.connect { e in got.set(got.get() + [e]) }
+        feed.apply(DashboardFeedConfiguration(running: [.accelerometer, .gyro], interval: 0.05, referenceFrame: nil))
+        #expect(feed.manager.isAccelerometerActive && feed.manager.isGyroActive)
+        #expect(!feed.manager.isMagnetometerActive && !feed.manager.isDeviceMotionActive)
+        #expect(feed.manager.accelerometerUpdateInterval == 0.05)
+        source.emit(RawSample(sensor: .accelerometer, timestamp: 1, value: Vector3(0, 0, -1)))
+        source.emit(RawSample(sensor: .gyro, timestamp: 1, value: Vector3(0.5, 0, 0)))
+        for _ in 0..<200 where got.get().count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        let samples = got.get().compactMap { e -> DashboardSample? in if case .sample(let s) = e { s } else { nil } }
+        #expect(samples.contains(DashboardSample(sensor: .accelerometer, timestamp: 1, vector: Vector3(0, 0, -1))))
+        #expect(samples.contains(DashboardSample(sensor: .gyro, timestamp: 1, vector: Vector3(0.5, 0, 0))))
+
+        feed.apply(DashboardFeedConfiguration(running: [.gyro], interval: 0.01, referenceFrame: nil))
+        #expect(!feed.manager.isAccelerometerActive && feed.manager.isGyroActive)
+        #expect(feed.manager.gyroUpdateInterval == 0.01)
+        feed.apply(DashboardFeedConfiguration(running: [], interval: 0.01, referenceFrame: nil))
+        #expect(!feed.manager.isGyroActive)
+    }
+
+    @Test func sourceErrorsReachThePage() async throws {
+        let source = ManualSource(maximumRate: 100)
+        let feed = MotionManagerFeed(source: source)
+        let hub = DashboardHub(feed: feed)
+        let page = hub.connect()
+        let d = Drain(page)
+        _ = await d.next(2)
+        source.fail(SourceError(.deviceRemoved, "the device was unplugged", path: "/dev/iio:device0"))
+        // Every running stream's handler gets the error; each becomes a sourceError + state pair.
+        var errors: [String: String] = [:]
+        for _ in 0..<8 {
+            let m = await d.next().first ?? [:]
+            if m["type"] as? String == "sourceError", let sensor = m["sensor"] as? String {
+                errors[sensor] = m["message"] as? String
+            }
+            if errors.count == 4 { break }
+        }
+        #expect(Set(errors.keys) == ["accelerometer", "gyro", "magnetometer", "deviceMotion"])
+        #expect(errors["gyro"]?.contains("unplugged") == true, "\(errors)")
+        hub.disconnect(page)
+    }
+
+    /// Regression: the sink used to sit in a lock whose value was the closure itself, and every
+    /// `withLock` wrapped it in two more reabstraction thunks: each event cost more than the last
+    /// (the server's CPU grew by ~8 % of a core every 10 s, and the stack would eventually overflow).
+    @Test func eventsCostTheSameAfterManyEvents() {
+        let feed = MotionManagerFeed(source: ManualSource())
+        let count = Box(0)
+        feed.connect { _ in count.set(count.get() + 1) }
+        func time(_ n: Int) -> Duration {
+            ContinuousClock().measure { for _ in 0..<n { feed.report(orientation: "faceUp") } }
+        }
+        let first = time(2000)
+        _ = time(40000)
+        let last = time(2000)
+        #expect(count.get() == 44000)
+        #expect(last < first * 4 + .milliseconds(5), "first 2000: \(first), after 42000: \(last)")
+    }
+}
