@@ -164,9 +164,9 @@ import Testing
                       for (const g of document.querySelectorAll("canvas[data-graph]")) {
                         const sensor = g.closest("[data-sensor]").dataset.sensor;
                         const r = g.getBoundingClientRect();
-                        // the plot area: right of the y labels, below the legend, above the time axis
-                        const x0 = Math.round((r.left + 56) * scale), y0 = Math.round((r.top + 24) * scale);
-                        const w = Math.round((r.width - 64) * scale), h = Math.round((r.height - 50) * scale);
+                        // the plot area only: right of the y labels, below the legend, above the time axis
+                        const x0 = Math.round((r.left + 54) * scale), y0 = Math.round((r.top + 22) * scale);
+                        const w = Math.round((r.width - 62) * scale), h = Math.round((r.height - 46) * scale);
                         const d = ctx.getImageData(x0, y0, w, h).data;
                         let red = 0, green = 0, blue = 0;
                         for (let i = 0; i < d.length; i += 4) {

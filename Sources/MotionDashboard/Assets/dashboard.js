@@ -266,7 +266,7 @@
     const W = c.width / dpr, H = c.height / dpr;
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, W, H);
-    const left = 52, right = 8, top = 8, bottom = 22;
+    const left = 52, right = 8, top = 20, bottom = 22; // the legend sits above the plot
     const pw = W - left - right, ph = H - top - bottom;
 
     // y range: symmetric, at least MIN_SPAN, grows at once and shrinks slowly
@@ -334,11 +334,11 @@
     ctx.textAlign = "left";
     ctx.textBaseline = "top";
     LABELS[sensor].forEach((label, a) => {
-      const lx = left + 8 + a * 62;
+      const lx = left + a * 62;
       ctx.fillStyle = COLORS[a];
-      ctx.fillRect(lx, top + 7, 12, 3);
+      ctx.fillRect(lx, 8, 12, 3);
       ctx.fillStyle = "#dde3ea";
-      ctx.fillText(label, lx + 16, top + 3);
+      ctx.fillText(label, lx + 16, 4);
     });
 
     // current values
