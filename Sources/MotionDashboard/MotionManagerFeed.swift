@@ -24,6 +24,10 @@ public final class MotionManagerFeed: DashboardFeed {
     private struct Sink { var send: (@Sendable (DashboardFeedEvent) -> Void)? }
     private let sink = Locked(Sink())
     private let current = Locked<DashboardFeedConfiguration?>(nil)
+    /// The device orientation of the manager's source, read through its own manager (at
+    /// `UIDevice.orientationUpdateInterval`) so the dashboard's accelerometer stream is left alone.
+    private let device: UIDevice?
+    private let orientationWatch = Locked<Task<Void, Never>?>(nil)
 
     /// The Core Motion reference frames by the names used on the wire, in the order the page lists them.
     static let frameNames: [(CMAttitudeReferenceFrame, String)] = [
@@ -36,6 +40,7 @@ public final class MotionManagerFeed: DashboardFeed {
     /// Creates a feed driving `manager`. True north is offered only when the manager has a `location`.
     public init(manager: CMMotionManager) {
         self.manager = manager
+        device = manager.source.map { UIDevice(source: $0) }
         queue = OperationQueue()
         queue.name = "coremotion.dashboard.feed"
         queue.maxConcurrentOperationCount = 1
@@ -57,15 +62,38 @@ public final class MotionManagerFeed: DashboardFeed {
         self.init(manager: CMMotionManager(source: source))
     }
 
-    /// Shows a device orientation on the page (`"portrait"`, `"faceUp"`, …; `nil`: unknown), for code
-    /// that tracks orientation itself.
+    deinit {
+        guard let watch = orientationWatch.withLock({ $0 }) else { return }
+        watch.cancel()
+        device?.endGeneratingDeviceOrientationNotifications()
+    }
+
+    /// Shows a device orientation on the page (`"portrait"`, `"faceUp"`, …; `nil`: unknown). The feed
+    /// already reports the orientation of its source as `UIDevice` decides it; this is for code that
+    /// decides orientation another way.
     public func report(orientation: String?) {
         emit(.orientation(orientation))
     }
 
     /// Sets the sink that receives samples, errors and orientation changes, from the feed's queue.
+    ///
+    /// The first call also begins device-orientation tracking on the source (the accelerometer at
+    /// `UIDevice.orientationUpdateInterval`, 10 Hz), whose changes reach the sink as
+    /// ``DashboardFeedEvent/orientation(_:)`` until the feed is released.
     public func connect(_ sink: @escaping @Sendable (DashboardFeedEvent) -> Void) {
         self.sink.withLock { $0.send = sink }
+        guard let device else { return }
+        orientationWatch.withLock { watch in
+            guard watch == nil else { return }
+            let updates = device.orientationUpdates
+            device.beginGeneratingDeviceOrientationNotifications()
+            watch = Task { [weak self] in
+                for await orientation in updates {
+                    guard let self else { return }
+                    emit(.orientation(orientation == .unknown ? nil : orientation.description))
+                }
+            }
+        }
     }
 
     /// Starts and stops the manager's updates and sets its intervals to match `configuration`; device

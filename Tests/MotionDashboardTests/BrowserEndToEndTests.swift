@@ -93,6 +93,8 @@ import Testing
         try await withDashboard(source: source) { url in
             try await Chromium.withPage(url: url.absoluteString) { page in
                 try await Self.wait(page, for: "window.dashboardStats && dashboardStats.samples > 100")
+                // The handheld device is held face up: the header shows it as UIDevice decides it.
+                try await Self.wait(page, for: "document.getElementById('orientation').textContent === 'faceUp'", seconds: 5)
 
                 // Fastest: 10 ms, 100 Hz for each of the four streams.
                 try await Self.clickSlider(page, at: 0)

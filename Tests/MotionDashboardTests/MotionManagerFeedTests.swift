@@ -31,8 +31,11 @@ import Testing
         #expect(feed.manager.accelerometerUpdateInterval == 0.05)
         source.emit(RawSample(sensor: .accelerometer, timestamp: 1, value: Vector3(0, 0, -1)))
         source.emit(RawSample(sensor: .gyro, timestamp: 1, value: Vector3(0.5, 0, 0)))
-        for _ in 0..<200 where got.get().count < 2 { try await Task.sleep(for: .milliseconds(10)) }
-        let samples = got.get().compactMap { e -> DashboardSample? in if case .sample(let s) = e { s } else { nil } }
+        func samples() -> [DashboardSample] {
+            got.get().compactMap { e -> DashboardSample? in if case .sample(let s) = e { s } else { nil } }
+        }
+        for _ in 0..<200 where samples().count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        let samples = samples()
         #expect(samples.contains(DashboardSample(sensor: .accelerometer, timestamp: 1, vector: Vector3(0, 0, -1))))
         #expect(samples.contains(DashboardSample(sensor: .gyro, timestamp: 1, vector: Vector3(0.5, 0, 0))))
 
@@ -41,6 +44,29 @@ import Testing
         #expect(feed.manager.gyroUpdateInterval == 0.01)
         feed.apply(DashboardFeedConfiguration(running: [], interval: 0.01, referenceFrame: nil))
         #expect(!feed.manager.isGyroActive)
+    }
+
+    /// The page's orientation label: the feed tracks its source's orientation as `UIDevice` does,
+    /// through its own manager, whether or not the page runs the accelerometer panel.
+    @Test func theSourcesOrientationReachesThePage() async throws {
+        let source = ManualSource(maximumRate: 100)
+        let feed = MotionManagerFeed(source: source)
+        let got = Box<[String?]>([])
+        feed.connect { e in if case .orientation(let o) = e { got.set(got.get() + [o]) } }
+        feed.apply(DashboardFeedConfiguration(running: [.gyro], interval: 0.01, referenceFrame: nil))
+        #expect(!feed.manager.isAccelerometerActive, "orientation must not need the accelerometer panel")
+        func settle(until count: Int) async throws {
+            for _ in 0..<300 where got.get().count < count { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        source.emit(RawSample(sensor: .accelerometer, timestamp: 1, value: Vector3(0, 0, -1)))
+        try await settle(until: 1)
+        source.emit(RawSample(sensor: .accelerometer, timestamp: 2, value: Vector3(0, -0.98, -0.2)))
+        try await settle(until: 2)
+        // A diagonal reading is ambiguous: the previous orientation stays and nothing is sent.
+        source.emit(RawSample(sensor: .accelerometer, timestamp: 3, value: Vector3(0.6, -0.6, -0.5)))
+        source.emit(RawSample(sensor: .accelerometer, timestamp: 4, value: Vector3(0.99, 0.05, -0.1)))
+        try await settle(until: 3)
+        #expect(got.get() == ["faceUp", "portrait", "landscapeRight"])
     }
 
     @Test func sourceErrorsReachThePage() async throws {

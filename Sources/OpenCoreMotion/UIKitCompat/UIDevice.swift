@@ -18,7 +18,8 @@ import MotionFusion
 ///
 /// ## Threading
 /// Every member may be called from any thread. ``orientationDidChangeNotification`` is posted on
-/// the main queue, after ``orientation`` has changed; ``orientationUpdates`` yields there too.
+/// the main queue, after ``orientation`` has changed; ``orientationUpdates`` yields from the
+/// accelerometer's private queue, in order.
 public final class UIDevice: @unchecked Sendable {
     /// Posted on `NotificationCenter.default` (object: the device) when ``orientation`` changes.
     public static let orientationDidChangeNotification = Notification.Name("UIDeviceOrientationDidChangeNotification")
