@@ -107,8 +107,8 @@ public enum AttitudeSmoother {
             }
         }
         if parameters.smootherZeroPhaseTimeConstant > 0 {
-            zeroPhaseInclination(&out, gyro: gyro, accelerometer: accelerometer, bias: smoothedBias, n: n,
-                                 tau: parameters.smootherZeroPhaseTimeConstant, timeStep: timeStep)
+            smoothedInclination(&out, gyro: gyro, accelerometer: accelerometer, bias: smoothedBias, n: n,
+                                parameters: parameters, timeStep: timeStep)
         }
         return (out, bias)
     }
@@ -124,29 +124,36 @@ public enum AttitudeSmoother {
         return b.isFinite ? b : (bf + bb) * 0.5
     }
 
-    /// Replaces the inclination of `attitude` by a zero-phase estimate, keeping each sample's heading.
+    /// Replaces the inclination of `attitude` by the smoothed gravity direction, keeping each sample's
+    /// heading.
     ///
-    /// The gyro, corrected by the converged bias, is integrated into an almost-inertial frame; the
-    /// specific force there is low-pass filtered forward and then backward (a zero-phase Butterworth
-    /// pair, attenuating linear acceleration by |H|² without lag), and each sample's inclination is the
-    /// rotation taking the filtered vector to vertical.
-    static func zeroPhaseInclination(_ attitude: inout [Quaternion], gyro: [Vector3], accelerometer: [Vector3],
-                                     bias: [Vector3], n: Int, tau: Double, timeStep: (Int) -> Double) {
+    /// The gyro, corrected by the converged bias, is integrated into an almost-inertial frame, where
+    /// gravity is nearly constant and the specific force is gravity plus the derivative of the device's
+    /// velocity. `GravitySmoother` estimates gravity there from past and future samples, and each sample's
+    /// inclination is the rotation taking that estimate to vertical.
+    static func smoothedInclination(_ attitude: inout [Quaternion], gyro: [Vector3], accelerometer: [Vector3],
+                                    bias: [Vector3], n: Int, parameters: AttitudeFilterParameters,
+                                    timeStep: (Int) -> Double) {
         var qI = [Quaternion](repeating: .identity, count: n)
         var force = [Vector3](repeating: .zero, count: n)
+        var rate = [Vector3](repeating: .zero, count: n)
+        var dt = [Double](repeating: 0, count: n)
         var q = Quaternion.identity
         for i in 0..<n {
-            if i > 0 { q = renormalized(q * smallRotation((gyro[i] - bias[i]) * timeStep(i))) }
+            rate[i] = gyro[i] - bias[i]
+            let h = timeStep(i)
+            dt[i] = h.isFinite ? min(max(h, 0), parameters.maximumTimeStep) : 0
+            if i > 0 { q = renormalized(q * smallRotation(rate[i] * dt[i])) }
             qI[i] = q
             force[i] = q.rotate(-accelerometer[i])
         }
-        let c = LowPassCoefficients(timeConstant: tau, dt: timeStep(min(1, n - 1)))
-        var lp = LowPassVector3(steadyAt: force[0], c)
-        for i in 0..<n { force[i] = lp.filter(force[i], c) }
-        lp = LowPassVector3(steadyAt: force[n - 1], c)
-        for i in stride(from: n - 1, through: 0, by: -1) { force[i] = lp.filter(force[i], c) }
+        let rest = GravitySmoother.restMask(rate: rate, accelerometer: accelerometer, dt: dt,
+                                            parameters: parameters)
+        let gravity = GravitySmoother.smooth(force: force, rest: rest, dt: dt,
+                                             timeConstant: parameters.smootherZeroPhaseTimeConstant,
+                                             restVelocityRatio: parameters.smootherRestVelocityRatio)
         for i in 0..<n {
-            let v = force[i]
+            let v = gravity[i]
             let len = v.length
             guard len > 0, len.isFinite else { continue }
             let a = v * (1 / len)
