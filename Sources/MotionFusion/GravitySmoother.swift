@@ -45,8 +45,8 @@ enum GravitySmoother {
         var gain = [Vector3](repeating: .zero, count: n)
         var scaledInnovation = [Vector3](repeating: .zero, count: n)
         var v = Vector3.zero, g = force[0], rate = Vector3.zero
-        // At the start: velocity within 0.01 g·s (0.1 m/s), gravity within 0.1 g, its drift within 0.01 g/s.
-        var p = Matrix3.diagonal(Vector3(1e-4, 1e-2, 1e-4))
+        // A diffuse start (1 g·s, 1 g, 1 g/s): the samples, not a prior, set the first estimates.
+        var p = Matrix3.identity
         for i in 0..<n {
             let h = i > 0 ? dt[i] : 0
             if h > 0 {
