@@ -139,7 +139,7 @@ public struct AttitudeFilterParameters: Hashable, Sendable {
 
     /// Standard deviation of the gravity smoother's zero-velocity pseudo-measurement at rest relative to
     /// that in motion, dimensionless; 1 treats rest like motion. At rest (detected with the rest
-    /// thresholds below over a centred window) a device's velocity is zero but for vibration, about a
+    /// thresholds above over a centred window) a device's velocity is zero but for vibration, about a
     /// hundredth of a typical hand-held speed, so rest pins the velocity and with it gravity. Unused by
     /// the causal filter. Default 0.01.
     public var smootherRestVelocityRatio: Double = 0.01

@@ -104,6 +104,10 @@ import Glibc
         let q = AttitudeSmoother.smooth(gyro: m.gyro, accelerometer: m.accelerometer, magnetometer: nil,
                                         timeStep: { _ in m.dt })
         for i in q.indices { #expect(inclinationError(q[i], m.truth[i]) < 0.2) }
+        // The same with irregular time steps (5 and 15 ms alternately).
+        let jittered = AttitudeSmoother.smooth(gyro: m.gyro, accelerometer: m.accelerometer, magnetometer: nil,
+                                               timeStep: { $0 % 2 == 0 ? 0.005 : 0.015 })
+        for i in jittered.indices { #expect(inclinationError(jittered[i], m.truth[i]) < 0.2) }
     }
 
     @Test func theSmootherRejectsATranslationBetterWithRestUpdates() {
