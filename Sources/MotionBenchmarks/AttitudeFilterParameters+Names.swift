@@ -22,6 +22,7 @@ extension AttitudeFilterParameters {
         "biasMotionNoiseDensity": \.biasMotionNoiseDensity,
         "biasRestNoiseDensity": \.biasRestNoiseDensity,
         "smootherZeroPhaseTimeConstant": \.smootherZeroPhaseTimeConstant,
+        "smootherRestVelocityRatio": \.smootherRestVelocityRatio,
         "magneticCalibrationInterval": \.magneticCalibrationInterval,
         "biasHeadingNoiseDensity": \.biasHeadingNoiseDensity,
         "biasMotionUpdateInterval": \.biasMotionUpdateInterval,

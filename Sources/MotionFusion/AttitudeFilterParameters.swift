@@ -130,10 +130,19 @@ public struct AttitudeFilterParameters: Hashable, Sendable {
 
     // MARK: Offline smoothing
 
-    /// Time constant of the zero-phase inclination filter of ``AttitudeSmoother``, seconds; 0 disables
-    /// it (the smoother then averages its forward and backward passes). Unused by the causal filter.
-    /// Default 0 here; ``AttitudeSmoother/defaultParameters`` sets its own.
+    /// Time constant `τ` of the zero-phase gravity smoother of ``AttitudeSmoother``, seconds: its
+    /// bandwidth is `1/τ` rad/s, linear acceleration faster than that is averaged out as the derivative
+    /// of a bounded velocity and gravity drift slower than that is followed. 0 disables it (the smoother
+    /// then averages its forward and backward passes). Unused by the causal filter. Default 0 here;
+    /// ``AttitudeSmoother/defaultParameters`` sets 2 s.
     public var smootherZeroPhaseTimeConstant: Double = 0
+
+    /// Standard deviation of the gravity smoother's zero-velocity pseudo-measurement at rest relative to
+    /// that in motion, dimensionless; 1 treats rest like motion. At rest (detected with the rest
+    /// thresholds above over a centred window) a device's velocity is zero but for vibration, about a
+    /// hundredth of a typical hand-held speed, so rest pins the velocity and with it gravity. Unused by
+    /// the causal filter. Default 0.01.
+    public var smootherRestVelocityRatio: Double = 0.01
 
     // MARK: Time steps
 

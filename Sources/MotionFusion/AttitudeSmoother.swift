@@ -3,20 +3,45 @@
 /// Three passes of ``AttitudeFilter``: forward over the whole recording (to converge bias, magnetic
 /// reference and calibration), backward from that end state, and forward again from the backward pass's
 /// end state at the start. The backward and second forward estimates lag the truth in opposite
-/// directions, so their per-sample mean cancels the low-pass filters' lag to first order (the
-/// inclination); in 9D the heading is taken from the first forward pass. With
-/// ``AttitudeFilterParameters/smootherZeroPhaseTimeConstant`` > 0 (the default here) the inclination is then
-/// re-estimated by a zero-phase filter of the specific force in a frame integrated with the
-/// forward–backward bias (see `zeroPhaseInclination`). The averaging is the
-/// two-filter smoother idea of D. C. Fraser and J. E. Potter, "The optimum linear smoother as a
-/// combination of two optimum linear filters", IEEE TAC 14(4), 1969: equal weights for the attitudes,
-/// and for the gyro bias the optimal weights of that paper, each pass's inverse bias covariance.
+/// directions, so their per-sample mean cancels the low-pass filters' lag to first order; in 9D the
+/// heading is taken from the first forward pass. The gyro biases of the two last passes are combined by
+/// the two-filter smoother of D. C. Fraser and J. E. Potter, "The optimum linear smoother as a combination
+/// of two optimum linear filters", IEEE TAC 14(4), 1969: each pass weighted by its inverse bias
+/// covariance.
+///
+/// With ``AttitudeFilterParameters/smootherZeroPhaseTimeConstant`` > 0 (the default here, 2 s) the
+/// inclination is then re-estimated from the whole recording at once. The gyro, corrected by the combined
+/// bias, is integrated into an almost-inertial frame in which the specific force is gravity plus the
+/// derivative of the device's velocity. A Kalman filter and fixed-interval smoother of the state
+/// (velocity, gravity, gravity's drift rate) — velocity driven by the measured specific force minus
+/// gravity, gravity drifting with a slowly changing rate, and the pseudo-measurement "velocity ≈ 0" — then
+/// estimates gravity at each sample from past and future samples without lag. Modelling the linear
+/// acceleration as the derivative of a bounded velocity rather than as white noise makes it a
+/// third-order, zero-phase low-pass of the specific force, which rejects bursts of linear acceleration
+/// more sharply than the second-order filter pair of the same time constant used before. Where the device
+/// is detected at rest (the rest thresholds of ``AttitudeFilterParameters`` over a centred window), the
+/// velocity is known to be zero, and the pseudo-measurement is tightened by
+/// ``AttitudeFilterParameters/smootherRestVelocityRatio``: the zero-velocity update of inertial navigation
+/// (E. Foxlin, "Pedestrian tracking with shoe-mounted inertial sensors", IEEE Computer Graphics and
+/// Applications 25(6), 2005). Each rest then anchors gravity, and a motion between two rests must leave
+/// the velocity where it found it. The smoother is the Rauch–Tung–Striebel one (H. E. Rauch, F. Tung and
+/// C. T. Striebel, "Maximum likelihood estimates of linear dynamic systems", AIAA Journal 3(8), 1965), run
+/// in the modified Bryson–Frazier form (G. J. Bierman, "Factorization Methods for Discrete Sequential
+/// Estimation", Academic Press, 1977), which needs no covariance inverse. Each sample's inclination is the
+/// rotation taking the smoothed gravity to vertical; its heading is kept.
+///
+/// On the 14 public BROAD trials (D. Laidig, M. Caruso, A. Cereatti and T. Seel, "BROAD—A Benchmark for
+/// Robust Inertial Orientation Estimation", Data 6(7):72, 2021) this stage gives a mean 6D inclination
+/// RMSE of 0.598° (the second-order filter pair: 0.601°; offline VQF, D. Laidig and T. Seel, "VQF: Highly
+/// accurate IMU orientation estimation with bias estimation and magnetic disturbance rejection",
+/// Information Fusion 91, 2023: 0.600°).
 ///
 /// Allocates its output arrays (not per sample); O(n) time. Not a real-time filter.
 public enum AttitudeSmoother {
     /// The smoother's default tuning: ``AttitudeFilterParameters``' defaults with longer time constants,
     /// since averaging the forward and backward passes cancels their lag: inclination time constant
-    /// 2.2 s (causal 1.75 s), and the zero-phase inclination stage on with a 2 s time constant.
+    /// 2.2 s (causal 1.75 s), and the zero-phase gravity smoother on with a 2 s time constant (and
+    /// ``AttitudeFilterParameters/smootherRestVelocityRatio`` at its default, 0.01).
     public static let defaultParameters: AttitudeFilterParameters = {
         var p = AttitudeFilterParameters()
         p.accelerometerTimeConstant = 2.2
@@ -107,8 +132,8 @@ public enum AttitudeSmoother {
             }
         }
         if parameters.smootherZeroPhaseTimeConstant > 0 {
-            zeroPhaseInclination(&out, gyro: gyro, accelerometer: accelerometer, bias: smoothedBias, n: n,
-                                 tau: parameters.smootherZeroPhaseTimeConstant, timeStep: timeStep)
+            smoothedInclination(&out, gyro: gyro, accelerometer: accelerometer, bias: smoothedBias, n: n,
+                                parameters: parameters, timeStep: timeStep)
         }
         return (out, bias)
     }
@@ -124,29 +149,36 @@ public enum AttitudeSmoother {
         return b.isFinite ? b : (bf + bb) * 0.5
     }
 
-    /// Replaces the inclination of `attitude` by a zero-phase estimate, keeping each sample's heading.
+    /// Replaces the inclination of `attitude` by the smoothed gravity direction, keeping each sample's
+    /// heading.
     ///
-    /// The gyro, corrected by the converged bias, is integrated into an almost-inertial frame; the
-    /// specific force there is low-pass filtered forward and then backward (a zero-phase Butterworth
-    /// pair, attenuating linear acceleration by |H|² without lag), and each sample's inclination is the
-    /// rotation taking the filtered vector to vertical.
-    static func zeroPhaseInclination(_ attitude: inout [Quaternion], gyro: [Vector3], accelerometer: [Vector3],
-                                     bias: [Vector3], n: Int, tau: Double, timeStep: (Int) -> Double) {
+    /// The gyro, corrected by the converged bias, is integrated into an almost-inertial frame, where
+    /// gravity is nearly constant and the specific force is gravity plus the derivative of the device's
+    /// velocity. `GravitySmoother` estimates gravity there from past and future samples, and each sample's
+    /// inclination is the rotation taking that estimate to vertical.
+    static func smoothedInclination(_ attitude: inout [Quaternion], gyro: [Vector3], accelerometer: [Vector3],
+                                    bias: [Vector3], n: Int, parameters: AttitudeFilterParameters,
+                                    timeStep: (Int) -> Double) {
         var qI = [Quaternion](repeating: .identity, count: n)
         var force = [Vector3](repeating: .zero, count: n)
+        var rate = [Vector3](repeating: .zero, count: n)
+        var dt = [Double](repeating: 0, count: n)
         var q = Quaternion.identity
         for i in 0..<n {
-            if i > 0 { q = renormalized(q * smallRotation((gyro[i] - bias[i]) * timeStep(i))) }
+            rate[i] = gyro[i] - bias[i]
+            let h = timeStep(i)
+            dt[i] = h.isFinite ? min(max(h, 0), parameters.maximumTimeStep) : 0
+            if i > 0 { q = renormalized(q * smallRotation(rate[i] * dt[i])) }
             qI[i] = q
             force[i] = q.rotate(-accelerometer[i])
         }
-        let c = LowPassCoefficients(timeConstant: tau, dt: timeStep(min(1, n - 1)))
-        var lp = LowPassVector3(steadyAt: force[0], c)
-        for i in 0..<n { force[i] = lp.filter(force[i], c) }
-        lp = LowPassVector3(steadyAt: force[n - 1], c)
-        for i in stride(from: n - 1, through: 0, by: -1) { force[i] = lp.filter(force[i], c) }
+        let rest = GravitySmoother.restMask(rate: rate, accelerometer: accelerometer, dt: dt,
+                                            parameters: parameters)
+        let gravity = GravitySmoother.smooth(force: force, rest: rest, dt: dt,
+                                             timeConstant: parameters.smootherZeroPhaseTimeConstant,
+                                             restVelocityRatio: parameters.smootherRestVelocityRatio)
         for i in 0..<n {
-            let v = force[i]
+            let v = gravity[i]
             let len = v.length
             guard len > 0, len.isFinite else { continue }
             let a = v * (1 / len)
