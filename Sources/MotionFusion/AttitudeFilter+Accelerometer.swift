@@ -15,7 +15,7 @@ extension AttitudeFilter {
             state.lastAcceleration = acceleration
             return
         }
-        Self.refresh(&accelerometerCoefficients, parameters, dt)
+        if accelerometerCoefficients.dt != dt { accelerometerCoefficients = coefficients(dt: dt) }
         let c = accelerometerCoefficients
         state.lastAcceleration = acceleration
 
@@ -56,8 +56,8 @@ extension AttitudeFilter {
         // Corrections during the start-up averaging reflect the initial inclination, not the bias.
         let settled = state.accelerationInitialTime >= parameters.accelerometerTimeConstant
         // The measurement-model filters always run, so they are in step when motion resumes.
-        updateBiasInMotion(correction: correction, dt: dt,
-                           estimate: parameters.estimatesBiasInMotion && !state.isAtRest && settled, c)
+        updateBiasInMotion(correction: correction, rotation: state.inclinationQuaternion * state.gyroQuaternion,
+                           dt: dt, estimate: parameters.estimatesBiasInMotion && !state.isAtRest && settled, c)
         if parameters.estimatesBiasAtRest && state.isAtRest {
             updateBiasAtRest(c)
         }
@@ -77,7 +77,7 @@ extension AttitudeFilter {
             let tx = v.x * iz, ty = v.y * iz
             let t2 = tx * tx + ty * ty
             if t2 < 1e-4 {
-                let k = 1 - t2 / 3 + t2 * t2 / 5
+                let k = 1 + t2 * (-1.0 / 3 + t2 * (1.0 / 5))
                 let rotvec = Vector3(ty * k, -tx * k, 0)
                 state.inclinationQuaternion = renormalized(smallRotation(rotvec) * state.inclinationQuaternion)
                 return rotvec
@@ -88,7 +88,7 @@ extension AttitudeFilter {
         let a = v * (1 / n2.squareRoot())
         // Shortest rotation taking a to (0, 0, 1): axis a × z = (a_y, −a_x, 0), half-angle cosine
         // w = √((1 + a_z)/2), vector part (a_y, −a_x, 0) / (2w).
-        let w2 = (1 + a.z) / 2
+        let w2 = (1 + a.z) * 0.5
         let corr: Quaternion
         let rotvec: Vector3
         if w2 > 1e-12 {
@@ -100,7 +100,7 @@ extension AttitudeFilter {
             let factor: Double
             if s2 < 0.01 {
                 // 2 asin(s)/s = 2 (1 + s²/6 + 3s⁴/40 + 5s⁶/112 + …), error < 1e-9 for s < 0.1.
-                factor = 2 * (1 + s2 / 6 + 3 * s2 * s2 / 40 + 5 * s2 * s2 * s2 / 112)
+                factor = 2 + s2 * (2.0 / 6 + s2 * (6.0 / 40 + s2 * (10.0 / 112)))
             } else {
                 let s = s2.squareRoot()
                 factor = 2 * fastAtan2(s, w) / s

@@ -9,9 +9,14 @@ extension AttitudeFilter {
     /// Corrections and the model inputs are averaged over ``AttitudeFilterParameters/biasMotionUpdateInterval``
     /// and the model filters run once per interval on those averages (a boxcar decimation far above the
     /// filters' cut-off); the Kalman update, when `estimate` is true, follows.
+    ///
+    /// - Parameter rotation: device → E6 after this sample's correction, passed in registers by the
+    ///   caller that just computed it (reading it back from the state right after the store costs a
+    ///   store-forwarding stall on every sample).
     @inline(__always)
-    mutating func updateBiasInMotion(correction: Vector3, dt: Double, estimate: Bool, _ c: AttitudeFilterCoefficients) {
-        let (r0, r1) = horizontalRows(state.inclinationQuaternion * state.gyroQuaternion)
+    mutating func updateBiasInMotion(correction: Vector3, rotation: Quaternion, dt: Double, estimate: Bool,
+                                     _ c: AttitudeFilterCoefficients) {
+        let (r0, r1) = horizontalRows(rotation)
         state.modelRow0Sum += r0
         state.modelRow1Sum += r1
         state.modelRotatedBiasSum += Vector3(r0.dot(state.bias), r1.dot(state.bias), 0)
@@ -23,6 +28,14 @@ extension AttitudeFilter {
         }
         state.biasCorrectionTime += dt
         guard state.biasCorrectionTime >= parameters.biasMotionUpdateInterval else { return }
+        updateBiasAtIntervalEnd(estimate: estimate, c)
+    }
+
+    /// The once-per-interval part of ``updateBiasInMotion(correction:rotation:dt:estimate:_:)``: runs the
+    /// model filters on the interval's averages, then the Kalman update. Kept out of line so that the
+    /// per-sample accumulation stays small.
+    @inline(never)
+    mutating func updateBiasAtIntervalEnd(estimate: Bool, _ c: AttitudeFilterCoefficients) {
         let total = state.biasCorrectionTime
         let sum = state.biasCorrectionSum
         let inv = 1 / state.modelCount

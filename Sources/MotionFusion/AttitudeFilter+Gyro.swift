@@ -8,7 +8,7 @@ extension AttitudeFilter {
             state.skippedSamples += 1
             return
         }
-        Self.refresh(&gyroCoefficients, parameters, dt)
+        if gyroCoefficients.dt != dt { gyroCoefficients = coefficients(dt: dt) }
         state.lastGyro = rate
 
         // Rest detection: deviation from a low-pass value, and the low-pass magnitude itself.
@@ -66,9 +66,10 @@ extension AttitudeFilter {
 func smallRotation(_ v: Vector3) -> Quaternion {
     let a2 = v.lengthSquared
     if a2 < 0.0025 {
-        // cos(a/2) = 1 − a²/8 + a⁴/384 − a⁶/46080; sin(a/2)/a = 1/2 − a²/48 + a⁴/3840 − a⁶/645120.
-        let w = 1 - a2 / 8 + a2 * a2 / 384 - a2 * a2 * a2 / 46080
-        let k = 0.5 - a2 / 48 + a2 * a2 / 3840 - a2 * a2 * a2 / 645120
+        // cos(a/2) = 1 − a²/8 + a⁴/384 − a⁶/46080; sin(a/2)/a = 1/2 − a²/48 + a⁴/3840 − a⁶/645120,
+        // in Horner form with the reciprocals folded at compile time: no division per sample.
+        let w = 1 + a2 * (-1.0 / 8 + a2 * (1.0 / 384 - a2 * (1.0 / 46080)))
+        let k = 0.5 + a2 * (-1.0 / 48 + a2 * (1.0 / 3840 - a2 * (1.0 / 645120)))
         return Quaternion(w: w, x: v.x * k, y: v.y * k, z: v.z * k)
     }
     return Quaternion(rotationVector: v)

@@ -24,7 +24,7 @@ extension AttitudeFilter {
         let m = calibrated ? state.calibrator.calibrate(field) : field
         let norm = m.length
         guard norm > 1e-9 else { return }
-        Self.refresh(&magnetometerCoefficients, parameters, dt)
+        if magnetometerCoefficients.dt != dt { magnetometerCoefficients = coefficients(dt: dt) }
         let c = magnetometerCoefficients
 
         let q6 = state.inclinationQuaternion * state.gyroQuaternion
@@ -64,7 +64,7 @@ extension AttitudeFilter {
             return
         }
 
-        let dipTh = parameters.magneticDipThreshold * Double.pi / 180
+        let dipTh = parameters.magneticDipThreshold * (Double.pi / 180)
         let undisturbed = abs(norm - state.magneticReferenceNorm) < parameters.magneticNormThreshold * state.magneticReferenceNorm
             && abs(dip - state.magneticReferenceDip) < dipTh
         var gain = 0.0
@@ -94,7 +94,7 @@ extension AttitudeFilter {
             if consistent {
                 state.magneticCandidateNorm += c.magneticCandidateGain * (norm - state.magneticCandidateNorm)
                 state.magneticCandidateDip += c.magneticCandidateGain * (dip - state.magneticCandidateDip)
-                let minRate = parameters.magneticNewFieldMinimumRate * Double.pi / 180
+                let minRate = parameters.magneticNewFieldMinimumRate * (Double.pi / 180)
                 if state.lastGyro.lengthSquared >= minRate * minRate {
                     state.magneticCandidateTime += dt
                 }
@@ -126,7 +126,7 @@ extension AttitudeFilter {
 
     /// Vertical bias estimation from heading corrections (9D only).
     ///
-    /// The same reasoning as ``updateBiasInMotion(correction:dt:_:)`` about the vertical axis: a bias
+    /// The same reasoning as ``updateBiasInMotion(correction:rotation:dt:estimate:_:)`` about the vertical axis: a bias
     /// error `e` turns E6 about vertical at `(R e)_z`, which the first-order heading loop follows with
     /// its time constant, so `−Δψ/dt + LP₁[(R b̂)_z]` measures `LP₁[R]₂ · b`. Used only while the
     /// field has been undisturbed for at least one heading time constant, so that the loop runs at

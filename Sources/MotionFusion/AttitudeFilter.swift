@@ -90,9 +90,12 @@ public struct AttitudeFilter: Sendable {
         return min(dt, parameters.maximumTimeStep)
     }
 
-    @inline(__always)
-    static func refresh(_ c: inout AttitudeFilterCoefficients, _ p: AttitudeFilterParameters, _ dt: Double) {
-        if c.dt != dt { c = AttitudeFilterCoefficients(parameters: p, dt: dt) }
+    /// The coefficients for time step `dt`, derived afresh. Callers keep one cached copy per sensor and
+    /// call this only when the step changes: checking the cached `dt` first, rather than handing
+    /// `parameters` to a helper along with the cache, spares a copy of the parameters on every sample.
+    @inline(never)
+    func coefficients(dt: Double) -> AttitudeFilterCoefficients {
+        AttitudeFilterCoefficients(parameters: parameters, dt: dt)
     }
 
     /// Processes one synchronised sample: gyro, then accelerometer, then the magnetometer when given.
