@@ -5,6 +5,7 @@
 // Layers (lowest first):
 //   MotionFusion        pure Swift maths and the attitude filter: no Foundation, no I/O
 //   MotionSources       the SensorSource protocol, the simulator and the CSV replay
+//   MotionRecorder      the SQLite store of CMSensorRecorder (GRDB)
 //   OpenCoreMotion      the public Core Motion API (CMMotionManager, CM* types, delivery)
 //   CoreMotionCLI       the `coremotion` commands (swift-argument-parser), testable as a library
 //   coremotion          the executable: a one-line main over CoreMotionCLI
@@ -30,6 +31,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
+        // CMSensorRecorder's store (SQLite; needs libsqlite3-dev on Linux).
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .target(name: "MotionFusion", swiftSettings: swiftSettings),
@@ -48,11 +51,20 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "MotionRecorder",
+            dependencies: [
+                "MotionSources",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "OpenCoreMotion",
             dependencies: [
                 "MotionFusion",
                 "MotionSources",
                 "MotionSourcesLinux",
+                "MotionRecorder",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ],
@@ -92,6 +104,7 @@ let package = Package(
                 "MotionBenchmarks",
                 "MotionSourcesLinux",
                 "MotionDashboard",
+                "MotionRecorder",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ],
@@ -122,14 +135,19 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "MotionRecorderTests",
+            dependencies: ["MotionRecorder"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "OpenCoreMotionTests",
-            dependencies: ["OpenCoreMotion", "MotionSources", "MotionFusion"],
+            dependencies: ["OpenCoreMotion", "MotionSources", "MotionFusion", "MotionRecorder"],
             swiftSettings: swiftSettings
         ),
         // Apple's published listings are Swift 5 code; they must build with only the import changed.
         .testTarget(
             name: "AppleListingsTests",
-            dependencies: ["OpenCoreMotion"],
+            dependencies: ["OpenCoreMotion", "MotionRecorder"],
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         .testTarget(
@@ -150,7 +168,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CoreMotionCLITests",
-            dependencies: ["CoreMotionCLI", "coremotion"],
+            dependencies: ["CoreMotionCLI", "coremotion", "MotionRecorder"],
             swiftSettings: swiftSettings
         ),
     ]

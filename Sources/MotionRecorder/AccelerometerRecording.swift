@@ -1,0 +1,126 @@
+import Foundation
+import MotionSources
+
+/// One recording of accelerometer samples into a ``RecordingStore``, fed sample by sample.
+///
+/// The caller subscribes to a source (a `CMMotionManager` at ``rate``, or any other feed) and
+/// passes each sample to ``receive(timestamp:x:y:z:)``, which answers whether the recording still
+/// wants samples. The recording lasts ``duration`` seconds of *sample* time, counted from the first
+/// sample, so a source on a virtual clock records the same samples as a live one, only faster.
+/// Each sample is stored with its wall-clock date, `timestamp + wallClockOffset`.
+///
+/// ## Threading
+/// Every member may be called from any thread.
+public final class AccelerometerRecording: Sendable {
+    /// Apple's recorder rate, 50 Hz.
+    public static let rate = 50.0
+    /// The longest recording, 12 hours in seconds, as Apple allows.
+    public static let maximumDuration: TimeInterval = 12 * 3600
+
+    /// The writer the samples go through.
+    public let writer: RecordingWriter
+    /// The stored session of this recording.
+    public let session: Int64
+    /// Unix time of timestamp 0: `date = timestamp + wallClockOffset`.
+    public let wallClockOffset: TimeInterval
+
+    private struct State {
+        var duration: TimeInterval
+        var requestedStart: Date
+        var firstTimestamp: Double?
+        var finished = false
+    }
+
+    private let state: Locked<State>
+
+    /// Stores a session for `source` and prepares to record.
+    ///
+    /// - Parameters:
+    ///   - store: where samples go.
+    ///   - source: the source's identifier, stored with the session.
+    ///   - duration: seconds to record, clamped to 0…``maximumDuration`` (NaN gives 0).
+    ///   - requestedAt: when the recording was requested. Default: now.
+    ///   - wallClockOffset: unix time of timestamp 0. Default: the current wall clock minus
+    ///     `ProcessInfo.processInfo.systemUptime`, which is right for every live source.
+    ///   - maximumBatchCount: see ``RecordingWriter``. Default 50.
+    /// - Throws: ``RecorderError`` when the session cannot be stored.
+    public init(
+        store: RecordingStore, source: String, duration: TimeInterval, requestedAt: Date = Date(),
+        wallClockOffset: TimeInterval? = nil, maximumBatchCount: Int = 50
+    ) throws(RecorderError) {
+        let clamped = Self.clamp(duration)
+        session = try store.beginSession(source: source, start: requestedAt, duration: clamped)
+        writer = RecordingWriter(store: store, session: session, maximumBatchCount: maximumBatchCount)
+        self.wallClockOffset = wallClockOffset ?? (Date().timeIntervalSince1970 - ProcessInfo.processInfo.systemUptime)
+        state = Locked(State(duration: clamped, requestedStart: requestedAt, finished: clamped <= 0))
+    }
+
+    /// `duration` within 0…``maximumDuration``; NaN and negative values give 0.
+    public static func clamp(_ duration: TimeInterval) -> TimeInterval {
+        guard duration > 0 else { return 0 }
+        return min(duration, maximumDuration)
+    }
+
+    /// Records one sample (acceleration in g, `timestamp` in seconds since boot).
+    ///
+    /// - Returns: `false` once the recording is over: the sample is at or past the end (it is not
+    ///   stored), ``finish()`` was called, or a write failed.
+    /// - Throws: the ``RecorderError`` of a failed batch write, once; the recording is then over.
+    @discardableResult
+    public func receive(timestamp: Double, x: Double, y: Double, z: Double) throws(RecorderError) -> Bool {
+        let keep = state.withLock { s -> Bool in
+            guard !s.finished else { return false }
+            if timestamp.isFinite, s.firstTimestamp == nil { s.firstTimestamp = timestamp }
+            if let first = s.firstTimestamp, timestamp >= first + s.duration {
+                s.finished = true
+                return false
+            }
+            return true
+        }
+        guard keep else { return false }
+        let reading = AccelerometerReading(
+            date: Date(timeIntervalSince1970: timestamp + wallClockOffset), timestamp: timestamp, x: x, y: y, z: z
+        )
+        do {
+            try writer.append(reading)
+        } catch {
+            state.withLock { $0.finished = true }
+            throw error
+        }
+        return true
+    }
+
+    /// Makes the recording last until at least `duration` seconds after the latest sample (or after
+    /// the first one, when none has come yet), clamped to ``maximumDuration`` from now, and stores the
+    /// new end. Does nothing once the recording is over.
+    ///
+    /// - Parameter lastTimestamp: the latest sample time known to the caller, seconds since boot.
+    /// - Returns: `false` when the recording is already over.
+    @discardableResult
+    public func extend(by duration: TimeInterval, after lastTimestamp: Double? = nil, now: Date = Date()) throws(RecorderError) -> Bool {
+        let clamped = Self.clamp(duration)
+        let end: Date? = state.withLock { s in
+            guard !s.finished else { return nil }
+            let elapsed = s.firstTimestamp.flatMap { first in lastTimestamp.map { max($0 - first, 0) } } ?? 0
+            s.duration = max(s.duration, elapsed + clamped)
+            return s.requestedStart.addingTimeInterval(s.duration)
+        }
+        guard let end else { return false }
+        try writer.store.updateSession(session, requestedEnd: end)
+        return true
+    }
+
+    /// Ends the recording and writes what is buffered.
+    ///
+    /// - Throws: the error of the last write, if it failed.
+    public func finish() throws(RecorderError) {
+        state.withLock { $0.finished = true }
+        try writer.close()
+    }
+
+    /// `true` once the recording is over (past its end, finished, or failed).
+    public var isFinished: Bool { state.withLock { $0.finished } }
+
+    /// The recording's length in seconds of sample time.
+    public var duration: TimeInterval { state.withLock { $0.duration } }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import GRDB
+
+/// The accelerometer recordings of `CMSensorRecorder` and `coremotion record`: a SQLite database.
+///
+/// Tables: `sessions` (one row per recording request: source, requested start and end),
+/// `batches` (one row per write transaction, whose identifier the samples share) and `samples`
+/// (wall-clock unix time, seconds since boot, acceleration x, y, z in g). A file database uses
+/// SQLite's write-ahead log, so `coremotion recorded` can read while `coremotion record` writes,
+/// and waits up to 5 s for a lock held by another process.
+///
+/// Samples older than ``retention`` (3 days, as Apple keeps them) are deleted when the store opens
+/// and every hour while a ``RecordingWriter`` writes.
+///
+/// ## Threading
+/// Every member may be called from any thread; calls are serialised on one SQLite connection.
+public final class RecordingStore: Sendable {
+    /// Where a store keeps its database.
+    public enum Location: Sendable, Hashable {
+        /// A SQLite file; its folder is created when missing.
+        case file(String)
+        /// A private in-memory database, gone when the store is released (for tests).
+        case inMemory
+    }
+
+    /// How long samples are kept: 3 days, in seconds.
+    public static let retention: TimeInterval = 3 * 24 * 3600
+
+    /// The database's location.
+    public let location: Location
+
+    let database: DatabaseQueue
+
+    /// The file path, or `nil` in memory.
+    public var path: String? {
+        if case .file(let p) = location { return p }
+        return nil
+    }
+
+    /// Opens (creating when needed) the database at `location`, creates its tables and deletes
+    /// samples older than ``retention`` before `now`.
+    ///
+    /// - Parameters:
+    ///   - location: the file, or ``Location/inMemory``. Default: ``defaultPath(environment:)``.
+    ///   - now: the time retention counts back from. Default: the current time.
+    /// - Throws: ``RecorderError`` of kind ``RecorderError/Kind/corruptDatabase`` when the file is not
+    ///   a SQLite database, ``RecorderError/Kind/unwritable`` when it or its folder cannot be created
+    ///   or written.
+    public init(location: Location = .file(RecordingStore.defaultPath()), now: Date = Date()) throws(RecorderError) {
+        self.location = location
+        var config = Configuration()
+        config.busyMode = .timeout(5)
+        config.label = "MotionRecorder"
+        let path: String?
+        switch location {
+        case .file(let p):
+            path = p
+            config.journalMode = .wal
+            let folder = URL(fileURLWithPath: p).deletingLastPathComponent().path
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw RecorderError(.unwritable, "cannot create the folder \(folder)", path: p)
+            }
+        case .inMemory:
+            path = nil
+        }
+        do {
+            database = try path.map { try DatabaseQueue(path: $0, configuration: config) }
+                ?? DatabaseQueue(configuration: config)
+            try Self.migrator.migrate(database)
+        } catch {
+            throw Self.recorderError(error, path: path)
+        }
+        _ = try deleteSamples(before: now.addingTimeInterval(-Self.retention))
+    }
+
+    /// The default database file: `COREMOTION_RECORDER_DATABASE` when set, else
+    /// `$XDG_DATA_HOME/coremotion/recordings.sqlite`, else `~/.local/share/coremotion/recordings.sqlite`.
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let p = environment["COREMOTION_RECORDER_DATABASE"], !p.isEmpty { return p }
+        let base: String
+        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+            base = xdg
+        } else {
+            let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+            base = home + "/.local/share"
+        }
+        return base + "/coremotion/recordings.sqlite"
+    }
+
+    /// Runs `body` in one write transaction, mapping SQLite errors to ``RecorderError``.
+    func write<T>(_ body: (Database) throws -> T) throws(RecorderError) -> T {
+        do {
+            return try database.write(body)
+        } catch {
+            throw Self.recorderError(error, path: path)
+        }
+    }
+
+    /// Runs `body` as a read, mapping SQLite errors to ``RecorderError``.
+    func read<T>(_ body: (Database) throws -> T) throws(RecorderError) -> T {
+        do {
+            return try database.read(body)
+        } catch {
+            throw Self.recorderError(error, path: path)
+        }
+    }
+
+    static func recorderError(_ error: any Error, path: String?) -> RecorderError {
+        if let e = error as? RecorderError { return e }
+        guard let db = error as? DatabaseError else {
+            return RecorderError(.database, String(describing: error), path: path)
+        }
+        let message = db.message ?? "SQLite error \(db.resultCode.rawValue)"
+        switch db.resultCode {
+        case .SQLITE_NOTADB, .SQLITE_CORRUPT:
+            return RecorderError(.corruptDatabase, "not a usable recordings database (\(message)); move it away to start a new one", path: path)
+        case .SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_FULL, .SQLITE_IOERR, .SQLITE_AUTH:
+            return RecorderError(.unwritable, "cannot be opened or written (\(message))", path: path)
+        default:
+            return RecorderError(.database, message, path: path)
+        }
+    }
+}
