@@ -1,0 +1,71 @@
+import Foundation
+
+/// The accelerometer samples a ``CMSensorRecorder`` query returned, oldest first.
+///
+/// As on Apple platforms the list is enumerated through `NSFastEnumeration`; Swift code usually
+/// adds the conformance to `Sequence` itself:
+///
+/// ```swift
+/// extension CMSensorDataList: Sequence {
+///     public typealias Iterator = NSFastEnumerationIterator
+///     public func makeIterator() -> NSFastEnumerationIterator { NSFastEnumerationIterator(self) }
+/// }
+/// for data in list { if let sample = data as? CMRecordedAccelerometerData { … } }
+/// ```
+///
+/// On Linux, where Foundation lacks fast enumeration, OpenCoreMotion declares `NSFastEnumeration`,
+/// `NSFastEnumerationState` and `NSFastEnumerationIterator` so that this code builds unchanged.
+/// Beyond Apple, ``samples`` gives the typed array directly.
+///
+/// The list holds the samples in memory (at 50 Hz, 12 hours is 2.16 million samples). It is
+/// immutable and may be passed between threads freely.
+open class CMSensorDataList: NSObject, NSFastEnumeration, @unchecked Sendable {
+    /// The samples, oldest first (beyond Apple).
+    public let samples: [CMRecordedAccelerometerData]
+
+    /// Creates a list (beyond Apple, whose lists come only from the recorder).
+    public init(samples: [CMRecordedAccelerometerData]) {
+        self.samples = samples
+        super.init()
+    }
+
+    #if canImport(ObjectiveC)
+    public func countByEnumerating(
+        with state: UnsafeMutablePointer<NSFastEnumerationState>,
+        objects buffer: AutoreleasingUnsafeMutablePointer<AnyObject?>, count len: Int
+    ) -> Int {
+        let start = Int(state.pointee.state)
+        let n = max(0, min(len, samples.count - start))
+        for i in 0..<n { buffer[i] = samples[start + i] }
+        state.pointee.state = UInt(start + n)
+        state.pointee.itemsPtr = buffer
+        state.pointee.mutationsPtr = Self.noMutations
+        return n
+    }
+    #else
+    /// Hands out up to `len` samples after the ones already enumerated (`state.state` counts them).
+    public func countByEnumerating(
+        with state: UnsafeMutablePointer<NSFastEnumerationState>,
+        objects buffer: UnsafeMutablePointer<AnyObject?>, count len: Int
+    ) -> Int {
+        let start = Int(state.pointee.state)
+        let n = max(0, min(len, samples.count - start))
+        for i in 0..<n { buffer[i] = samples[start + i] }
+        state.pointee.state = UInt(start + n)
+        state.pointee.itemsPtr = buffer
+        state.pointee.mutationsPtr = Self.noMutations
+        return n
+    }
+    #endif
+
+    /// The list never changes: its mutation counter stays 0.
+    nonisolated(unsafe) private static let noMutations: UnsafeMutablePointer<UInt> = {
+        let p = UnsafeMutablePointer<UInt>.allocate(capacity: 1)
+        p.initialize(to: 0)
+        return p
+    }()
+
+    open override var description: String {
+        "CMSensorDataList(\(samples.count) samples)"
+    }
+}

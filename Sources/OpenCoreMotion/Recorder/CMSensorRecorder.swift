@@ -1,0 +1,119 @@
+import Foundation
+import Logging
+import MotionRecorder
+import MotionSources
+
+/// Records the accelerometer in the background and reads the recordings back later.
+///
+/// ```swift
+/// if CMSensorRecorder.isAccelerometerRecordingAvailable() {
+///     CMSensorRecorder().recordAccelerometer(forDuration: 20 * 60)
+/// }
+/// // later, even from another CMSensorRecorder or another process:
+/// let list = CMSensorRecorder().accelerometerData(from: start, to: end)
+/// ```
+///
+/// ## On Linux
+/// Samples are stored in a SQLite database: `COREMOTION_RECORDER_DATABASE` when set, else
+/// `$XDG_DATA_HOME/coremotion/recordings.sqlite` (`~/.local/share/coremotion/recordings.sqlite`).
+/// Every process using the same file sees the same recordings, and samples are kept 3 days, as on
+/// Apple platforms. Recording runs on a background thread *of this process*, from the process's
+/// default source (the one `CMMotionManager()` uses: `COREMOTION_SOURCE`, else the first motion
+/// hardware): it ends when the duration is over or the process exits. To record independently of any
+/// app, run `coremotion record` as the recording daemon (for example as a systemd user service); apps
+/// then only query.
+///
+/// Apple's API has no error channel: when the database cannot be opened or written, this class logs
+/// the error (swift-log, label `OpenCoreMotion.recorder`) and records nothing, and a query returns `nil`.
+///
+/// ## Threading
+/// Every member may be called from any thread.
+open class CMSensorRecorder: NSObject, @unchecked Sendable {
+    /// The source recorded from, or `nil` when the process has none.
+    let source: (any SensorSource)?
+    /// The database file.
+    let databasePath: String
+
+    static let logger = Logger(label: "OpenCoreMotion.recorder")
+
+    /// A recorder over the process's default source and database.
+    public override convenience init() {
+        self.init(optionalSource: SourceSelection.defaultSource, databasePath: RecordingStore.defaultPath())
+    }
+
+    /// A recorder over `source` and the database file at `databasePath` (beyond Apple), for tests and
+    /// tools: recordings of different paths are independent.
+    ///
+    /// - Parameters:
+    ///   - source: where samples come from; its accelerometer is used.
+    ///   - databasePath: the SQLite file; created with its folder when missing. Default: the
+    ///     process's default database (see the class overview).
+    public convenience init(source: any SensorSource, databasePath: String = RecordingStore.defaultPath()) {
+        self.init(optionalSource: source, databasePath: databasePath)
+    }
+
+    private init(optionalSource: (any SensorSource)?, databasePath: String) {
+        self.source = optionalSource
+        self.databasePath = databasePath
+        super.init()
+    }
+
+    /// `true` when the process's default source has an accelerometer (see the class overview).
+    open class func isAccelerometerRecordingAvailable() -> Bool {
+        SourceSelection.defaultSource?.info.sensors[.accelerometer] != nil
+    }
+
+    /// ``CMAuthorizationStatus/authorized`` when accelerometer recording is available, else
+    /// ``CMAuthorizationStatus/restricted``. Linux has no per-app motion permission: access to the
+    /// sensors is decided by the device files' permissions, which the source reports when it starts.
+    open class func authorizationStatus() -> CMAuthorizationStatus {
+        isAccelerometerRecordingAvailable() ? .authorized : .restricted
+    }
+
+    /// Starts recording the accelerometer at 50 Hz for `duration` seconds, in the background.
+    ///
+    /// The duration is clamped to 12 hours; zero, negative or NaN durations record nothing. While a
+    /// recording into the same database is running in this process, calling again extends it (to at
+    /// least `duration` seconds from now) rather than starting a second one. Returns at once.
+    ///
+    /// - Parameter duration: seconds to record, counted from the first sample.
+    open func recordAccelerometer(forDuration duration: TimeInterval) {
+        guard AccelerometerRecording.clamp(duration) > 0 else { return }
+        guard let source, source.info.sensors[.accelerometer] != nil else {
+            Self.logger.error("CMSensorRecorder: no accelerometer to record")
+            return
+        }
+        do {
+            try ActiveRecordings.record(source: source, databasePath: databasePath, duration: duration)
+        } catch {
+            Self.logger.error("CMSensorRecorder: \(error.description)")
+        }
+    }
+
+    /// The recorded samples whose wall-clock time lies in `fromDate…toDate` (both inclusive), oldest
+    /// first; gaps in the recording are simply absent.
+    ///
+    /// - Returns: `nil` when the range is longer than 12 hours (Apple's limit), ends before it starts,
+    ///   or the database cannot be read (the error is logged); otherwise a list, possibly empty.
+    open func accelerometerData(from fromDate: Date, to toDate: Date) -> CMSensorDataList? {
+        let span = toDate.timeIntervalSince(fromDate)
+        guard span >= 0, span <= AccelerometerRecording.maximumDuration else { return nil }
+        do {
+            let store = try ActiveRecordings.store(at: databasePath)
+            let samples = try store.samples(from: fromDate, to: toDate).map { s in
+                CMRecordedAccelerometerData(
+                    identifier: s.identifier, startDate: s.reading.date,
+                    acceleration: CMAcceleration(x: s.reading.x, y: s.reading.y, z: s.reading.z),
+                    timestamp: s.reading.timestamp
+                )
+            }
+            return CMSensorDataList(samples: samples)
+        } catch {
+            Self.logger.error("CMSensorRecorder: \(error.description)")
+            return nil
+        }
+    }
+
+    /// `true` while a recording into this recorder's database runs in this process.
+    var isRecording: Bool { ActiveRecordings.isRecording(databasePath: databasePath) }
+}

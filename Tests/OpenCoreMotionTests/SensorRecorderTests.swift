@@ -1,0 +1,117 @@
+import Foundation
+import MotionFusion
+import MotionRecorder
+import MotionSources
+@testable import OpenCoreMotion
+import Testing
+
+private func temporaryDatabase() -> String {
+    NSTemporaryDirectory() + "cm-\(UUID().uuidString)-recorder.sqlite"
+}
+
+@Suite struct SensorRecorderTests {
+    @Test func recordsFiftyHertzForTheDurationFromASimulatorOnAVirtualClock() throws {
+        let start = ProcessInfo.processInfo.systemUptime
+        let device = SimulatedDevice(scenario: .still, clock: .virtual(startTime: start))
+        let path = temporaryDatabase()
+        let recorder = CMSensorRecorder(source: device, databasePath: path)
+        let requested = Date()
+        recorder.recordAccelerometer(forDuration: 60)
+        #expect(waitUntil(timeout: 60) { !recorder.isRecording }, "60 s of virtual time end as soon as generated")
+
+        let list = try #require(recorder.accelerometerData(from: requested.addingTimeInterval(-5), to: requested.addingTimeInterval(600)))
+        let samples = list.samples
+        #expect(samples.count == 3000, "60 s at 50 Hz")
+        #expect(samples.first?.timestamp == start, "from the first sample")
+        let steps = zip(samples.dropFirst(), samples).map { $0.timestamp - $1.timestamp }
+        #expect(steps.allSatisfy { abs($0 - 0.02) < 1e-9 }, "one sample every 20 ms, none missing, in order")
+        let offsets = samples.map { $0.startDate.timeIntervalSince1970 - $0.timestamp }
+        #expect(offsets.allSatisfy { abs($0 - offsets[0]) < 1e-6 }, "startDate is timestamp on the wall clock")
+        #expect(abs(samples[0].startDate.timeIntervalSince(requested)) < 1)
+        #expect(samples.allSatisfy { abs($0.acceleration.z + 1) < 0.02 }, "lying still, face up")
+        let ids = samples.map(\.identifier)
+        #expect(ids == ids.sorted() && Set(ids).count > 1, "several batches, in order")
+
+        let other = CMSensorRecorder(source: device, databasePath: path)
+        #expect(other.accelerometerData(from: requested.addingTimeInterval(-5), to: requested.addingTimeInterval(600))?.samples.count == 3000,
+                "another recorder on the same database sees the recording")
+    }
+
+    @Test func callingAgainWhileRecordingExtendsTheRecording() throws {
+        let source = ManualSource(sensors: [.accelerometer])
+        let path = temporaryDatabase()
+        let recorder = CMSensorRecorder(source: source, databasePath: path)
+        recorder.recordAccelerometer(forDuration: 1)
+        #expect(recorder.isRecording)
+        #expect(waitUntil { source.demand.rates[.accelerometer] == 50 }, "Apple's 50 Hz")
+        // 32 samples a second (binary-exact times, each at least Apple's 20 ms apart).
+        let base = 100.0
+        for k in 0..<25 { source.emit(accel(base + Double(k) / 32)) }
+        #expect(waitUntil { ActiveRecordings.lastTimestamp(databasePath: path) == base + 24.0 / 32 })
+        recorder.recordAccelerometer(forDuration: 1)
+        for k in 25..<200 { source.emit(accel(base + Double(k) / 32)) }
+        #expect(waitUntil { !recorder.isRecording })
+        let list = try #require(recorder.accelerometerData(from: Date().addingTimeInterval(-3600), to: Date().addingTimeInterval(3600)))
+        #expect(list.samples.map(\.timestamp) == (0..<56).map { base + Double($0) / 32 },
+                "1 s from the first sample, extended to 1 s after the 25th (0.75 s): samples 0…55")
+        #expect(try ActiveRecordings.store(at: path).sessions().count == 1, "extended, not started twice")
+    }
+
+    @Test func queriesOfMoreThanTwelveHoursOrBackwardsGiveNil() {
+        let recorder = CMSensorRecorder(source: ManualSource(), databasePath: temporaryDatabase())
+        let now = Date()
+        #expect(recorder.accelerometerData(from: now.addingTimeInterval(-12 * 3600 - 1), to: now) == nil)
+        #expect(recorder.accelerometerData(from: now, to: now.addingTimeInterval(-1)) == nil)
+        #expect(recorder.accelerometerData(from: now.addingTimeInterval(-12 * 3600), to: now)?.samples.isEmpty == true)
+    }
+
+    @Test func aCorruptDatabaseRecordsNothingAndQueriesGiveNil() throws {
+        let path = temporaryDatabase()
+        try Data(repeating: 0x42, count: 4096).write(to: URL(fileURLWithPath: path))
+        let source = ManualSource(sensors: [.accelerometer])
+        let recorder = CMSensorRecorder(source: source, databasePath: path)
+        recorder.recordAccelerometer(forDuration: 10)
+        #expect(!recorder.isRecording)
+        #expect(source.demand.isEmpty, "the sensor was never started")
+        #expect(recorder.accelerometerData(from: Date().addingTimeInterval(-60), to: Date()) == nil)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(repeating: 0x42, count: 4096), "the file is left alone")
+    }
+
+    @Test func nothingIsRecordedWithoutAnAccelerometerOrDuration() {
+        let gyroOnly = ManualSource(sensors: [.gyro])
+        let recorder = CMSensorRecorder(source: gyroOnly, databasePath: temporaryDatabase())
+        recorder.recordAccelerometer(forDuration: 10)
+        #expect(!recorder.isRecording)
+        let source = ManualSource(sensors: [.accelerometer])
+        let idle = CMSensorRecorder(source: source, databasePath: temporaryDatabase())
+        idle.recordAccelerometer(forDuration: 0)
+        idle.recordAccelerometer(forDuration: .nan)
+        #expect(!idle.isRecording && source.demand.isEmpty)
+    }
+
+    @Test func authorizationFollowsAvailabilityWithApplesRawValues() {
+        let expected: CMAuthorizationStatus = CMSensorRecorder.isAccelerometerRecordingAvailable() ? .authorized : .restricted
+        #expect(CMSensorRecorder.authorizationStatus() == expected)
+        #expect([CMAuthorizationStatus.notDetermined, .restricted, .denied, .authorized].map(\.rawValue) == [0, 1, 2, 3])
+    }
+
+    @Test func fastEnumerationHandsOutEverySampleInOrder() {
+        let samples: [CMRecordedAccelerometerData] = (0..<37).map { (k: Int) -> CMRecordedAccelerometerData in
+            let t = Double(k)
+            return CMRecordedAccelerometerData(
+                identifier: UInt64(k / 10), startDate: Date(timeIntervalSince1970: t),
+                acceleration: CMAcceleration(x: t, y: 0, z: -1), timestamp: t
+            )
+        }
+        let list = CMSensorDataList(samples: samples)
+        var iterator = NSFastEnumerationIterator(list)
+        var seen: [Double] = []
+        while let next = iterator.next() {
+            guard let data = next as? CMRecordedAccelerometerData else { Issue.record("not a sample: \(next)"); break }
+            seen.append(data.acceleration.x)
+        }
+        #expect(seen == (0..<37).map(Double.init))
+        var empty = NSFastEnumerationIterator(CMSensorDataList(samples: []))
+        #expect(empty.next() == nil)
+    }
+}
