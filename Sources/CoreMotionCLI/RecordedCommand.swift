@@ -1,0 +1,88 @@
+import ArgumentParser
+import Foundation
+import MotionRecorder
+
+/// `--from` / `--to`: an ISO 8601 date, or seconds relative to now (`-3600`).
+struct DateArgument: ExpressibleByArgument {
+    var date: Date
+
+    init?(argument: String) {
+        if let seconds = Double(argument), seconds.isFinite {
+            date = Date().addingTimeInterval(seconds)
+        } else if let d = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(argument) {
+            date = d
+        } else if let d = try? Date.ISO8601FormatStyle().parse(argument) {
+            date = d
+        } else {
+            return nil
+        }
+    }
+}
+
+/// `coremotion recorded`: prints what `coremotion record` or `CMSensorRecorder` stored.
+struct RecordedCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "recorded",
+        abstract: "Print the recorded accelerometer samples, oldest first.",
+        discussion: """
+            CSV columns: identifier (the batch), start_date (ISO 8601, UTC, milliseconds), timestamp (seconds \
+            since boot), x, y, z (g). Dates are ISO 8601 (2026-11-23T10:00:00Z) or seconds relative to now, written --from=-3600 so that the minus sign is not read as an option.
+            """
+    )
+
+    @Option(help: ArgumentHelp("The first date, ISO 8601 or seconds relative to now such as --from=-3600 (default: 3 days ago).", valueName: "date"))
+    var from: DateArgument?
+
+    @Option(help: ArgumentHelp("The last date, ISO 8601 or seconds relative to now (default: now).", valueName: "date"))
+    var to: DateArgument?
+
+    @Option(help: ArgumentHelp("The SQLite database (default: COREMOTION_RECORDER_DATABASE, else $XDG_DATA_HOME/coremotion/recordings.sqlite).", valueName: "path"))
+    var database: String?
+
+    @Option(help: "Line format: csv or jsonl.")
+    var format: SampleFormat = .csv
+
+    func run() async throws {
+        let path = database ?? RecordingStore.defaultPath()
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw CLIError("\(path): no recordings database (record with `coremotion record` first)")
+        }
+        let end = to?.date ?? Date()
+        let start = from?.date ?? end.addingTimeInterval(-RecordingStore.retention)
+        let samples: [RecordedSample]
+        do {
+            samples = try RecordingStore(location: .file(path)).samples(from: start, to: end)
+        } catch {
+            throw CLIError(error.description)
+        }
+        let writer = try LineWriter(path: nil)
+        if format == .csv { writer.write(RecordedFormat.csvHeader) }
+        for s in samples { writer.write(RecordedFormat.line(s, format)) }
+        writer.flush()
+    }
+}
+
+/// The lines of `coremotion recorded`.
+enum RecordedFormat {
+    static let csvHeader = "identifier,start_date,timestamp,x,y,z"
+
+    /// ISO 8601 in UTC, rounded to the nearest millisecond: `2026-11-23T10:00:00.020Z`.
+    static func date(_ d: Date) -> String {
+        let milliseconds = (d.timeIntervalSince1970 * 1000).rounded()
+        let seconds = (milliseconds / 1000).rounded(.down)
+        let fraction = Int(milliseconds - seconds * 1000)
+        let whole = Date(timeIntervalSince1970: seconds).formatted(Date.ISO8601FormatStyle())
+        let digits = String(fraction)
+        return whole.dropLast() + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
+    }
+
+    static func line(_ s: RecordedSample, _ format: SampleFormat) -> String {
+        let r = s.reading
+        switch format {
+        case .csv:
+            return "\(s.identifier),\(date(r.date)),\(r.timestamp),\(r.x),\(r.y),\(r.z)"
+        case .jsonl:
+            return "{\"identifier\":\(s.identifier),\"start_date\":\"\(date(r.date))\",\"timestamp\":\(r.timestamp),\"x\":\(r.x),\"y\":\(r.y),\"z\":\(r.z)}"
+        }
+    }
+}
