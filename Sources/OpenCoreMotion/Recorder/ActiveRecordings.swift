@@ -34,15 +34,20 @@ enum ActiveRecordings {
     /// Extends the running recording of `databasePath`, or starts one.
     static func record(source: any SensorSource, databasePath path: String, duration: TimeInterval) throws(RecorderError) {
         let store = try store(at: path)
-        if let current = running.withLock({ $0[path] }),
-           try current.recording.extend(by: duration, after: current.lastTimestamp) {
-            return
+        // One request at a time, so that two concurrent calls extend one recording rather than start two.
+        try starting.withLock { (_: inout Void) throws(RecorderError) in
+            if let current = running.withLock({ $0[path] }),
+               try current.recording.extend(by: duration, after: current.lastTimestamp) {
+                return
+            }
+            let recording = try AccelerometerRecording(store: store, source: source.info.identifier, duration: duration)
+            let run = Running(recording: recording, source: source)
+            running.withLock { $0[path] = run }
+            run.start { running.withLock { if $0[path] === run { $0[path] = nil } } }
         }
-        let recording = try AccelerometerRecording(store: store, source: source.info.identifier, duration: duration)
-        let run = Running(recording: recording, source: source)
-        running.withLock { $0[path] = run }
-        run.start { running.withLock { if $0[path] === run { $0[path] = nil } } }
     }
+
+    private static let starting = Locked<Void>(())
 
     /// One recording: a manager pushing accelerometer samples at 50 Hz to the recording.
     final class Running: @unchecked Sendable {

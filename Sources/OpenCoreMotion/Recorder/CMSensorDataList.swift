@@ -30,6 +30,7 @@ open class CMSensorDataList: NSObject, NSFastEnumeration, @unchecked Sendable {
     }
 
     #if canImport(ObjectiveC)
+    /// Hands out up to `len` samples after the ones already enumerated (`state.state` counts them).
     public func countByEnumerating(
         with state: UnsafeMutablePointer<NSFastEnumerationState>,
         objects buffer: AutoreleasingUnsafeMutablePointer<AnyObject?>, count len: Int
