@@ -8,6 +8,8 @@ import OpenCoreMotion
 #endif
 
 @Suite struct SensorRecorderListingTests {
+    init() { _ = simulatorSelected }
+
     @Test func theRecordedListIsEnumeratedWithTheSequenceExtension() throws {
         // The database CMSensorRecorder() uses, filled as `coremotion record` would.
         let path = NSTemporaryDirectory() + "cm-\(UUID().uuidString)-listing.sqlite"
@@ -22,5 +24,7 @@ import OpenCoreMotion
         #expect(samples.map { $0.2 } == (0..<26).map(Double.init), "0 … 0.5 s inclusive, in order, through NSFastEnumerationIterator")
         #expect(samples.allSatisfy { $0.0 == batch && $0.4 == -1 })
         #expect(samples.first.map { abs($0.1.timeIntervalSince(base)) < 1e-6 } == true)
+        #expect(CMSensorRecorder.isAccelerometerRecordingAvailable(), "the simulator has an accelerometer")
+        #expect(CMSensorRecorder.authorizationStatus() == .authorized)
     }
 }

@@ -60,14 +60,24 @@ open class CMSensorRecorder: NSObject, @unchecked Sendable {
 
     /// `true` when the process's default source has an accelerometer (see the class overview).
     open class func isAccelerometerRecordingAvailable() -> Bool {
-        SourceSelection.defaultSource?.info.sensors[.accelerometer] != nil
+        canRecord(from: SourceSelection.defaultSource)
+    }
+
+    /// Whether `source` has an accelerometer to record.
+    static func canRecord(from source: (any SensorSource)?) -> Bool {
+        source?.info.sensors[.accelerometer] != nil
+    }
+
+    /// The status ``authorizationStatus()`` reports for `source`.
+    static func authorizationStatus(for source: (any SensorSource)?) -> CMAuthorizationStatus {
+        canRecord(from: source) ? .authorized : .restricted
     }
 
     /// ``CMAuthorizationStatus/authorized`` when accelerometer recording is available, else
     /// ``CMAuthorizationStatus/restricted``. Linux has no per-app motion permission: access to the
     /// sensors is decided by the device files' permissions, which the source reports when it starts.
     open class func authorizationStatus() -> CMAuthorizationStatus {
-        isAccelerometerRecordingAvailable() ? .authorized : .restricted
+        authorizationStatus(for: SourceSelection.defaultSource)
     }
 
     /// Starts recording the accelerometer at 50 Hz for `duration` seconds, in the background.
