@@ -44,8 +44,9 @@ private func temporaryDatabase() -> String {
         recorder.recordAccelerometer(forDuration: 1)
         #expect(recorder.isRecording)
         #expect(waitUntil { source.demand.rates[.accelerometer] == 50 }, "Apple's 50 Hz")
-        // 32 samples a second (binary-exact times, each at least Apple's 20 ms apart).
-        let base = 100.0
+        // 32 samples a second (binary-exact times, each at least Apple's 20 ms apart), starting now on
+        // the uptime clock: dates derive from timestamps, and the query below covers the last hour.
+        let base = ProcessInfo.processInfo.systemUptime.rounded(.down)
         for k in 0..<25 { source.emit(accel(base + Double(k) / 32)) }
         #expect(waitUntil { ActiveRecordings.lastTimestamp(databasePath: path) == base + 24.0 / 32 })
         recorder.recordAccelerometer(forDuration: 1)
