@@ -1,9 +1,10 @@
 /// Thins a source's sample stream down to one consumer's update interval, by timestamp.
 ///
 /// A sample is passed when it is due: at or after the previous passed sample plus the interval, with
-/// half a source period of slack for jitter. Samples are never interpolated or repeated, so a
-/// consumer asking for exactly the source's rate gets every sample. After a gap longer than the
-/// interval the schedule restarts from the sample after the gap.
+/// half a source period of slack for jitter. Samples are never interpolated or repeated. A consumer
+/// whose interval is no longer than the source's period gets every sample, however the timestamps
+/// jitter: there is nothing to thin, and a late sample must not cost the one that catches up right
+/// after it. After a gap longer than the interval the schedule restarts from the sample after the gap.
 struct Decimator: Sendable {
     /// The consumer's interval, seconds.
     var interval: Double
@@ -15,6 +16,10 @@ struct Decimator: Sendable {
 
     /// Whether the sample at `t` (seconds) goes to the consumer, given the source's period (seconds).
     mutating func accept(_ t: Double, sourcePeriod: Double) -> Bool {
+        if interval <= sourcePeriod * (1 + 1e-9) {
+            nextDue = t + interval
+            return true
+        }
         guard let due = nextDue else {
             nextDue = t + interval
             return true
