@@ -58,6 +58,27 @@ private func temporaryDatabase() -> String {
         #expect(try ActiveRecordings.store(at: path).sessions().count == 1, "extended, not started twice")
     }
 
+    @Test func samplesStillBufferedAreWrittenWhenTheProcessExits() throws {
+        let source = ManualSource(sensors: [.accelerometer])
+        let path = temporaryDatabase()
+        let recorder = CMSensorRecorder(source: source, databasePath: path)
+        recorder.recordAccelerometer(forDuration: 60)
+        #expect(waitUntil { source.demand.rates[.accelerometer] == 50 })
+        // Ten samples, 0.18 s: fewer than a batch and less than its half second, so none is written yet.
+        let base = ProcessInfo.processInfo.systemUptime.rounded(.down)
+        for k in 0..<10 { source.emit(accel(base + Double(k) / 50)) }
+        #expect(waitUntil { ActiveRecordings.lastTimestamp(databasePath: path) == base + 9.0 / 50 })
+        let window = (Date().addingTimeInterval(-3600), Date().addingTimeInterval(3600))
+        #expect(recorder.accelerometerData(from: window.0, to: window.1)?.samples.isEmpty == true, "still buffered")
+        // What the atexit hook runs (for this database only: other tests record in parallel).
+        ActiveRecordings.finishAll(databasePath: path)
+        let list = try #require(recorder.accelerometerData(from: window.0, to: window.1))
+        #expect(list.samples.map(\.timestamp) == (0..<10).map { base + Double($0) / 50 })
+        source.emit(accel(base + 10.0 / 50))
+        #expect(waitUntil { !recorder.isRecording }, "the recording is over")
+        #expect(recorder.accelerometerData(from: window.0, to: window.1)?.samples.count == 10, "nothing after the end")
+    }
+
     @Test func queriesOfMoreThanTwelveHoursOrBackwardsGiveNil() {
         let recorder = CMSensorRecorder(source: ManualSource(), databasePath: temporaryDatabase())
         let now = Date()

@@ -31,9 +31,29 @@ enum ActiveRecordings {
         running.withLock { $0[path] }?.lastTimestamp
     }
 
+    /// Ends every running recording and writes what it has buffered (up to half a second of samples
+    /// per recording). Runs at process exit, registered when the first recording starts, so that a
+    /// program that exits while recording keeps every sample it took.
+    ///
+    /// - Parameter path: only the recording of this database (for tests); `nil`: all of them.
+    static func finishAll(databasePath path: String? = nil) {
+        for run in running.withLock({ r in path.map { r[$0].map { [$0] } ?? [] } ?? Array(r.values) }) {
+            do {
+                try run.recording.finish()
+            } catch {
+                CMSensorRecorder.logger.error("CMSensorRecorder: \(String(describing: error))")
+            }
+        }
+    }
+
+    private static let finishAtExit: Void = {
+        atexit { ActiveRecordings.finishAll() }
+    }()
+
     /// Extends the running recording of `databasePath`, or starts one.
     static func record(source: any SensorSource, databasePath path: String, duration: TimeInterval) throws(RecorderError) {
         let store = try store(at: path)
+        _ = finishAtExit
         // One request at a time, so that two concurrent calls extend one recording rather than start two.
         try starting.withLock { (_: inout Void) throws(RecorderError) in
             if let current = running.withLock({ $0[path] }),

@@ -19,7 +19,8 @@ import MotionSources
 /// Every process using the same file sees the same recordings, and samples are kept 3 days, as on
 /// Apple platforms. Recording runs on a background thread *of this process*, from the process's
 /// default source (the one `CMMotionManager()` uses: `COREMOTION_SOURCE`, else the first motion
-/// hardware): it ends when the duration is over or the process exits. To record independently of any
+/// hardware): it ends when the duration is over or the process exits (what is buffered is written at
+/// exit, unless the process is killed by a signal). To record independently of any
 /// app, run `coremotion record` as the recording daemon (for example as a systemd user service); apps
 /// then only query.
 ///
