@@ -20,8 +20,7 @@ struct RecordCommand: AsyncParsableCommand {
     @Option(help: "Stop after this many seconds of samples (default and maximum: 12 hours).")
     var duration: Double?
 
-    @Option(help: ArgumentHelp("The SQLite database (default: COREMOTION_RECORDER_DATABASE, else $XDG_DATA_HOME/coremotion/recordings.sqlite).", valueName: "path"))
-    var database: String?
+    @OptionGroup var database: RecorderDatabaseOption
 
     func validate() throws {
         if let duration, !(duration.isFinite && duration > 0) {
@@ -34,7 +33,7 @@ struct RecordCommand: AsyncParsableCommand {
         guard source.info.sensors[.accelerometer] != nil else {
             throw CLIError("\(source.info.identifier) has no accelerometer")
         }
-        let path = database ?? RecordingStore.defaultPath()
+        let path = database.path
         let recording: AccelerometerRecording
         do {
             let store = try RecordingStore(location: .file(path))

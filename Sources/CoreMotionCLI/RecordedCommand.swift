@@ -19,6 +19,15 @@ struct DateArgument: ExpressibleByArgument {
     }
 }
 
+/// `--database`, shared by `record` and `recorded`: the recorder's SQLite file.
+struct RecorderDatabaseOption: ParsableArguments {
+    @Option(name: .customLong("database"), help: ArgumentHelp("The SQLite database (default: COREMOTION_RECORDER_DATABASE, else $XDG_DATA_HOME/coremotion/recordings.sqlite).", valueName: "path"))
+    var explicitPath: String?
+
+    /// The file to use: `--database`, else ``RecordingStore/defaultPath(environment:)``.
+    var path: String { explicitPath ?? RecordingStore.defaultPath() }
+}
+
 /// `coremotion recorded`: prints what `coremotion record` or `CMSensorRecorder` stored.
 struct RecordedCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -36,14 +45,13 @@ struct RecordedCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The last date, ISO 8601 or seconds relative to now (default: now).", valueName: "date"))
     var to: DateArgument?
 
-    @Option(help: ArgumentHelp("The SQLite database (default: COREMOTION_RECORDER_DATABASE, else $XDG_DATA_HOME/coremotion/recordings.sqlite).", valueName: "path"))
-    var database: String?
+    @OptionGroup var database: RecorderDatabaseOption
 
     @Option(help: "Line format: csv or jsonl.")
     var format: SampleFormat = .csv
 
     func run() async throws {
-        let path = database ?? RecordingStore.defaultPath()
+        let path = database.path
         guard FileManager.default.fileExists(atPath: path) else {
             throw CLIError("\(path): no recordings database (record with `coremotion record` first)")
         }

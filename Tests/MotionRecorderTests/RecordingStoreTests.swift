@@ -78,27 +78,19 @@ import Testing
     @Test func aFileThatIsNotADatabaseGivesAClearError() throws {
         let path = temporaryDatabase("corrupt")
         try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: path))
-        do {
-            _ = try RecordingStore(location: .file(path))
-            Issue.record("opened a corrupt file")
-        } catch {
-            #expect(error.kind == .corruptDatabase)
-            #expect(error.description.hasPrefix(path + ": "))
-            #expect(!error.description.contains("\n"))
-        }
+        let error = #expect(throws: RecorderError.self, "opened a corrupt file") { try RecordingStore(location: .file(path)) }
+        #expect(error?.kind == .corruptDatabase)
+        #expect(error?.description.hasPrefix(path + ": ") == true)
+        #expect(error?.description.contains("\n") == false)
     }
 
     @Test func aFolderThatCannotBeCreatedGivesAClearError() throws {
         let blocker = temporaryDatabase("blocker")
         try Data("a file, not a folder".utf8).write(to: URL(fileURLWithPath: blocker))
         let path = blocker + "/recordings.sqlite"
-        do {
-            _ = try RecordingStore(location: .file(path))
-            Issue.record("opened a database under a regular file")
-        } catch {
-            #expect(error.kind == .unwritable)
-            #expect(error.description.hasPrefix(path + ": "))
-        }
+        let error = #expect(throws: RecorderError.self, "opened a database under a regular file") { try RecordingStore(location: .file(path)) }
+        #expect(error?.kind == .unwritable)
+        #expect(error?.description.hasPrefix(path + ": ") == true)
     }
 
     @Test func sessionsAreStoredWithTheirRequestedEnd() throws {

@@ -30,24 +30,17 @@ open class CMSensorDataList: NSObject, NSFastEnumeration, @unchecked Sendable {
     }
 
     #if canImport(ObjectiveC)
-    /// Hands out up to `len` samples after the ones already enumerated (`state.state` counts them).
-    public func countByEnumerating(
-        with state: UnsafeMutablePointer<NSFastEnumerationState>,
-        objects buffer: AutoreleasingUnsafeMutablePointer<AnyObject?>, count len: Int
-    ) -> Int {
-        let start = Int(state.pointee.state)
-        let n = max(0, min(len, samples.count - start))
-        for i in 0..<n { buffer[i] = samples[start + i] }
-        state.pointee.state = UInt(start + n)
-        state.pointee.itemsPtr = buffer
-        state.pointee.mutationsPtr = Self.noMutations
-        return n
-    }
+    /// The object buffer of `NSFastEnumeration` as the platform declares it.
+    public typealias FastEnumerationBuffer = AutoreleasingUnsafeMutablePointer<AnyObject?>
     #else
+    /// The object buffer of ``NSFastEnumeration`` as this module declares it.
+    public typealias FastEnumerationBuffer = UnsafeMutablePointer<AnyObject?>
+    #endif
+
     /// Hands out up to `len` samples after the ones already enumerated (`state.state` counts them).
     public func countByEnumerating(
         with state: UnsafeMutablePointer<NSFastEnumerationState>,
-        objects buffer: UnsafeMutablePointer<AnyObject?>, count len: Int
+        objects buffer: FastEnumerationBuffer, count len: Int
     ) -> Int {
         let start = Int(state.pointee.state)
         let n = max(0, min(len, samples.count - start))
@@ -57,7 +50,6 @@ open class CMSensorDataList: NSObject, NSFastEnumeration, @unchecked Sendable {
         state.pointee.mutationsPtr = Self.noMutations
         return n
     }
-    #endif
 
     /// The list never changes: its mutation counter stays 0.
     nonisolated(unsafe) private static let noMutations: UnsafeMutablePointer<UInt> = {
