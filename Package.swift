@@ -5,6 +5,7 @@
 // Layers (lowest first):
 //   MotionFusion        pure Swift maths and the attitude filter: no Foundation, no I/O
 //   MotionSources       the SensorSource protocol, the simulator and the CSV replay
+//   MotionRecordings    every recording format, read and written, streaming, merged by timestamp
 //   MotionRecorder      the SQLite store of CMSensorRecorder (GRDB)
 //   OpenCoreMotion      the public Core Motion API (CMMotionManager, CM* types, delivery)
 //   CoreMotionCLI       the `coremotion` commands (swift-argument-parser), testable as a library
@@ -39,6 +40,11 @@ let package = Package(
         .target(
             name: "MotionSources",
             dependencies: ["MotionFusion"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "MotionRecordings",
+            dependencies: ["MotionFusion", "MotionSources"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -119,6 +125,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "MotionFusionTests", dependencies: ["MotionFusion"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "MotionRecordingsTests",
+            dependencies: ["MotionRecordings", "MotionSources", "MotionFusion"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "MotionBenchmarksTests",
             dependencies: ["MotionBenchmarks", "MotionFusion"],
