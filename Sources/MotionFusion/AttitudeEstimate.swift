@@ -41,16 +41,10 @@ public struct AttitudeEstimate: Sendable, Hashable {
     /// Whether any magnetometer sample has been received.
     public var hasMagneticField: Bool
 
-    /// Heading of the device's y axis (its top edge) in degrees clockwise from the reference x axis, in
-    /// [0, 360). With ``isMagneticNorthReferenced`` this is the magnetic heading.
-    public var heading: Double {
-        let r = quaternion.rotate(Vector3(0, 1, 0))
-        // Reference frame is x forward (north), y left (west): east = −y.
-        var h = _atan2(-r.y, r.x) * 180 / Double.pi
-        if h < 0 { h += 360 }
-        if h >= 360 { h -= 360 }
-        return h
-    }
+    /// Heading of the device in degrees [0, 360) clockwise from the reference x axis: its top, or its
+    /// back when it stands upright (``Quaternion/compassHeading``). With ``isMagneticNorthReferenced``
+    /// this is the magnetic heading.
+    public var heading: Double { quaternion.compassHeading }
 
     /// Core Motion's roll, pitch and yaw of ``quaternion``, radians.
     public var eulerAngles: EulerAngles { quaternion.eulerAngles }

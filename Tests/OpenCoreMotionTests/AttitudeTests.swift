@@ -53,11 +53,11 @@ import Testing
 
     @Test func headingIsTheCompassDirectionOfTheDevicesTop() {
         // Flat, face up, x toward north: the top (y) points west.
-        #expect(abs(ReferenceFrames.heading(of: .identity) - 270) < 1e-9)
+        #expect(abs(Quaternion.identity.compassHeading - 270) < 1e-9)
         // Turned so that y points north: x points east, yaw −90°.
         let north = Quaternion(axis: Vector3(0, 0, 1), angle: -.pi / 2)
-        #expect(abs(ReferenceFrames.heading(of: north)) < 1e-9 || abs(ReferenceFrames.heading(of: north) - 360) < 1e-9)
+        #expect(abs(north.compassHeading) < 1e-9 || abs(north.compassHeading - 360) < 1e-9)
         let east = Quaternion(axis: Vector3(0, 0, 1), angle: .pi)
-        #expect(abs(ReferenceFrames.heading(of: east) - 90) < 1e-9)
+        #expect(abs(east.compassHeading - 90) < 1e-9)
     }
 }

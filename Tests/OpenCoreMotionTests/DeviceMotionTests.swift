@@ -71,7 +71,7 @@ import Testing
         let worst = worstHeadingError(late, device)
         #expect(worst < 5, "heading within 5° of the truth after 40 s, worst \(worst)°")
         let compass = late.map { m -> Double in
-            let d = abs(m.heading - ReferenceFrames.heading(of: device.truth(at: m.timestamp).attitude))
+            let d = abs(m.heading - device.truth(at: m.timestamp).attitude.compassHeading)
             return min(d, 360 - d)
         }.max() ?? 180
         #expect(compass < 5, "compass heading of a hand-held device within 5°, worst \(compass)°")

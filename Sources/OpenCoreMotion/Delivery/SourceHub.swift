@@ -22,15 +22,15 @@ final class SourceHub: Sendable {
     fileprivate struct Consumer {
         var spec: ConsumerSpec
         var decimator: Decimator
-        /// For the arbitrary frames: the rotation taking the first attitude's yaw to zero.
-        var yawResetRotation: Quaternion?
+        /// The consumer's reference frame (for device motion), created at its first update.
+        var projection: ReferenceFrameProjection?
         var movementNoticeSent = false
     }
 
     private struct State {
         var consumers: [Int: Consumer] = [:]
         var nextID = 0
-        var estimator: FusionEstimator?
+        var estimator: FusionDriver?
         var lastTimestamp: [SensorKind: Double] = [:]
         var granted: [SensorKind: Double] = [:]
         var applied = SensorDemand.none
@@ -203,9 +203,11 @@ final class SourceHub: Sendable {
             return actions
         }
         let uses9D = needs9D && source.info.sensors[.magnetometer] != nil
-        if s.estimator == nil { s.estimator = FusionEstimator(usesMagnetometer: uses9D) }
+        if s.estimator == nil { s.estimator = FusionDriver(usesMagnetometer: uses9D) }
         s.estimator!.usesMagnetometer = uses9D
-        guard let (estimate, needsMovement) = s.estimator!.update(sample) else { return actions }
+        guard s.estimator!.update(sample) else { return actions }
+        let estimate = s.estimator!.estimate
+        let needsMovement = uses9D && estimate.calibrationNeedsMovement
         for id in s.consumers.keys {
             let spec = s.consumers[id]!.spec
             guard case .deviceMotion(let frame) = spec.stream,
@@ -234,66 +236,35 @@ final class SourceHub: Sendable {
         }
     }
 
-    /// Expresses an estimate in a consumer's reference frame.
+    /// Expresses an estimate in a consumer's reference frame (MotionFusion's ``ReferenceFrameProjection``).
     private static func deviceMotion(_ e: AttitudeEstimate, at t: Double, frame: CMAttitudeReferenceFrame, consumer c: inout Consumer) -> CMDeviceMotion {
-        let q: Quaternion
-        var heading = -1.0
-        var field = CMCalibratedMagneticField(
-            field: CMMagneticField(e.magneticField),
-            accuracy: CMMagneticFieldCalibrationAccuracy(e.magneticFieldAccuracy)
-        )
-        switch frame {
-        case .xMagneticNorthZVertical:
-            q = e.quaternion
-            heading = ReferenceFrames.heading(of: q)
-        case .xTrueNorthZVertical:
-            q = e.quaternionTrueNorth(declination: c.spec.declination * .pi / 180)
-            heading = ReferenceFrames.heading(of: q)
-        case .xArbitraryCorrectedZVertical:
-            q = c.yawReset(e.quaternionArbitraryCorrected)
-        default:
-            q = c.yawReset(e.quaternion6D)
-            field = CMCalibratedMagneticField()
-        }
+        var projection = c.projection ?? ReferenceFrameProjection(frame.attitudeReferenceFrame(declinationDegrees: c.spec.declination))
+        let m = projection.motion(e, timestamp: t)
+        c.projection = projection
         return CMDeviceMotion(
             timestamp: t,
-            attitude: CMAttitude(rotation: q),
-            rotationRate: CMRotationRate(e.rotationRate),
-            gravity: CMAcceleration(e.gravity),
-            userAcceleration: CMAcceleration(e.userAcceleration),
-            magneticField: field,
-            heading: heading
+            attitude: CMAttitude(rotation: m.attitude),
+            rotationRate: CMRotationRate(m.rotationRate),
+            gravity: CMAcceleration(m.gravity),
+            userAcceleration: CMAcceleration(m.userAcceleration),
+            magneticField: CMCalibratedMagneticField(
+                field: CMMagneticField(m.magneticField),
+                accuracy: CMMagneticFieldCalibrationAccuracy(m.magneticFieldAccuracy)
+            ),
+            heading: m.heading
         )
     }
 }
 
-extension SourceHub.Consumer {
-    /// `q` with the yaw it had at this consumer's first update removed: the arbitrary frames start
-    /// with yaw 0 for each consumer, as Core Motion's do when updates start.
-    fileprivate mutating func yawReset(_ q: Quaternion) -> Quaternion {
-        let reset = yawResetRotation ?? Quaternion(axis: Vector3(0, 0, 1), angle: -ReferenceFrames.yaw(of: q))
-        yawResetRotation = reset
-        return reset * q
-    }
-}
-
-/// Conversions between reference frames.
-enum ReferenceFrames {
-    /// Core Motion's yaw of a device → reference rotation, radians.
-    static func yaw(of q: Quaternion) -> Double {
-        atan2(2 * (q.w * q.z - q.x * q.y), 1 - 2 * (q.x * q.x + q.z * q.z))
-    }
-
-    /// Compass heading in degrees 0..<360, clockwise from the frame's x axis (north), of where the
-    /// top of the device (its y axis) points; when the device stands upright, of where its back (−z)
-    /// faces.
-    static func heading(of q: Quaternion) -> Double {
-        var v = q.rotate(Vector3(0, 1, 0))
-        if v.x * v.x + v.y * v.y < 0.25 { v = q.rotate(Vector3(0, 0, -1)) }
-        // Reference frame: x north, y west, z up; east is −y.
-        var degrees = atan2(-v.y, v.x) * 180 / .pi
-        if degrees < 0 { degrees += 360 }
-        if degrees >= 360 { degrees -= 360 }
-        return degrees
+extension CMAttitudeReferenceFrame {
+    /// The MotionFusion frame of a single Core Motion frame; `declinationDegrees` (positive east) for
+    /// true north. Any other value is the arbitrary frame.
+    func attitudeReferenceFrame(declinationDegrees: Double) -> AttitudeReferenceFrame {
+        switch self {
+        case .xMagneticNorthZVertical: .magneticNorth
+        case .xTrueNorthZVertical: .trueNorth(declination: declinationDegrees * .pi / 180)
+        case .xArbitraryCorrectedZVertical: .arbitraryCorrected
+        default: .arbitrary
+        }
     }
 }

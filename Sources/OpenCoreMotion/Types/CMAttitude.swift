@@ -4,10 +4,8 @@ import MotionFusion
 /// The device's orientation relative to a reference frame (see ``CMAttitudeReferenceFrame``).
 ///
 /// The underlying rotation maps the device frame to the reference frame. The Euler angles are the
-/// intrinsic z-x'-y'' sequence Core Motion uses, `R = Rz(yaw) · Rx(pitch) · Ry(roll)`:
-/// - ``pitch`` = asin(2(wx + yz)), about x, in −π/2…π/2;
-/// - ``roll`` = atan2(2(wy − xz), 1 − 2(x² + y²)), about y, in −π…π;
-/// - ``yaw`` = atan2(2(wz − xy), 1 − 2(x² + z²)), about z, in −π…π, growing counter-clockwise.
+/// intrinsic z-x'-y'' sequence Core Motion uses, `R = Rz(yaw) · Rx(pitch) · Ry(roll)`, computed by
+/// MotionFusion's ``EulerAngles`` (the formulas are there and in the README).
 ///
 /// ## Threading
 /// Every member may be used from any thread; ``multiply(byInverseOf:)`` is atomic.
@@ -28,23 +26,14 @@ open class CMAttitude: NSObject, NSCopying, @unchecked Sendable {
     /// The rotation device → reference, as a MotionFusion quaternion.
     public var rotation: Quaternion { storage.withLock { $0 } }
 
-    /// Rotation about the device's y axis, in radians (−π…π).
-    open var roll: Double {
-        let q = rotation
-        return atan2(2 * (q.w * q.y - q.x * q.z), 1 - 2 * (q.x * q.x + q.y * q.y))
-    }
+    /// Rotation about the device's y axis, in radians (−π…π) (``EulerAngles``).
+    open var roll: Double { rotation.eulerAngles.roll }
 
-    /// Rotation about the device's x axis, in radians (−π/2…π/2).
-    open var pitch: Double {
-        let q = rotation
-        return asin(min(1, max(-1, 2 * (q.w * q.x + q.y * q.z))))
-    }
+    /// Rotation about the device's x axis, in radians (−π/2…π/2) (``EulerAngles``).
+    open var pitch: Double { rotation.eulerAngles.pitch }
 
-    /// Rotation about the vertical axis, in radians (−π…π).
-    open var yaw: Double {
-        let q = rotation
-        return atan2(2 * (q.w * q.z - q.x * q.y), 1 - 2 * (q.x * q.x + q.z * q.z))
-    }
+    /// Rotation about the vertical axis, in radians (−π…π) (``EulerAngles``).
+    open var yaw: Double { rotation.eulerAngles.yaw }
 
     /// The attitude as a unit quaternion (device → reference).
     open var quaternion: CMQuaternion {
@@ -52,14 +41,13 @@ open class CMAttitude: NSObject, NSCopying, @unchecked Sendable {
         return CMQuaternion(x: q.x, y: q.y, z: q.z, w: q.w)
     }
 
-    /// The attitude as a rotation matrix, `v_reference = M · v_device`.
+    /// The attitude as a rotation matrix, `v_reference = M · v_device` (``Quaternion/rotationMatrix``).
     open var rotationMatrix: CMRotationMatrix {
-        let q = rotation
-        let (w, x, y, z) = (q.w, q.x, q.y, q.z)
+        let m = rotation.rotationMatrix
         return CMRotationMatrix(
-            m11: 1 - 2 * (y * y + z * z), m12: 2 * (x * y - w * z), m13: 2 * (x * z + w * y),
-            m21: 2 * (x * y + w * z), m22: 1 - 2 * (x * x + z * z), m23: 2 * (y * z - w * x),
-            m31: 2 * (x * z - w * y), m32: 2 * (y * z + w * x), m33: 1 - 2 * (x * x + y * y)
+            m11: m.r0.x, m12: m.r0.y, m13: m.r0.z,
+            m21: m.r1.x, m22: m.r1.y, m23: m.r1.z,
+            m31: m.r2.x, m32: m.r2.y, m33: m.r2.z
         )
     }
 
