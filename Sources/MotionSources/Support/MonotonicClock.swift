@@ -17,9 +17,11 @@ public enum MonotonicClock {
         return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
     }
 
-    /// `seconds` as a `timespec`, for absolute-deadline waits. Negative or non-finite values give 0.
+    /// `seconds` as a `timespec`, for absolute-deadline waits. Negative or non-finite values give 0;
+    /// values beyond 10¹⁵ s (a replayed timestamp of 1e308) are clamped there rather than trapping.
     static func deadline(_ seconds: Double) -> timespec {
         guard seconds.isFinite, seconds > 0 else { return Glibc.timespec(tv_sec: 0, tv_nsec: 0) }
+        let seconds = min(seconds, 1e15)
         let whole = seconds.rounded(.down)
         var nanos = Int((seconds - whole) * 1e9)
         var secs = Int(whole)

@@ -1,0 +1,206 @@
+import MotionSources
+
+/// The samples of several ``SampleStream``s (the parts of one recording) in time order: a k-way
+/// merge with a bounded reorder window.
+///
+/// ## Order
+/// Samples come out by timestamp. Samples with equal timestamps come out accelerometer first, then
+/// magnetometer, then gyroscope (so the fused update at a gyroscope sample sees every sample of its
+/// instant; see MotionFusion's `FusionDriver`), and otherwise in the order they were read.
+///
+/// ## Reorder window
+/// A part need not be in time order: `coremotion stream` writes blocks of about 0.1 s per sensor, and
+/// phone apps buffer. Within one part a sample may be up to ``reorderWindow`` seconds older than the
+/// newest sample read before it from that part; the merge holds samples back until no part can still
+/// yield an earlier one. A sample older than that is a ``RecordingError`` naming its file and line,
+/// never a silent reorder.
+///
+/// ## Memory
+/// The merge holds the samples of about ``reorderWindow`` seconds of recording (plus what parts that
+/// start later hold back), whatever the recording's length: a binary heap, O(log n) per sample.
+///
+/// ## Errors
+/// When a part fails (a malformed line), the merge first returns every sample it has already read, in
+/// time order, then throws that part's error: so every good sample before the bad line is delivered,
+/// the same ones on every run.
+public struct SampleMerge: SampleStream {
+    /// The default reorder window, seconds: 1 s, ten times the 0.1 s blocks `coremotion stream` writes.
+    public static let defaultReorderWindow = 1.0
+
+    /// How much older than the newest sample of its part a sample may be, seconds.
+    public let reorderWindow: Double
+
+    private struct Part {
+        var stream: any SampleStream
+        /// The newest timestamp read from this part; −∞ before the first, +∞ once it has ended.
+        var newest = -Double.infinity
+        var newestLine = 0
+        var ended = false
+    }
+
+    private struct Pending {
+        var sample: RecordedSample
+        var rank: Int
+        var sequence: Int
+
+        @inline(__always)
+        func precedes(_ o: Pending) -> Bool {
+            let a = sample.sample.timestamp, b = o.sample.sample.timestamp
+            if a != b { return a < b }
+            if rank != o.rank { return rank < o.rank }
+            return sequence < o.sequence
+        }
+    }
+
+    private var parts: [Part]
+    private var heap: [Pending] = []
+    /// Samples read and not yet returned (for tests of the bounded memory).
+    var pendingCount: Int { heap.count }
+    private var sequence = 0
+    private var failure: RecordingError?
+    private var returned = (accelerometer: 0, gyro: 0, magnetometer: 0)
+
+    /// How many samples of `sensor` the merge has returned so far.
+    public func count(of sensor: SensorKind) -> Int {
+        switch sensor {
+        case .accelerometer: returned.accelerometer
+        case .gyro: returned.gyro
+        case .magnetometer: returned.magnetometer
+        }
+    }
+
+    /// Merges `streams`.
+    /// - Parameters:
+    ///   - streams: the parts of a recording, each in the order it holds its samples.
+    ///   - reorderWindow: seconds, ≥ 0 (NaN and negative values mean 0); default ``defaultReorderWindow``.
+    public init(_ streams: [any SampleStream], reorderWindow: Double = SampleMerge.defaultReorderWindow) {
+        parts = streams.map { Part(stream: $0) }
+        self.reorderWindow = reorderWindow.isNaN ? 0 : max(0, reorderWindow)
+        heap.reserveCapacity(1024)
+    }
+
+    /// The rank of a sensor among samples with equal timestamps.
+    @inline(__always)
+    static func rank(_ s: SensorKind) -> Int {
+        switch s {
+        case .accelerometer: 0
+        case .magnetometer: 1
+        case .gyro: 2
+        }
+    }
+
+    /// The next sample in time order, or `nil` when every part has ended.
+    /// - Throws: the first part's ``RecordingError``, or one for a sample beyond the reorder window,
+    ///   after every sample read before it has been returned.
+    public mutating func next() throws(RecordingError) -> RecordedSample? {
+        while true {
+            if let top = heap.first {
+                if failure != nil || top.sample.sample.timestamp < watermark {
+                    return take()
+                }
+            } else if let failure {
+                self.failure = nil
+                parts.removeAll()
+                throw failure
+            }
+            // Read from the part holding the watermark back.
+            guard let i = laggingPart() else {
+                // Every part has ended: drain.
+                guard !heap.isEmpty else { return nil }
+                return take()
+            }
+            read(from: i)
+        }
+    }
+
+    private mutating func take() -> RecordedSample {
+        let s = popMin().sample
+        switch s.sample.sensor {
+        case .accelerometer: returned.accelerometer += 1
+        case .gyro: returned.gyro += 1
+        case .magnetometer: returned.magnetometer += 1
+        }
+        return s
+    }
+
+    /// Samples older than this can no longer be preceded by a sample still unread.
+    private var watermark: Double {
+        var w = Double.infinity
+        for p in parts where !p.ended { w = min(w, p.newest - reorderWindow) }
+        return w
+    }
+
+    private func laggingPart() -> Int? {
+        var best: Int?
+        for i in parts.indices where !parts[i].ended {
+            if best == nil || parts[i].newest < parts[best!].newest { best = i }
+        }
+        return best
+    }
+
+    private mutating func read(from i: Int) {
+        let next: RecordedSample?
+        do {
+            next = try parts[i].stream.next()
+        } catch {
+            failure = error
+            return
+        }
+        guard let s = next else {
+            parts[i].ended = true
+            return
+        }
+        let t = s.sample.timestamp
+        if t < parts[i].newest - reorderWindow {
+            failure = RecordingError(
+                "timestamp \(Self.seconds(t)) is \(Self.seconds(parts[i].newest - t)) s before \(Self.seconds(parts[i].newest)) (line \(parts[i].newestLine)), "
+                    + "more than the merge's reorder window of \(Self.seconds(reorderWindow)) s",
+                path: s.path, line: s.line)
+            return
+        }
+        if t > parts[i].newest {
+            parts[i].newest = t
+            parts[i].newestLine = s.line
+        }
+        push(Pending(sample: s, rank: Self.rank(s.sample.sensor), sequence: sequence))
+        sequence += 1
+    }
+
+    /// A time for messages: up to 6 decimals, no trailing zeros.
+    static func seconds(_ d: Double) -> String {
+        NumberFormatting.string(d, maximumDecimals: 6)
+    }
+
+    // MARK: Binary heap
+
+    private mutating func push(_ p: Pending) {
+        heap.append(p)
+        var c = heap.count - 1
+        while c > 0 {
+            let parent = (c - 1) / 2
+            guard heap[c].precedes(heap[parent]) else { break }
+            heap.swapAt(c, parent)
+            c = parent
+        }
+    }
+
+    private mutating func popMin() -> Pending {
+        let top = heap[0]
+        let last = heap.removeLast()
+        if !heap.isEmpty {
+            heap[0] = last
+            var i = 0
+            let n = heap.count
+            while true {
+                let l = 2 * i + 1, r = l + 1
+                var m = i
+                if l < n, heap[l].precedes(heap[m]) { m = l }
+                if r < n, heap[r].precedes(heap[m]) { m = r }
+                if m == i { break }
+                heap.swapAt(i, m)
+                i = m
+            }
+        }
+        return top
+    }
+}

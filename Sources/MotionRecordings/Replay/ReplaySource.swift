@@ -1,0 +1,169 @@
+import MotionFusion
+import MotionSources
+
+/// Plays back a recording in any format ``RecordingInput`` reads (the project's CSV and JSONL, BROAD,
+/// phone exports, zip archives and folders), as a ``SensorSource``: `replay:PATH`.
+///
+/// The recording's parts are merged by timestamp (``SampleMerge``, reorder window
+/// ``SampleMerge/defaultReorderWindow``), so a file of per-sensor blocks plays in time order, exactly
+/// the stream `coremotion fuse` fuses. The file is read lazily during playback, in bounded memory; at
+/// creation only its head is read, for the sensors and rates. A bad line first delivers every good
+/// sample before it (in the merge's order, the same on every run), then one `.failed(SourceError)`
+/// naming the file and line, and playback stops.
+///
+/// Pacing follows ``Clock``: in real time (the default) samples keep their recorded spacing and
+/// their timestamps are moved to start now, so they look live; on the virtual clock they are
+/// delivered as fast as possible with their recorded timestamps.
+///
+/// Each sensor runs at its recorded rate: the source reports that rate as both its minimum and its
+/// maximum, and consumers that want less decimate. Applying an empty demand stops playback; the
+/// next non-empty demand plays the recording again from its start.
+///
+/// ## Threading
+/// ``apply(_:sink:)`` may be called from any thread; events arrive on the source's own thread.
+public final class ReplaySource: SensorSource {
+    /// How playback is paced.
+    public enum Clock: Sendable, Hashable {
+        /// Recorded spacing, timestamps moved to start at the moment playback starts.
+        case realTime
+        /// As fast as possible, recorded timestamps kept.
+        case virtual
+    }
+
+    /// What the recording holds.
+    public let info: SourceInfo
+    /// The recording played.
+    public let path: String
+    private let clock: Clock
+    private let open: @Sendable () throws(RecordingError) -> [any SampleStream]
+
+    private struct State {
+        var demand = SensorDemand.none
+        var sink: (@Sendable (SourceEvent) -> Void)?
+        var worker: SourceWorker?
+    }
+    private let state = Locked(State())
+
+    /// Samples read at creation to find the sensors and their rates.
+    static let headSamples = 4000
+
+    /// Plays the parts that `open` returns, freshly opened for each playback (beyond the file case:
+    /// tests and in-memory recordings).
+    ///
+    /// - Parameters:
+    ///   - name: the recording's name, shown in ``info`` and errors.
+    ///   - clock: the pacing; default ``Clock/realTime``.
+    ///   - open: returns the recording's parts, each at its start.
+    public init(name: String, clock: Clock = .realTime,
+                open: @escaping @Sendable () throws(RecordingError) -> [any SampleStream]) throws(SourceError) {
+        self.path = name
+        self.clock = clock
+        self.open = open
+
+        var times: [SensorKind: [Double]] = [:]
+        do {
+            var merge = SampleMerge(try open())
+            var scanned = 0
+            while scanned < Self.headSamples, let s = try merge.next() {
+                times[s.sample.sensor, default: []].append(s.sample.timestamp)
+                scanned += 1
+            }
+        } catch {
+            // A bad line surfaces now only if no sample precedes it, otherwise during playback.
+            if times.isEmpty { throw SourceError(error) }
+        }
+        guard !times.isEmpty else {
+            throw SourceError(.malformedInput, "the recording holds no sample", path: name)
+        }
+        var caps: [SensorKind: SensorCapability] = [:]
+        for (sensor, ts) in times {
+            let rate = Self.medianRate(ts)
+            caps[sensor] = SensorCapability(minimumRate: rate, maximumRate: rate)
+        }
+        info = SourceInfo(
+            identifier: "replay:\(name)",
+            name: "Recording \(name)",
+            sensors: caps,
+            details: [("file", name), ("pacing", clock == .realTime ? "real time" : "as fast as possible")]
+        )
+    }
+
+    /// The rate in Hz implied by the median spacing of `times`; 100 Hz for a single sample or when it
+    /// is not a finite positive rate.
+    static func medianRate(_ times: [Double]) -> Double {
+        guard times.count > 1 else { return 100 }
+        var gaps = zip(times.dropFirst(), times).map { $0 - $1 }.filter { $0 > 0 && $0.isFinite }
+        guard !gaps.isEmpty else { return 100 }
+        gaps.sort()
+        let rate = 1 / gaps[gaps.count / 2]
+        return rate.isFinite && rate > 0 ? rate : 100
+    }
+
+    /// Starts, re-targets or stops playback. See ``SensorSource/apply(_:sink:)``.
+    @discardableResult
+    public func apply(_ demand: SensorDemand, sink: @escaping @Sendable (SourceEvent) -> Void) throws(SourceError) -> [SensorKind: Double] {
+        var granted: [SensorKind: Double] = [:]
+        for sensor in demand.rates.keys {
+            guard let cap = info.sensors[sensor] else {
+                throw SourceError(.unavailable, "the recording holds no \(sensor.rawValue) samples", path: path)
+            }
+            granted[sensor] = cap.maximumRate
+        }
+        let (stale, start) = state.withLock { s -> (SourceWorker?, Bool) in
+            s.demand = SensorDemand(rates: granted)
+            if demand.isEmpty {
+                s.sink = nil
+                defer { s.worker = nil }
+                return (s.worker, false)
+            }
+            s.sink = sink
+            return (nil, s.worker == nil)
+        }
+        stale?.stop()
+        if start {
+            let worker = SourceWorker { [self] worker in play(worker) }
+            state.withLock { $0.worker = worker }
+        }
+        return granted
+    }
+
+    private func play(_ worker: SourceWorker) {
+        var origin: (recorded: Double, local: Double)?
+        do {
+            var merge = SampleMerge(try open())
+            while let recorded = try merge.next() {
+                var sample = recorded.sample
+                if clock == .realTime {
+                    let o = origin ?? (sample.timestamp, MonotonicClock.now())
+                    origin = o
+                    sample.timestamp = o.local + (sample.timestamp - o.recorded)
+                    if !worker.sleep(until: sample.timestamp) { return }
+                } else if worker.isStopping {
+                    return
+                }
+                deliver(.sample(sample), from: worker)
+            }
+        } catch {
+            deliver(.failed(SourceError(error)), from: worker)
+            return
+        }
+        deliver(.finished, from: worker)
+    }
+
+    private func deliver(_ event: SourceEvent, from worker: SourceWorker) {
+        let sink = state.withLock { s -> (@Sendable (SourceEvent) -> Void)? in
+            guard s.worker === worker || s.worker == nil else { return nil }
+            if case .sample(let sample) = event, s.demand.rates[sample.sensor] == nil { return nil }
+            return s.sink
+        }
+        sink?(event)
+    }
+}
+
+extension SourceError {
+    /// A recording's error as a source failure (``SourceError/Kind/malformedInput``), keeping its file
+    /// and line.
+    public init(_ error: RecordingError) {
+        self.init(.malformedInput, error.message, path: error.path, line: error.line)
+    }
+}
