@@ -69,6 +69,7 @@ let package = Package(
             dependencies: [
                 "MotionFusion",
                 "MotionSources",
+                "MotionRecordings",
                 "MotionSourcesLinux",
                 "MotionRecorder",
                 .product(name: "Logging", package: "swift-log"),
@@ -108,6 +109,7 @@ let package = Package(
             dependencies: [
                 "OpenCoreMotion",
                 "MotionBenchmarks",
+                "MotionRecordings",
                 "MotionSourcesLinux",
                 "MotionDashboard",
                 "MotionRecorder",
@@ -152,7 +154,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenCoreMotionTests",
-            dependencies: ["OpenCoreMotion", "MotionSources", "MotionFusion", "MotionRecorder"],
+            dependencies: ["OpenCoreMotion", "MotionSources", "MotionFusion", "MotionRecorder", "MotionRecordings"],
             swiftSettings: swiftSettings
         ),
         // Apple's published listings are Swift 5 code; they must build with only the import changed.
@@ -179,7 +181,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CoreMotionCLITests",
-            dependencies: ["CoreMotionCLI", "coremotion", "MotionRecorder"],
+            dependencies: ["CoreMotionCLI", "coremotion", "MotionRecorder", "MotionRecordings"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,113 +1,155 @@
 import ArgumentParser
 import Foundation
-import MotionBenchmarks
 import MotionFusion
+import MotionRecordings
 import OpenCoreMotion
-#if canImport(Glibc)
-import Glibc
-#endif
 
-/// `coremotion fuse INPUT`: runs the fusion filter over a recording as fast as possible.
+/// `coremotion fuse INPUT`: fuses a recording into device motion as fast as possible, with the code of
+/// live device motion (``RecordingFusion``).
 ///
-/// Writes one CSV row per input sample: timestamp, attitude quaternion, roll/pitch/yaw (radians),
-/// gravity and user acceleration (g), unbiased rotation rate (rad/s) and heading (degrees; −1 in the
-/// arbitrary frames).
+/// Reads any recording ``RecordingInput`` opens (detected from content, or `--input-format`), merged by
+/// timestamp; writes one row per fused update (per gyroscope sample once an accelerometer sample has
+/// been seen) in the device-motion format of `coremotion stream --sensor device-motion`
+/// (``DeviceMotionWriter``).
 public struct FuseCommand: ParsableCommand {
     /// The command's name, help and discussion.
     public static let configuration = CommandConfiguration(
         commandName: "fuse",
         abstract: "Fuse a sensor recording into attitude, gravity, user acceleration and heading.",
         discussion: """
-            --format broad reads a BROAD trial CSV and writes q_w,q_x,q_y,q_z as sensor → ENU, which \
-            shared/tools/broad_reference.py --estimate scores. --format csv reads `timestamp,sensor,x,y,z` \
-            (as written by `coremotion stream --sensor raw`) and writes the quaternion in --reference-frame.
+            Reads any recording replay: reads (the project's CSV and JSONL, BROAD, Sensor Logger, SensorLog, \
+            phyphox, HyperIMU; file, folder or zip), merged by timestamp. Writes one row per fused update \
+            (per gyroscope sample once an accelerometer sample has been seen), with the fields of \
+            `coremotion stream --sensor device-motion`. --format broad (the default for BROAD input) writes \
+            those rows in CSV with the attitude sensor → ENU, which shared/tools/broad_reference.py --estimate scores.
             """
     )
 
-    /// Input formats.
-    enum Format: String, ExpressibleByArgument, CaseIterable {
-        case broad, csv
+    /// Output formats.
+    enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+        /// Device motion, CSV.
+        case csv
+        /// Device motion, JSON Lines.
+        case jsonl
+        /// Device motion, CSV, in the east–north–up frame (the BROAD benchmark's).
+        case broad
     }
 
-    @Argument(help: "The recording to fuse.")
+    @Argument(help: "The recording to fuse: a file, an export folder or a zip archive.")
     var input: String
 
-    @Option(name: .shortAndLong, help: "Output file (default: standard output).")
+    @Option(name: .shortAndLong, help: "Output file (default: standard output). Never the input.")
     var output: String?
 
-    @Option(help: "Input format: broad or csv (default: from the header).")
-    var format: Format?
+    @Option(help: "Output format: csv, jsonl or broad (default: broad for BROAD input, else csv).")
+    var format: OutputFormat?
+
+    @Option(name: .customLong("input-format"),
+            help: "Read the input as this format instead of detecting it: \(RecordingFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var inputFormat: String?
 
     @Flag(name: .customLong("no-magnetometer"), help: "6D: ignore the magnetometer.")
     var noMagnetometer = false
 
     @Option(name: .customLong("reference-frame"),
-            help: "xArbitraryZVertical, xArbitraryCorrectedZVertical, xMagneticNorthZVertical or xTrueNorthZVertical.")
+            help: "xArbitraryZVertical, xArbitraryCorrectedZVertical, xMagneticNorthZVertical, xTrueNorthZVertical or enu.")
     var referenceFrame: String?
 
     @Option(help: "Location for xTrueNorthZVertical: LAT,LON in degrees.")
     var location: String?
 
-    @Flag(help: "Non-causal smoothing using past and future samples.")
+    @Flag(help: "Smooth with past and future samples (the same rows as without it).")
     var offline = false
 
     /// Creates the command with default options (ArgumentParser fills them in).
     public init() {}
 
-    /// Runs the command. Errors are reported by ArgumentParser.
+    /// Runs the command. Errors are one line on stderr, exit status 1, after every good row.
     public func run() throws {
-        let url = URL(fileURLWithPath: input)
-        guard FileManager.default.fileExists(atPath: input) else {
-            throw ValidationError("no such file: \(input)")
+        var forced: RecordingFormat?
+        if let inputFormat {
+            guard let f = RecordingFormat(rawValue: inputFormat.lowercased()) else {
+                throw ValidationError("unknown --input-format '\(inputFormat)'; expected one of \(RecordingFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            forced = f
         }
-        let fmt = try format ?? detectFormat(url)
-        var frame: FuseReferenceFrame
+        let recording: RecordingInput
+        do {
+            recording = try RecordingInput.open(path: input, format: forced)
+        } catch {
+            throw CLIError(error.description)
+        }
+        let outputFormat = format ?? (recording.format == .broad ? .broad : .csv)
+
+        var frame: AttitudeReferenceFrame
         if let name = referenceFrame {
-            guard let f = FuseReferenceFrame(name: name) else {
-                throw ValidationError("unknown reference frame \(name)")
+            guard let f = Self.frame(named: name) else {
+                throw ValidationError("unknown reference frame '\(name)'; expected xArbitraryZVertical, xArbitraryCorrectedZVertical, xMagneticNorthZVertical, xTrueNorthZVertical or enu")
             }
             frame = f
-        } else if fmt == .broad {
-            frame = .enu
+        } else if outputFormat == .broad {
+            frame = .eastNorthUp
         } else {
             frame = noMagnetometer ? .arbitrary : .magneticNorth
         }
         if case .trueNorth = frame { frame = .trueNorth(declination: try trueNorthDeclination()) }
-        if noMagnetometer && frame.usesMagnetometer && frame != .enu {
+        if noMagnetometer && frame.usesMagnetometer && frame != .eastNorthUp {
             throw ValidationError("--no-magnetometer conflicts with a magnetometer-based reference frame")
         }
-        let useMag = !noMagnetometer && frame.usesMagnetometer
-        let handle: FileHandle
-        if let output {
-            guard FileManager.default.createFile(atPath: output, contents: nil),
-                  let h = FileHandle(forWritingAtPath: output) else {
-                throw ValidationError("cannot write \(output)")
-            }
-            handle = h
-        } else {
-            handle = FileHandle.standardOutput
+        let options = RecordingFusion.Options(frame: frame, usesMagnetometer: !noMagnetometer && frame.usesMagnetometer,
+                                              offline: offline)
+
+        let file: OutputFile
+        do {
+            file = try output.map { path throws(RecordingError) in try OutputFile(path: path, protecting: Self.inputFiles(input)) } ?? OutputFile()
+        } catch {
+            throw CLIError(error.description)
         }
-        var writer = FuseWriter { handle.write(Data($0.utf8)) }
-        switch fmt {
-        case .broad:
-            let trial = try BroadTrial(contentsOf: url)
-            try FuseEngine.fuse(trial, magnetometer: useMag, offline: offline, frame: frame, into: &writer)
-        case .csv:
-            let rec = try SensorRecording(contentsOf: url)
-            if useMag && !rec.hasMagnetometer {
-                throw ValidationError("the reference frame needs a magnetometer; the recording has none")
-            }
-            try FuseEngine.fuse(rec, magnetometer: useMag, offline: offline, frame: frame, into: &writer)
+        var writer = DeviceMotionWriter(format: outputFormat == .jsonl ? .jsonl : .csv) { (bytes: inout [UInt8]) throws(RecordingError) in
+            try file.write(&bytes)
         }
-        try writer.flush()
-        if output != nil { try handle.close() }
+        var merge = SampleMerge(recording.streams)
+        var progress = ProgressLine(label: "fused")
+        do {
+            try RecordingFusion.run(&merge, name: input, options: options, progress: { progress.update($0) }) { (m: FusedMotion) throws(RecordingError) in
+                try writer.write(m)
+            }
+            progress.finish()
+            try writer.flush()
+        } catch {
+            progress.finish()
+            // Every good row before the error is written first.
+            try? writer.flush()
+            throw CLIError(error.description)
+        }
     }
 
-    private func detectFormat(_ url: URL) throws -> Format {
-        guard let h = FileHandle(forReadingAtPath: url.path) else { throw ValidationError("cannot read \(input)") }
-        defer { try? h.close() }
-        let head = String(decoding: h.readData(ofLength: 4096), as: UTF8.self)
-        return head.contains("acc_x") ? .broad : .csv
+    /// The files a recording at `path` is read from: the path itself, and for a folder the files in it.
+    static func inputFiles(_ path: String) -> [String] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else { return [path] }
+        var files = [path]
+        if let e = FileManager.default.enumerator(atPath: path) {
+            while let name = e.nextObject() as? String, files.count < 10_000 {
+                files.append((path as NSString).appendingPathComponent(name))
+            }
+        }
+        return files
+    }
+
+    /// Parses a `CMAttitudeReferenceFrame` name (case-insensitive, with or without the `x` prefix,
+    /// dashes and underscores ignored: `xMagneticNorthZVertical`, `x-magnetic-north-z-vertical`) or `enu`.
+    /// True north gets declination 0 here.
+    static func frame(named name: String) -> AttitudeReferenceFrame? {
+        let n = name.lowercased().replacingOccurrences(of: "-", with: "").replacingOccurrences(of: "_", with: "")
+        switch n {
+        case "xarbitraryzvertical", "arbitraryzvertical", "arbitrary": return .arbitrary
+        case "xarbitrarycorrectedzvertical", "arbitrarycorrectedzvertical", "arbitrarycorrected": return .arbitraryCorrected
+        case "xmagneticnorthzvertical", "magneticnorthzvertical", "magneticnorth": return .magneticNorth
+        case "xtruenorthzvertical", "truenorthzvertical", "truenorth": return .trueNorth(declination: 0)
+        case "enu": return .eastNorthUp
+        default: return nil
+        }
     }
 
     private func trueNorthDeclination() throws -> Double {
@@ -119,5 +161,31 @@ public struct FuseCommand: ParsableCommand {
             throw ValidationError("--location must be LAT,LON in degrees")
         }
         return try MagneticModelResource.declination(latitude: parts[0], longitude: parts[1])
+    }
+}
+
+/// A progress line on standard error for long work: shown only when stderr is a terminal and the work
+/// has lasted more than a second, updated at most four times a second.
+struct ProgressLine {
+    let label: String
+    private let start = ProcessInfo.processInfo.systemUptime
+    private var lastShown = 0.0
+    private var shown = false
+    private let enabled = isatty(2) != 0
+
+    init(label: String) { self.label = label }
+
+    mutating func update(_ count: Int) {
+        guard enabled else { return }
+        let now = ProcessInfo.processInfo.systemUptime
+        guard now - start >= 1, now - lastShown >= 0.25 else { return }
+        lastShown = now
+        shown = true
+        FileHandle.standardError.write(Data("\r\(label) \(count) samples in \(String(format: "%.1f", now - start)) s".utf8))
+    }
+
+    mutating func finish() {
+        if shown { FileHandle.standardError.write(Data("\n".utf8)) }
+        shown = false
     }
 }

@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import MotionFusion
+import MotionRecordings
 import OpenCoreMotion
 
 /// Which stream `coremotion stream` writes.
@@ -118,12 +120,13 @@ struct StreamCommand: AsyncParsableCommand {
                     }
                     loops = kinds.count
                 case .deviceMotion:
-                    if format == .csv { writer.write(SampleFormat.deviceMotionHeader) }
+                    if format == .csv { writer.write(DeviceMotionWriter.header) }
                     let frame = referenceFrame.frame
+                    let lineFormat: DeviceMotionWriter.Format = format == .csv ? .csv : .jsonl
                     group.addTask {
                         for try await motion in manager.deviceMotionUpdates(using: frame, interval: interval, maximumLatency: latency) {
                             if let deadline, motion.timestamp >= deadline { break }
-                            writer.write(format.line(motion))
+                            writer.write(DeviceMotionWriter.line(FusedMotion(motion), format: lineFormat))
                         }
                     }
                     loops = 1

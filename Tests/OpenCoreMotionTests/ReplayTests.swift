@@ -1,4 +1,5 @@
 import Foundation
+import MotionRecordings
 import MotionSources
 @testable import OpenCoreMotion
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MotionRecordings
 import MotionSources
 
 /// Turns source specifications such as `sim:handheld` into sources, and picks the default one.
