@@ -42,9 +42,11 @@ let package = Package(
             dependencies: ["MotionFusion"],
             swiftSettings: swiftSettings
         ),
+        // zlib (zip entries) and strtod_l for MotionRecordings; needs zlib1g-dev on Linux.
+        .systemLibrary(name: "CRecordingSupport", providers: [.apt(["zlib1g-dev"])]),
         .target(
             name: "MotionRecordings",
-            dependencies: ["MotionFusion", "MotionSources"],
+            dependencies: ["MotionFusion", "MotionSources", "CRecordingSupport"],
             swiftSettings: swiftSettings
         ),
         .target(
