@@ -133,7 +133,7 @@ public struct BenchFuseCommand: ParsableCommand {
         process.waitUntilExit()
         let seconds = ProcessInfo.processInfo.systemUptime - start
         var usage = rusage()
-        getrusage(RUSAGE_CHILDREN, &usage)
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
         return (seconds, usage.ru_maxrss, process.terminationStatus)
     }
 

@@ -110,16 +110,18 @@ public struct FuseCommand: ParsableCommand {
         }
         var merge = SampleMerge(recording.streams)
         var progress = ProgressLine(label: "fused")
+        var rows = 0
         do {
             try RecordingFusion.run(&merge, name: input, options: options, progress: { progress.update($0) }) { (m: FusedMotion) throws(RecordingError) in
                 try writer.write(m)
+                rows += 1
             }
             progress.finish()
             try writer.flush()
         } catch {
             progress.finish()
-            // Every good row before the error is written first.
-            try? writer.flush()
+            // Every good row before the error is written first; an error before any row writes nothing.
+            if rows > 0 { try? writer.flush() }
             throw CLIError(error.description)
         }
     }

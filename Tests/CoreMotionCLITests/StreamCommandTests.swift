@@ -72,7 +72,7 @@ import Testing
         (["stream", "--source", "nowhere", "--sensor", "gyro"], "unknown source"),
         (["stream", "--source", "sim", "--sensor", "compass"], "compass"),
         (["stream", "--source", "sim", "--sensor", "gyro", "--duration", "-1"], "--duration"),
-        (["stream", "--source", "replay:/nonexistent.csv", "--sensor", "gyro"], "does not exist"),
+        (["stream", "--source", "replay:/nonexistent.csv", "--sensor", "gyro"], "no such file or folder"),
         (["stream", "--source", "sim", "--sensor", "device-motion", "--reference-frame", "x-true-north-z-vertical", "--duration", "0.2"], "true north"),
     ])
     func badInputPrintsOneLineAndExitsNonZero(arguments: [String], mention: String) throws {

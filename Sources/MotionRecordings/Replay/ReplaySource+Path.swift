@@ -1,3 +1,5 @@
+import MotionSources
+
 extension ReplaySource {
     /// Opens a recording file, folder or archive.
     ///

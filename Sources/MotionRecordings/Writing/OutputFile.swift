@@ -47,7 +47,7 @@ public final class OutputFile {
             for input in inputs {
                 var s = stat()
                 if stat(input, &s) == 0, s.st_dev == target.st_dev, s.st_ino == target.st_ino {
-                    throw RecordingError("is the input \(input): refusing to write over the recording being read; choose another output", path: path)
+                    throw RecordingError("is the recording being read (\(input)): refusing to write over it; choose another output", path: path)
                 }
             }
         }

@@ -1,0 +1,190 @@
+@testable import CoreMotionCLI
+import Foundation
+import MotionFusion
+import MotionRecordings
+import OpenCoreMotion
+import Testing
+
+/// `coremotion fuse` through MotionRecordings: equal to live (replayed) device motion, independent of
+/// how the recording orders its sensors, and strict about bad input.
+@Suite struct FuseRecordingTests {
+    static func temp(_ name: String) throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fuse-rec-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir.appendingPathComponent(name).path
+    }
+
+    /// A simulated handheld recording in the layout `stream --sensor raw` writes: 0.1 s per-sensor blocks.
+    static func blockRecording(bytes: Int = 120_000) throws -> String {
+        let path = try temp("blocks.csv")
+        _ = try BenchFuseCommand.generate(path: path, bytes: bytes)
+        return path
+    }
+
+    /// The same rows sorted by time (ties: accelerometer, magnetometer, gyroscope), one sensor after another.
+    static func interleaved(_ path: String) throws -> String {
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        let rank = ["accelerometer": 0, "magnetometer": 1, "gyro": 2]
+        let rows = lines.dropFirst().map { line -> (Double, Int, Substring) in
+            let f = line.split(separator: ",")
+            return (Double(f[0])!, rank[String(f[1])]!, line)
+        }.sorted { ($0.0, $0.1) < ($1.0, $1.1) }
+        let out = try temp("interleaved.csv")
+        try ([String(lines[0])] + rows.map { String($0.2) }).joined(separator: "\n").appending("\n")
+            .write(toFile: out, atomically: true, encoding: .utf8)
+        return out
+    }
+
+    static func table(_ text: String) -> (header: [String], rows: [[Double]]) {
+        let lines = text.split(separator: "\n")
+        guard let first = lines.first else { return ([], []) }
+        return (first.split(separator: ",").map(String.init), lines.dropFirst().map { $0.split(separator: ",").map { Double($0)! } })
+    }
+
+    @Test(arguments: [("xArbitraryZVertical", CMAttitudeReferenceFrame.xArbitraryZVertical),
+                      ("xMagneticNorthZVertical", .xMagneticNorthZVertical),
+                      ("xArbitraryCorrectedZVertical", .xArbitraryCorrectedZVertical)])
+    func fuseEqualsReplayedDeviceMotionSampleForSample(name: String, frame: CMAttitudeReferenceFrame) async throws {
+        let path = try Self.blockRecording()
+        let out = try Self.temp("fused.csv")
+        let r = try CLI.run(["fuse", path, "--reference-frame", name, "-o", out])
+        #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
+        let fused = Self.table(try String(contentsOfFile: out, encoding: .utf8))
+        #expect(fused.header == DeviceMotionWriter.fields)
+
+        // Live device motion of the same recording, replayed on the virtual clock (recorded timestamps).
+        let manager = CMMotionManager(source: try ReplaySource(path: path, clock: .virtual))
+        var replayed: [[Double]] = []
+        for try await m in manager.deviceMotionUpdates(using: frame, interval: 0.01) {
+            let line = DeviceMotionWriter.line(FusedMotion(m), format: .csv)
+            replayed.append(line.split(separator: ",").map { Double($0)! })
+        }
+        #expect(fused.rows.count > 500)
+        #expect(replayed.count == fused.rows.count)
+        var worst = 0.0
+        for (a, b) in zip(fused.rows, replayed) {
+            for (x, y) in zip(a, b) { worst = max(worst, abs(x - y)) }
+        }
+        // Both are printed with 9 decimals: equal, or one unit of the last decimal apart at a rounding edge.
+        #expect(worst <= 1e-9 + 1e-12, "largest difference \(worst)")
+    }
+
+    @Test func perSensorBlocksAndInterleavedRowsFuseToTheSameOutput() throws {
+        let blocks = try Self.blockRecording()
+        let rows = try Self.interleaved(blocks)
+        for extra in [[String](), ["--offline"], ["--no-magnetometer"]] {
+            let a = try CLI.run(["fuse", blocks] + extra), b = try CLI.run(["fuse", rows] + extra)
+            #expect(a.status == 0 && b.status == 0, "\(a.stderr)\(b.stderr)")
+            #expect(a.stdout == b.stdout, "\(extra)")
+            #expect(a.stdout.split(separator: "\n").count > 500)
+        }
+    }
+
+    @Test func offlineWritesExactlyTheRowsOfTheCausalMode() throws {
+        let path = try Self.blockRecording()
+        let causal = Self.table(try CLI.run(["fuse", path]).stdout)
+        let offline = Self.table(try CLI.run(["fuse", path, "--offline"]).stdout)
+        #expect(causal.rows.count > 500)
+        #expect(causal.rows.map { $0[0] } == offline.rows.map { $0[0] })
+    }
+
+    @Test func noRowBeforeTheFirstAccelerometerAndGyroscopeSamples() throws {
+        let path = try Self.temp("late.csv")
+        try """
+            timestamp,sensor,x,y,z
+            1.00,gyro,0,0,0
+            1.01,gyro,0,0,0
+            1.015,accelerometer,0,0,-1
+            1.02,gyro,0,0,0
+            1.03,accelerometer,0,0,-1
+            1.03,gyro,0,0,0
+
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        let r = try CLI.run(["fuse", path, "--no-magnetometer"])
+        #expect(r.status == 0)
+        let t = Self.table(r.stdout)
+        #expect(t.rows.map { $0[0] } == [1.02, 1.03])
+        let uz = t.header.firstIndex(of: "user_acceleration_z")!
+        #expect(t.rows.allSatisfy { abs($0[uz]) < 1e-6 }, "user acceleration is never −gravity")
+    }
+
+    // MARK: Bad input: one line on stderr, status 1, good rows first
+
+    static let header = "timestamp,sensor,x,y,z"
+
+    @Test func crlfByteOrderMarkTrailingSpacesAndNoFinalNewlineAreAccepted() throws {
+        let path = try Self.temp("dos.csv")
+        try Data([0xEF, 0xBB, 0xBF] + Array((Self.header + "\r\n1.00,accelerometer,0,0,-1 \r\n1.00,gyro,0,0,0\r\n1.01,accelerometer,0,0,-1\r\n1.01,gyro,0.1,0,0").utf8))
+            .write(to: URL(fileURLWithPath: path))
+        let r = try CLI.run(["fuse", path, "--no-magnetometer"])
+        #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
+        #expect(Self.table(r.stdout).rows.map { $0[0] } == [1.0, 1.01])
+    }
+
+    @Test(arguments: [
+        ("1.02,accelerometer,0,nan,-1", "'nan' is not a finite number", 6),
+        ("1.02,accelerometer,0,inf,-1", "'inf' is not a finite number", 6),
+        ("1.02,accelerometer,0,abc,-1", "'abc' is not a number", 6),
+    ])
+    func aBadValueIsAnErrorWithItsLineAfterTheGoodRows(row: String, message: String, line: Int) throws {
+        let path = try Self.temp("bad.csv")
+        try (Self.header + "\r\n1.00,accelerometer,0,0,-1\r\n1.00,gyro,0,0,0\r\n1.01,accelerometer,0,0,-1\r\n1.01,gyro,0.1,0,0\r\n\(row)\r\n1.03,gyro,0,0,0\r\n")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let out = try Self.temp("out.csv")
+        let r = try CLI.run(["fuse", path, "--no-magnetometer", "-o", out])
+        #expect(r.status == 1)
+        #expect(r.stderr == "Error: \(path):\(line): \(message)\n")
+        #expect(Self.table(try String(contentsOfFile: out, encoding: .utf8)).rows.map { $0[0] } == [1.0, 1.01], "the good rows are written")
+    }
+
+    @Test func aTimestampBackBeyondTheReorderWindowIsAnError() throws {
+        let path = try Self.temp("back.csv")
+        try (Self.header + "\n5.00,accelerometer,0,0,-1\n5.00,gyro,0,0,0\n5.01,gyro,0,0,0\n3.00,accelerometer,0,0,-1\n5.02,gyro,0,0,0\n")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let r = try CLI.run(["fuse", path, "--no-magnetometer"])
+        #expect(r.status == 1)
+        #expect(r.stderr == "Error: \(path):5: timestamp 3 is 2.01 s before 5.01 (line 4), more than the merge's reorder window of 1 s\n")
+        #expect(Self.table(r.stdout).rows.map { $0[0] } == [5.0, 5.01])
+    }
+
+    @Test func aFolderThatIsNoExportIsAClearError() throws {
+        let dir = (try Self.temp("x") as NSString).deletingLastPathComponent + "/notes"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try "hello".write(toFile: dir + "/notes.txt", atomically: true, encoding: .utf8)
+        let r = try CLI.run(["fuse", dir])
+        #expect(r.status == 1)
+        #expect(r.stderr.hasPrefix("Error: \(dir): not a known export"), "\(r.stderr)")
+        #expect(r.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func fuseRefusesToWriteOverItsInput() throws {
+        let path = try Self.blockRecording(bytes: 20_000)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let link = (path as NSString).deletingLastPathComponent + "/link.csv"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path)
+        for output in [path, link, (path as NSString).deletingLastPathComponent + "/./blocks.csv"] {
+            let r = try CLI.run(["fuse", path, "-o", output])
+            #expect(r.status == 1)
+            #expect(r.stderr == "Error: \(output): is the recording being read (\(path)): refusing to write over it; choose another output\n")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "the recording is untouched")
+    }
+
+    @Test func missingSensorsAreClearErrorsWithNothingWritten() throws {
+        let accelerometerOnly = try Self.temp("acc.csv")
+        try (Self.header + "\n" + (0..<50).map { "\(1 + Double($0) / 100),accelerometer,0,0,-1" }.joined(separator: "\n") + "\n")
+            .write(toFile: accelerometerOnly, atomically: true, encoding: .utf8)
+        let magnetic = try CLI.run(["fuse", accelerometerOnly])
+        #expect(magnetic.status == 1 && magnetic.stdout.isEmpty)
+        #expect(magnetic.stderr == "Error: \(accelerometerOnly): the recording has no gyroscope samples: device motion needs an accelerometer and a gyroscope\n")
+        let sixD = try CLI.run(["fuse", accelerometerOnly, "--no-magnetometer"])
+        #expect(sixD.status == 1 && sixD.stdout.isEmpty)
+        #expect(sixD.stderr == magnetic.stderr)
+
+        let noMagnetometer = try Self.temp("imu.csv")
+        try (Self.header + "\n1,accelerometer,0,0,-1\n1,gyro,0,0,0\n1.01,gyro,0,0,0\n").write(toFile: noMagnetometer, atomically: true, encoding: .utf8)
+        let r = try CLI.run(["fuse", noMagnetometer])
+        #expect(r.status == 1 && r.stdout.isEmpty)
+        #expect(r.stderr == "Error: \(noMagnetometer): the recording has no magnetometer samples, which the reference frame xMagneticNorthZVertical needs: use --no-magnetometer or --reference-frame xArbitraryZVertical\n")
+    }
+}
