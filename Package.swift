@@ -4,8 +4,8 @@
 //
 // Layers (lowest first):
 //   MotionFusion        pure Swift maths and the attitude filter: no Foundation, no I/O
-//   MotionSources       the SensorSource protocol, the simulator and the CSV replay
-//   MotionRecordings    every recording format, read and written, streaming, merged by timestamp
+//   MotionSources       the SensorSource protocol and the simulator
+//   MotionRecordings    every recording format, read and written, streaming, merged by timestamp; replay, fuse
 //   MotionRecorder      the SQLite store of CMSensorRecorder (GRDB)
 //   OpenCoreMotion      the public Core Motion API (CMMotionManager, CM* types, delivery)
 //   CoreMotionCLI       the `coremotion` commands (swift-argument-parser), testable as a library

@@ -59,7 +59,7 @@ public struct BenchFuseCommand: ParsableCommand {
             ("offline", offline),
         ]
         if json {
-            let body = result.map { k, v in
+            let body = result.map { (k: String, v: Any) -> String in
                 let value: String
                 switch v {
                 case let d as Double: value = String(format: "%.4f", d)

@@ -96,6 +96,7 @@ struct StreamCommand: AsyncParsableCommand {
         let latency = latency
         let deadline = duration.map { ProcessInfo.processInfo.systemUptime + $0 }
 
+        let failure = Locked<NSError?>(nil)
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 var loops = 0
@@ -116,7 +117,15 @@ struct StreamCommand: AsyncParsableCommand {
                         manager.isMagnetometerAvailable ? .magnetometer : nil,
                     ].compactMap { $0 }
                     for kind in kinds {
-                        group.addTask { try await Self.rawLoop(kind, manager, interval, writer, format, labelled: true, deadline, latency) }
+                        // A source failure reaches every loop after its last good sample: each loop runs to
+                        // it, so every good row of every sensor is written before the error is reported.
+                        group.addTask {
+                            do {
+                                try await Self.rawLoop(kind, manager, interval, writer, format, labelled: true, deadline, latency)
+                            } catch let error as NSError where error.domain == CMErrorDomain {
+                                failure.withLock { $0 = $0 ?? error }
+                            }
+                        }
                     }
                     loops = kinds.count
                 case .deviceMotion:
@@ -145,6 +154,7 @@ struct StreamCommand: AsyncParsableCommand {
                     while finished < loops, try await group.next() != nil { finished += 1 }
                 } catch is CancellationError {}
                 group.cancelAll()
+                if let error = failure.withLock({ $0 }) { throw error }
             }
         } catch let error as NSError where error.domain == CMErrorDomain {
             writer.flush()

@@ -93,8 +93,8 @@ public struct FusedMotion: Sendable, Hashable {
     /// Accuracy of ``magneticField``; ``MagneticCalibrationAccuracy/uncalibrated`` in
     /// ``AttitudeReferenceFrame/arbitrary``.
     public var magneticFieldAccuracy: MagneticCalibrationAccuracy
-    /// Heading of the device in degrees [0, 360) (``Quaternion/compassHeading``) in the north frames once
-    /// the magnetometer has set north; −1 otherwise.
+    /// Heading of the device in degrees [0, 360) (``Quaternion/compassHeading``) in the north frames; −1
+    /// in the arbitrary frames.
     public var heading: Double
 
     /// Creates a value.
@@ -128,7 +128,8 @@ public struct FusedMotion: Sendable, Hashable {
 /// - ``AttitudeReferenceFrame/eastNorthUp``: `q_z(+90°) ⊗ q_magnetic`.
 ///
 /// In the north frames the heading is ``Quaternion/compassHeading`` of the (true or magnetic)
-/// north–west–up attitude once the estimate is north-referenced, else −1.
+/// north–west–up attitude, always in [0, 360) as Core Motion documents it (until the magnetometer has
+/// set north, that attitude is the arbitrary one); in the arbitrary frames it is −1.
 ///
 /// A value type with O(1) work and no allocation per update; not shared between threads while mutated.
 public struct ReferenceFrameProjection: Sendable, Hashable {
@@ -146,7 +147,8 @@ public struct ReferenceFrameProjection: Sendable, Hashable {
     /// - Parameters:
     ///   - base: attitude device → magnetic north–west–up when `isNorthReferenced`, else device → an
     ///     arbitrary z-up frame.
-    ///   - isNorthReferenced: whether `base` is referenced to magnetic north.
+    ///   - isNorthReferenced: whether `base` is referenced to magnetic north (informative: the north frames
+    ///     report a heading either way, as Core Motion does).
     /// - Returns: the attitude in ``frame`` and the heading in degrees (−1 when there is none).
     public mutating func express(_ base: Quaternion, isNorthReferenced: Bool) -> (attitude: Quaternion, heading: Double) {
         switch frame {
@@ -155,12 +157,12 @@ public struct ReferenceFrameProjection: Sendable, Hashable {
             yawReset = reset
             return ((reset * base).normalized, -1)
         case .magneticNorth:
-            return (base, isNorthReferenced ? base.compassHeading : -1)
+            return (base, base.compassHeading)
         case .trueNorth(let declination):
             let q = Quaternion.aboutZ(-declination) * base
-            return (q, isNorthReferenced ? q.compassHeading : -1)
+            return (q, q.compassHeading)
         case .eastNorthUp:
-            return (Quaternion.aboutZ(Double.pi / 2) * base, isNorthReferenced ? base.compassHeading : -1)
+            return (Quaternion.aboutZ(Double.pi / 2) * base, base.compassHeading)
         }
     }
 

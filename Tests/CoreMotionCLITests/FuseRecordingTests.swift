@@ -187,4 +187,29 @@ import Testing
         #expect(r.status == 1 && r.stdout.isEmpty)
         #expect(r.stderr == "Error: \(noMagnetometer): the recording has no magnetometer samples, which the reference frame xMagneticNorthZVertical needs: use --no-magnetometer or --reference-frame xArbitraryZVertical\n")
     }
+
+    @Test func replayWritesEveryGoodRowOfEverySensorBeforeTheErrorEveryTime() throws {
+        let path = try Self.temp("bad-raw.csv")
+        var text = Self.header + "\n"
+        for i in 0..<40 {
+            let t = 2 + Double(i) * 0.001
+            text += "\(t),accelerometer,0,0,-1\n\(t),gyro,0,0,0\n\(t),magnetometer,20,0,-40\n"
+        }
+        text += "2.04,gyro,0,oops,0\n2.041,accelerometer,0,0,-1\n"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        for _ in 0..<3 {
+            let r = try CLI.run(["stream", "--source", "replay:\(path)", "--sensor", "raw", "--interval", "0"])
+            #expect(r.status == 1)
+            #expect(r.stderr == "Error: \(path):122: 'oops' is not a number\n", "\(r.stderr)")
+            #expect(r.stdout.split(separator: "\n").count == 1 + 120, "header and every good row")
+        }
+    }
+
+    @Test func aHugeReplayTimestampDoesNotTrap() throws {
+        let path = try Self.temp("huge.csv")
+        try (Self.header + "\n1,gyro,0,0,0\n1e308,gyro,0,0,0\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let r = try CLI.run(["stream", "--source", "replay:\(path)", "--sensor", "gyro", "--duration", "0.3", "--latency", "0"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.split(separator: "\n").count == 3, "header, comment and the first row")
+    }
 }

@@ -86,9 +86,11 @@ import Glibc
         #expect(abs(az - 40) < 1e-9)
     }
 
-    @Test func noHeadingBeforeTheMagnetometerSetsNorth() {
-        var p = ReferenceFrameProjection(.magneticNorth)
-        #expect(p.motion(estimate(flat(heading: 40), north: false), timestamp: 0).heading == -1)
+    @Test func northFramesAlwaysReportAHeadingAndArbitraryOnesNever() {
+        var north = ReferenceFrameProjection(.magneticNorth)
+        #expect(abs(north.motion(estimate(flat(heading: 40), north: false), timestamp: 0).heading - 40) < 1e-9)
+        var arbitrary = ReferenceFrameProjection(.arbitraryCorrected)
+        #expect(arbitrary.motion(estimate(flat(heading: 40), north: true), timestamp: 0).heading == -1)
     }
 
     func atan2Degrees(_ y: Double, _ x: Double) -> Double { atan2(y, x) * 180 / Double.pi }

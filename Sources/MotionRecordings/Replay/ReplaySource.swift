@@ -12,7 +12,7 @@ import MotionSources
 /// naming the file and line, and playback stops.
 ///
 /// Pacing follows ``Clock``: in real time (the default) samples keep their recorded spacing and
-/// their timestamps are moved to start now, so they look live; on the virtual clock they are
+/// their timestamps are moved to start 0.1 s after the first demand, so they look live; on the virtual clock they are
 /// delivered as fast as possible with their recorded timestamps.
 ///
 /// Each sensor runs at its recorded rate: the source reports that rate as both its minimum and its
@@ -43,6 +43,11 @@ public final class ReplaySource: SensorSource {
         var worker: SourceWorker?
     }
     private let state = Locked(State())
+
+    /// In real time, seconds between the first demand and the first sample: consumers that start
+    /// together (one per sensor, as `coremotion stream --sensor raw` does) are all registered by then,
+    /// so none misses the recording's first samples.
+    static let realTimeLead = 0.1
 
     /// Samples read at creation to find the sensors and their rates.
     static let headSamples = 4000
@@ -134,7 +139,7 @@ public final class ReplaySource: SensorSource {
             while let recorded = try merge.next() {
                 var sample = recorded.sample
                 if clock == .realTime {
-                    let o = origin ?? (sample.timestamp, MonotonicClock.now())
+                    let o = origin ?? (sample.timestamp, MonotonicClock.now() + Self.realTimeLead)
                     origin = o
                     sample.timestamp = o.local + (sample.timestamp - o.recorded)
                     if !worker.sleep(until: sample.timestamp) { return }
