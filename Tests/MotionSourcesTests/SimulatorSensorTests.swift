@@ -99,12 +99,12 @@ import Testing
 
     @Test func softIronAppliesBeforeHardIron() {
         var options = SimulationOptions.ideal(scenario: .handheld, seed: 6)
-        options.softIron = SoftIronMatrix(row0: Vector3(1.1, 0.05, 0), row1: Vector3(0.05, 0.9, 0), row2: Vector3(0, 0, 1))
+        options.softIron = Matrix3(rows: Vector3(1.1, 0.05, 0), Vector3(0.05, 0.9, 0), Vector3(0, 0, 1))
         options.hardIron = Vector3(10, 20, 30)
         options.rates = [.magnetometer: 50]
         var sim = MotionSimulator(options: options)
         for r in collect(&sim, count: 50) {
-            let expected = options.softIron.apply(sim.truth(at: r.timestamp).magneticField) + options.hardIron
+            let expected = options.softIron * sim.truth(at: r.timestamp).magneticField + options.hardIron
             #expect((r.value - expected).length < 1e-9)
         }
     }

@@ -31,7 +31,7 @@ extension MotionSimulator {
             case .gyro:
                 ideal = truth.rotationRate + truth.gyroBias
             case .magnetometer:
-                ideal = options.softIron.apply(truth.magneticField) + options.hardIron
+                ideal = options.softIron * truth.magneticField + options.hardIron
             }
             return Self.convert(ideal + n, SimulatedSensorSpec.capability(kind), quantize: options.quantizesOutput)
         }

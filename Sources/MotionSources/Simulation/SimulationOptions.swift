@@ -81,8 +81,9 @@ public struct SimulationOptions: Sendable, Hashable {
     public var hardIron: Vector3
 
     /// Soft-iron distortion applied to the external field before the hard iron is added:
-    /// `reading = softIron · field + hardIron + noise`. Default identity (none).
-    public var softIron: SoftIronMatrix
+    /// `reading = softIron · field + hardIron + noise` (a MotionFusion ``Matrix3``, by rows). Default
+    /// identity (none).
+    public var softIron: Matrix3
 
     /// Extra fields present during time windows, for testing magnetic disturbance rejection.
     /// Default none.
@@ -204,31 +205,5 @@ public struct AccelerationBurst: Sendable, Hashable {
         self.start = start
         self.duration = duration
         self.peak = peak
-    }
-}
-
-/// A 3×3 matrix, row by row, for the magnetometer's soft-iron distortion.
-public struct SoftIronMatrix: Sendable, Hashable {
-    /// First row.
-    public var row0: Vector3
-    /// Second row.
-    public var row1: Vector3
-    /// Third row.
-    public var row2: Vector3
-
-    /// Creates a matrix from its rows.
-    public init(row0: Vector3, row1: Vector3, row2: Vector3) {
-        self.row0 = row0
-        self.row1 = row1
-        self.row2 = row2
-    }
-
-    /// The identity: no soft-iron distortion.
-    public static let identity = SoftIronMatrix(row0: Vector3(1, 0, 0), row1: Vector3(0, 1, 0), row2: Vector3(0, 0, 1))
-
-    /// The product `self · v`.
-    @inlinable
-    public func apply(_ v: Vector3) -> Vector3 {
-        Vector3(row0.dot(v), row1.dot(v), row2.dot(v))
     }
 }
