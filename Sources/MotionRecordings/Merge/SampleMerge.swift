@@ -36,16 +36,22 @@ public struct SampleMerge: SampleStream {
         var newest = -Double.infinity
         var newestLine = 0
         var ended = false
+        /// Index in `paths` of this part's latest path.
+        var pathIndex = -1
     }
 
+    /// A sample held back: plain values only (the path is an index into `paths`), so that moving it
+    /// in the heap costs no reference counting.
     private struct Pending {
-        var sample: RecordedSample
+        var sample: RawSample
+        var line: Int
+        var path: Int
         var rank: Int
         var sequence: Int
 
         @inline(__always)
         func precedes(_ o: Pending) -> Bool {
-            let a = sample.sample.timestamp, b = o.sample.sample.timestamp
+            let a = sample.timestamp, b = o.sample.timestamp
             if a != b { return a < b }
             if rank != o.rank { return rank < o.rank }
             return sequence < o.sequence
@@ -54,6 +60,8 @@ public struct SampleMerge: SampleStream {
 
     private var parts: [Part]
     private var heap: [Pending] = []
+    /// The distinct paths of the samples read.
+    private var paths: [String] = []
     /// Samples read and not yet returned (for tests of the bounded memory).
     var pendingCount: Int { heap.count }
     private var sequence = 0
@@ -95,7 +103,7 @@ public struct SampleMerge: SampleStream {
     public mutating func next() throws(RecordingError) -> RecordedSample? {
         while true {
             if let top = heap.first {
-                if failure != nil || top.sample.sample.timestamp < watermark {
+                if failure != nil || top.sample.timestamp < watermark {
                     return take()
                 }
             } else if let failure {
@@ -114,13 +122,13 @@ public struct SampleMerge: SampleStream {
     }
 
     private mutating func take() -> RecordedSample {
-        let s = popMin().sample
-        switch s.sample.sensor {
+        let p = popMin()
+        switch p.sample.sensor {
         case .accelerometer: returned.accelerometer += 1
         case .gyro: returned.gyro += 1
         case .magnetometer: returned.magnetometer += 1
         }
-        return s
+        return RecordedSample(sample: p.sample, path: paths[p.path], line: p.line)
     }
 
     /// Samples older than this can no longer be preceded by a sample still unread.
@@ -162,7 +170,16 @@ public struct SampleMerge: SampleStream {
             parts[i].newest = t
             parts[i].newestLine = s.line
         }
-        push(Pending(sample: s, rank: Self.rank(s.sample.sensor), sequence: sequence))
+        // Usually the part's previous path (the same string storage, so comparing is cheap).
+        if parts[i].pathIndex < 0 || paths[parts[i].pathIndex] != s.path {
+            if let known = paths.firstIndex(of: s.path) {
+                parts[i].pathIndex = known
+            } else {
+                paths.append(s.path)
+                parts[i].pathIndex = paths.count - 1
+            }
+        }
+        push(Pending(sample: s.sample, line: s.line, path: parts[i].pathIndex, rank: Self.rank(s.sample.sensor), sequence: sequence))
         sequence += 1
     }
 
