@@ -235,4 +235,17 @@ import Testing
             #expect(worst <= 1e-9 + 1e-12, "\(fuseFrame): largest difference \(worst)")
         }
     }
+
+    @Test func benchFusePrintsMachineReadableFigures() throws {
+        let r = try CLI.run(["bench", "fuse", "--megabytes", "1", "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let samples = try #require(object["samples"] as? Int), rows = try #require(object["rows"] as? Int)
+        #expect(samples > 10_000 && rows > 0)
+        // Three sensors at the same rate: one row per gyroscope sample.
+        #expect(abs(Double(rows) - Double(samples) / 3) <= 3)
+        #expect((object["input_bytes"] as? Int).map { abs($0 - 1_000_000) < 10_000 } == true)
+        #expect((object["peak_rss_mb"] as? Double).map { $0 > 0 } == true)
+        #expect((object["seconds"] as? Double).map { $0 > 0 } == true)
+    }
 }
