@@ -14,9 +14,9 @@
 ///   accepted too: ``updateGyro(_:timestamp:)`` returns `true`, and ``estimate`` is the state after it.
 ///   Accelerometer and magnetometer samples update the state without an output of their own, so a
 ///   consumer sees device motion at the gyroscope's rate and never before both sensors have spoken.
-///   Samples with equal timestamps should be fed accelerometer and magnetometer first, then the
-///   gyroscope, so that the update at that instant sees all of them (the recordings merge orders ties
-///   that way).
+///   Samples with equal timestamps should be fed accelerometer first, then gyroscope (then
+///   magnetometer), so that the update at that instant sees its accelerometer sample: the order of the
+///   simulator, of most drivers and of the recordings merge.
 /// - **6D.** Without ``usesMagnetometer`` the magnetometer's samples are not fed at all.
 ///
 /// O(1) per sample, no allocation. A value type: not shared between threads while mutated.

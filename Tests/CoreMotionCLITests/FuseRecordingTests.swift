@@ -21,10 +21,10 @@ import Testing
         return path
     }
 
-    /// The same rows sorted by time (ties: accelerometer, magnetometer, gyroscope), one sensor after another.
+    /// The same rows sorted by time (ties: accelerometer, gyroscope, magnetometer).
     static func interleaved(_ path: String) throws -> String {
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
-        let rank = ["accelerometer": 0, "magnetometer": 1, "gyro": 2]
+        let rank = ["accelerometer": 0, "gyro": 1, "magnetometer": 2]
         let rows = lines.dropFirst().map { line -> (Double, Int, Substring) in
             let f = line.split(separator: ",")
             return (Double(f[0])!, rank[String(f[1])]!, line)

@@ -159,7 +159,8 @@ public enum RecordingFusion {
 }
 
 /// What offline fusion keeps per row: the inputs at each fused update (the gyroscope sample and the
-/// latest accelerometer and magnetometer samples, held) and the causal filter's magnetic field.
+/// latest accelerometer and magnetometer samples, held; rows before the first magnetometer sample take
+/// that sample) and the causal filter's magnetic field.
 struct OfflineRows {
     var timestamps: [Double] = []
     var gyro: [Vector3] = []
@@ -171,11 +172,19 @@ struct OfflineRows {
     var latestMagnetometer = Vector3.zero
     var latestGyro = Vector3.zero
 
+    var hasMagnetometer = false
+
     mutating func hold(_ s: RawSample) {
         guard s.value.isFinite else { return }
         switch s.sensor {
         case .accelerometer: latestAccelerometer = s.value
-        case .magnetometer: latestMagnetometer = s.value
+        case .magnetometer:
+            latestMagnetometer = s.value
+            if !hasMagnetometer {
+                // Rows before the first magnetometer sample take its value rather than a zero field.
+                hasMagnetometer = true
+                for i in magnetometer.indices { magnetometer[i] = s.value }
+            }
         case .gyro: latestGyro = s.value
         }
     }

@@ -4,9 +4,10 @@ import MotionSources
 /// merge with a bounded reorder window.
 ///
 /// ## Order
-/// Samples come out by timestamp. Samples with equal timestamps come out accelerometer first, then
-/// magnetometer, then gyroscope (so the fused update at a gyroscope sample sees every sample of its
-/// instant; see MotionFusion's `FusionDriver`), and otherwise in the order they were read.
+/// Samples come out by timestamp. Samples with equal timestamps come out accelerometer, gyroscope,
+/// magnetometer (`SensorKind`'s order, which the simulator and most drivers use: the fused update at a
+/// gyroscope sample sees the accelerometer sample of its instant; see MotionFusion's `FusionDriver`),
+/// and otherwise in the order they were read.
 ///
 /// ## Reorder window
 /// A part need not be in time order: `coremotion stream` writes blocks of about 0.1 s per sensor, and
@@ -92,8 +93,8 @@ public struct SampleMerge: SampleStream {
     static func rank(_ s: SensorKind) -> Int {
         switch s {
         case .accelerometer: 0
-        case .magnetometer: 1
-        case .gyro: 2
+        case .gyro: 1
+        case .magnetometer: 2
         }
     }
 
