@@ -266,4 +266,32 @@ import Testing
         }
         #expect(worst <= 1e-9 + 1e-12, "largest difference \(worst)")
     }
+
+    /// A phone export (HyperIMU: epoch milliseconds, m/s² with Android's sign) is fused and replayed
+    /// directly, with Core Motion's units and signs, and the two agree.
+    @Test func aPhoneExportIsFusedAndReplayedDirectly() throws {
+        let path = try Self.temp("HIMU-2024.csv")
+        var text = "@ HyperIMU - ianovir - 2017\r\n@ Sampling Time: 20ms\r\n\r\n"
+            + "timestamp,BMI160_Accelerometer.x,BMI160_Accelerometer.y,BMI160_Accelerometer.z,BMI160_Gyroscope.x,BMI160_Gyroscope.y,BMI160_Gyroscope.z,"
+            + "AK09915_Magnetometer.x,AK09915_Magnetometer.y,AK09915_Magnetometer.z\r\n"
+        for i in 0..<150 {
+            // Lying face up (Android reads +9.81 on z), still.
+            text += "\(1_704_103_200_000 + i * 20),0.0,0.0,9.80665,0.001,-0.002,0.0005,20,-5,-40\r\n"
+        }
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let fused = Self.table(try CLI.run(["fuse", path, "--no-magnetometer"]).stdout)
+        #expect(fused.rows.count == 150)
+        let gz = fused.header.firstIndex(of: "gravity_z")!
+        #expect(fused.rows.allSatisfy { abs($0[gz] + 1) < 1e-3 }, "face up: gravity (0, 0, −1) g")
+        #expect(abs(fused.rows[0][0] - 1_704_103_200) < 1e-6, "epoch seconds")
+        let replay = try CLI.run(["stream", "--source", "replay:\(path)", "--sensor", "device-motion", "--interval", "0.02"])
+        #expect(replay.status == 0, "\(replay.stderr)")
+        let replayed = Self.table(replay.stdout)
+        #expect(replayed.rows.count == fused.rows.count)
+        var worst = 0.0
+        for (a, b) in zip(fused.rows, replayed.rows) {
+            for i in 1..<a.count { worst = max(worst, abs(a[i] - b[i])) }
+        }
+        #expect(worst <= 1e-9 + 1e-12, "largest difference \(worst)")
+    }
 }
