@@ -12,7 +12,7 @@ import MotionSources
 /// naming the file and line, and playback stops.
 ///
 /// Pacing follows ``Clock``: in real time (the default) samples keep their recorded spacing and
-/// their timestamps are moved to start 0.1 s after the first demand, so they look live; on the virtual clock they are
+/// their timestamps are moved to start 0.25 s after the first demand, so they look live; on the virtual clock they are
 /// delivered as fast as possible with their recorded timestamps.
 ///
 /// Each sensor runs at its recorded rate: the source reports that rate as both its minimum and its
@@ -47,7 +47,7 @@ public final class ReplaySource: SensorSource {
     /// In real time, seconds between the first demand and the first sample: consumers that start
     /// together (one per sensor, as `coremotion stream --sensor raw` does) are all registered by then,
     /// so none misses the recording's first samples.
-    static let realTimeLead = 0.1
+    static let realTimeLead = 0.25
 
     /// Samples read at creation to find the sensors and their rates.
     static let headSamples = 4000
