@@ -28,7 +28,7 @@ extension CMMotionManager {
     /// | spec | source |
     /// |---|---|
     /// | `sim`, `sim:SCENARIO`, `sim:SCENARIO:SEED` | the simulated device in real time; scenarios `still`, `handheld` (default), `rotate`, `walk`, `shake`; seed default 1 |
-    /// | `replay:PATH` | a recording written by `coremotion stream`, played in real time |
+    /// | `replay:PATH` | any recording MotionRecordings reads (file, folder or zip), merged by timestamp, played in real time |
     /// | `iio`, `iio:NAME`, `evdev`, `evdev:/dev/input/eventN` | Linux hardware, under `COREMOTION_SYSFS_ROOT` / `COREMOTION_DEV_ROOT` when set (see ``linuxSource(named:sysfsRoot:devRoot:)`` for other roots) |
     ///
     /// - Throws: ``SourceError`` for an unknown spec or a source that cannot be opened.
