@@ -17,7 +17,7 @@ public struct FuseCommand: ParsableCommand {
         commandName: "fuse",
         abstract: "Fuse a sensor recording into attitude, gravity, user acceleration and heading.",
         discussion: """
-            Reads any recording replay: reads (the project's CSV and JSONL, BROAD, Sensor Logger, SensorLog, \
+            Reads any recording that replay: reads (the project's CSV and JSONL, BROAD, Sensor Logger, SensorLog, \
             phyphox, HyperIMU; file, folder or zip), merged by timestamp. Writes one row per fused update \
             (per gyroscope sample once an accelerometer sample has been seen), with the fields of \
             `coremotion stream --sensor device-motion`. --format broad (the default for BROAD input) writes \
