@@ -103,14 +103,14 @@ struct StreamCommand: AsyncParsableCommand {
                 switch sensor {
                 case .accelerometer, .gyro, .magnetometer:
                     if format == .csv {
-                        writer.write(SampleFormat.rawHeader)
+                        writer.write(RawRecordingWriter.singleSensorHeader)
                         writer.write("# sensor=\(sensor.rawValue)")
                     }
                     let kind = sensor
                     group.addTask { try await Self.rawLoop(kind, manager, interval, writer, format, labelled: false, deadline, latency) }
                     loops = 1
                 case .raw:
-                    if format == .csv { writer.write(SampleFormat.multiSensorHeader) }
+                    if format == .csv { writer.write(RawRecordingWriter.multiSensorHeader) }
                     let kinds: [StreamSensor] = [
                         manager.isAccelerometerAvailable ? .accelerometer : nil,
                         manager.isGyroAvailable ? .gyro : nil,
@@ -167,10 +167,15 @@ struct StreamCommand: AsyncParsableCommand {
         _ kind: StreamSensor, _ manager: CMMotionManager, _ interval: Double, _ writer: LineWriter,
         _ format: SampleFormat, labelled: Bool, _ deadline: Double?, _ latency: Double
     ) async throws {
-        let label = labelled ? kind.rawValue : nil
+        guard let sensor = SensorKind(rawValue: kind.rawValue) else { return }
+        // MotionRecordings' writer of the project's raw format, which replay: and fuse read back.
+        let raw = RawRecordingWriter(encoding: format == .csv ? .csv : .jsonl, sensor: labelled ? nil : sensor)
         func emit(_ t: Double, _ x: Double, _ y: Double, _ z: Double) -> Bool {
             if let deadline, t >= deadline { return false }
-            writer.write(format.line(timestamp: t, sensor: label, x: x, y: y, z: z))
+            // The hub never delivers NaN or infinite values, the only samples the writer refuses.
+            if let line = try? raw.line(RawSample(sensor: sensor, timestamp: t, value: Vector3(x, y, z))) {
+                writer.write(String(line.dropLast()))
+            }
             return true
         }
         switch kind {

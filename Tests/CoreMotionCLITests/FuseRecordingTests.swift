@@ -276,4 +276,22 @@ import Testing
         }
         #expect(worst <= 1e-9 + 1e-12, "largest difference \(worst)")
     }
+
+    /// What `stream` writes, in CSV and JSON Lines, one sensor or all, `replay:` and `fuse` read back.
+    @Test func streamOutputInEveryLayoutReadsBack() throws {
+        for format in ["csv", "jsonl"] {
+            let one = try Self.temp("gyro.\(format)")
+            #expect(try CLI.run(["stream", "--source", "sim:still", "--sensor", "gyro", "--format", format, "--duration", "0.3", "-o", one]).status == 0)
+            let written = try String(contentsOfFile: one, encoding: .utf8).split(separator: "\n").count
+            let back = try CLI.run(["stream", "--source", "replay:\(one)", "--sensor", "gyro", "--format", format])
+            #expect(back.status == 0, "\(back.stderr)")
+            #expect(back.stdout.split(separator: "\n").count == written, "\(format): every sample played back")
+
+            let all = try Self.temp("raw.\(format)")
+            #expect(try CLI.run(["stream", "--source", "sim:still", "--sensor", "raw", "--format", format, "--duration", "0.3", "-o", all]).status == 0)
+            let fused = try CLI.run(["fuse", all, "--format", format])
+            #expect(fused.status == 0, "\(fused.stderr)")
+            #expect(fused.stdout.split(separator: "\n").count > 10)
+        }
+    }
 }

@@ -37,9 +37,10 @@ import Testing
         let jsonl = try CLI.run(["stream", "--source", "sim:still", "--sensor", "accelerometer", "--format", "jsonl", "--duration", "0.2"])
         #expect(jsonl.status == 0)
         let first = try #require(jsonl.stdout.split(separator: "\n").first)
-        let object = try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Double]
-        #expect(object?["z"].map { abs($0 + 1) < 0.02 } == true, "face up reads z ≈ −1 g")
-        #expect(object?.keys.sorted() == ["timestamp", "x", "y", "z"])
+        let object = try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any]
+        #expect((object?["z"] as? Double).map { abs($0 + 1) < 0.02 } == true, "face up reads z ≈ −1 g")
+        #expect(object?["sensor"] as? String == "accelerometer")
+        #expect(object?.keys.sorted() == ["sensor", "timestamp", "x", "y", "z"], "the sensor is named, so replay: reads it back")
     }
 
     @Test func aRawRecordingReplaysAsTheSameSamples() throws {
