@@ -30,38 +30,40 @@ public enum NumberFormatting {
             bytes.append(UInt8(ascii: "0"))
             return
         }
-        if n < 0 {
-            bytes.append(UInt8(ascii: "-"))
-            n = -n
-        }
+        let negative = n < 0
+        if negative { n = -n }
         let divisor = Int64(scale)
         var integer = n / divisor
         var fraction = n % divisor
-        // Integer part.
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buf in
-            repeat {
-                buf[count] = UInt8(ascii: "0") + UInt8(integer % 10)
-                integer /= 10
-                count += 1
-            } while integer > 0
-            for i in stride(from: count - 1, through: 0, by: -1) { bytes.append(buf[i]) }
-        }
-        guard fraction > 0 else { return }
-        // Fraction: `decimals` digits, trailing zeros dropped.
-        var width = decimals
-        while fraction % 10 == 0 {
-            fraction /= 10
-            width -= 1
-        }
-        bytes.append(UInt8(ascii: "."))
-        withUnsafeMutableBytes(of: &digits) { buf in
-            for i in stride(from: width - 1, through: 0, by: -1) {
-                buf[i] = UInt8(ascii: "0") + UInt8(fraction % 10)
-                fraction /= 10
+        // Digits are written backwards into 32 bytes on the stack (at most 21 are needed: sign, 10
+        // integer digits, point, 9 decimals), then appended at once.
+        var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &storage) { buffer in
+            var end = buffer.count
+            if fraction > 0 {
+                var width = decimals
+                while fraction % 10 == 0 {
+                    fraction /= 10
+                    width -= 1
+                }
+                for _ in 0..<width {
+                    end -= 1
+                    buffer[end] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: fraction % 10)
+                    fraction /= 10
+                }
+                end -= 1
+                buffer[end] = UInt8(ascii: ".")
             }
-            for i in 0..<width { bytes.append(buf[i]) }
+            repeat {
+                end -= 1
+                buffer[end] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: integer % 10)
+                integer /= 10
+            } while integer > 0
+            if negative {
+                end -= 1
+                buffer[end] = UInt8(ascii: "-")
+            }
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[end...]))
         }
     }
 
