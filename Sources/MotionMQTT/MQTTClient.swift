@@ -175,7 +175,7 @@ public final class MQTTClient: Sendable {
     /// Subscribes to topic filters (`+`, `#` allowed), now and after every reconnect that lost the session.
     public func subscribe(_ filters: [(String, MQTTQoS)]) {
         onLoop { client in
-            let actions = client.core.value.machine.subscribe(filters, now: .now())
+            let actions = client.core.value.machine.subscribe(filters, now: client.eventLoop.now)
             client.perform(actions)
         }
     }
@@ -183,7 +183,7 @@ public final class MQTTClient: Sendable {
     /// Publishes a message (see ``MQTTStateMachine/publish(_:now:)`` for what each QoS guarantees).
     public func publish(_ message: MQTTMessage) {
         onLoop { client in
-            let actions = client.core.value.machine.publish(message, now: .now())
+            let actions = client.core.value.machine.publish(message, now: client.eventLoop.now)
             client.perform(actions)
         }
     }
@@ -269,15 +269,15 @@ public final class MQTTClient: Sendable {
 
     fileprivate func channelActive(_ channel: any Channel) {
         let core = self.core.value
-        perform(core.machine.transportUp(now: .now()))
+        perform(core.machine.transportUp(now: client.eventLoop.now))
         core.ticker?.cancel()
         core.ticker = channel.eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(250), delay: .milliseconds(250)) { [self] _ in
-            self.perform(self.core.value.machine.tick(now: .now()))
+            self.perform(self.core.value.machine.tick(now: client.eventLoop.now))
         }
     }
 
     fileprivate func received(_ packet: MQTTPacket) {
-        perform(core.value.machine.received(packet, now: .now()))
+        perform(core.value.machine.received(packet, now: client.eventLoop.now))
     }
 
     fileprivate func protocolError(_ error: any Error) {
