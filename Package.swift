@@ -149,6 +149,8 @@ let package = Package(
                 "MotionMQTT",
                 "MotionRecordings",
                 "MotionSources",
+                "MotionFusion",
+                "coremotion",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -248,8 +248,7 @@ public final class MQTTClient: Sendable {
             switch result {
             case .success(let channel):
                 if core.stopped { channel.close(promise: nil); return }
-                core.channel = channel
-                channel.closeFuture.whenComplete { [self] _ in self.channelClosed(channel) }
+                self.adopt(channel)
             case .failure(let error):
                 self.scheduleRetry(reason: "broker \(configuration.host):\(configuration.port) unreachable: \(error)")
             }
@@ -267,17 +266,27 @@ public final class MQTTClient: Sendable {
         core.retry = eventLoop.scheduleTask(in: .nanoseconds(Int64(delay * 1e9))) { [self] in self.connect() }
     }
 
+    /// Makes `channel` the current transport (once), whichever of connect completion and channelActive comes first.
+    private func adopt(_ channel: any Channel) {
+        let core = self.core.value
+        guard core.channel !== channel else { return }
+        core.channel = channel
+        channel.closeFuture.whenComplete { [self] _ in self.channelClosed(channel) }
+    }
+
     fileprivate func channelActive(_ channel: any Channel) {
         let core = self.core.value
-        perform(core.machine.transportUp(now: client.eventLoop.now))
+        if core.stopped { channel.close(promise: nil); return }
+        adopt(channel)
+        perform(core.machine.transportUp(now: eventLoop.now))
         core.ticker?.cancel()
         core.ticker = channel.eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(250), delay: .milliseconds(250)) { [self] _ in
-            self.perform(self.core.value.machine.tick(now: client.eventLoop.now))
+            self.perform(self.core.value.machine.tick(now: eventLoop.now))
         }
     }
 
     fileprivate func received(_ packet: MQTTPacket) {
-        perform(core.value.machine.received(packet, now: client.eventLoop.now))
+        perform(core.value.machine.received(packet, now: eventLoop.now))
     }
 
     fileprivate func protocolError(_ error: any Error) {
