@@ -33,6 +33,8 @@ public enum MQTTDeviceEvent: Sendable, Hashable {
     case malformed(topic: String, reason: String)
     /// The broker connection is down and being retried, or was refused (`fatal`).
     case broker(String, fatal: Bool)
+    /// The broker granted the subscription: from now on, messages published are delivered (QoS 1).
+    case subscribed
 }
 
 /// An MQTT broker as a motion source: `mqtt://[USER:PASS@]HOST:PORT/TOPIC_FILTER[?device=ID&convention=apple&silence=S&client-id=ID]`.
@@ -202,7 +204,9 @@ public final class MQTTSensorSource: SensorSource {
             let text = "\(url): \(code.explanation)"
             emitDevice(.broker(text, fatal: true))
             fail(SourceError(.permissionDenied, text))
-        case .connected, .subscribed, .dropped:
+        case .subscribed:
+            emitDevice(.subscribed)
+        case .connected, .dropped:
             break
         }
     }
