@@ -17,7 +17,8 @@ struct BenchFleetCommand: AsyncParsableCommand {
             Each device publishes accelerometer samples at --rate Hz, batched every --batch s, to TOPIC/bench-N \
             (TOPIC from --broker, default ocm-bench); one subscriber reads TOPIC/+. Counted per device from each \
             sample's sequence number, before any de-duplication: sent, received (distinct), lost, duplicated (a \
-            sample seen again: QoS 1 redelivery), out of order. Latency runs from a sample's timestamp to its \
+            sample seen again: QoS 1 redelivery), out of order; and duplicates and disorder left after the subscriber's \
+            reorder buffer (what an application of MQTTSensorSource sees: app_duplicated, app_out_of_order). Latency runs from a sample's timestamp to its \
             arrival at the subscriber, so it includes up to one batch period. CPU is per event-loop thread \
             (publishers share one, the subscriber has its own) and, with --broker-pid, the broker's. Client ids \
             are stable for the run with persistent sessions, so a broker restarted mid-run costs nothing at QoS 1.
@@ -67,6 +68,8 @@ struct BenchFleetCommand: AsyncParsableCommand {
         var lost: Int
         var duplicated: Int
         var out_of_order: Int
+        var app_duplicated: Int
+        var app_out_of_order: Int
     }
 
     struct Result: Codable {
@@ -81,6 +84,8 @@ struct BenchFleetCommand: AsyncParsableCommand {
         var lost: Int
         var duplicated: Int
         var out_of_order: Int
+        var app_duplicated: Int
+        var app_out_of_order: Int
         var messages_received: Int
         var payload_bytes: Int
         var bytes_per_sample: Double
@@ -98,6 +103,12 @@ struct BenchFleetCommand: AsyncParsableCommand {
             var maxSeq = -1
             var duplicated = 0
             var outOfOrder = 0
+            // What an application sees after the subscriber's reorder buffer (MQTTSensorSource's path).
+            var reorder = SensorLoggerPushReorderBuffer()
+            var appSeen = Set<Int>()
+            var appMax = -1
+            var appDuplicated = 0
+            var appOutOfOrder = 0
         }
         let lock = NIOLock()
         var devices: [String: Device] = [:]
@@ -135,6 +146,15 @@ struct BenchFleetCommand: AsyncParsableCommand {
                     tally.messages += 1
                     tally.bytes += m.payload.count
                     var d = tally.devices[message.deviceId] ?? Tally.Device()
+                    for ready in d.reorder.add(message) {
+                        for e in ready.payload {
+                            guard let x = e.values["x"].map({ -$0 / SensorLoggerPushConverter.standardGravity }), x.isFinite, x > -0.5, x < 1e9 else { continue }
+                            let seq = Int(x.rounded())
+                            if !d.appSeen.insert(seq).inserted { d.appDuplicated += 1; continue }
+                            if seq < d.appMax { d.appOutOfOrder += 1 }
+                            d.appMax = max(d.appMax, seq)
+                        }
+                    }
                     for e in message.payload {
                         // Published as totalacceleration: x = −9.80665 · seq m/s².
                         guard let x = e.values["x"].map({ -$0 / SensorLoggerPushConverter.standardGravity }), x.isFinite, x > -0.5, x < 1e9 else { continue }
@@ -213,7 +233,8 @@ struct BenchFleetCommand: AsyncParsableCommand {
             for i in 0..<devices {
                 let d = tally.devices["bench-\(i)"] ?? Tally.Device()
                 per.append(DeviceResult(device: "bench-\(i)", sent: sent[i], received: d.seen.count, lost: sent[i] - d.seen.count,
-                                        duplicated: d.duplicated, out_of_order: d.outOfOrder))
+                                        duplicated: d.duplicated, out_of_order: d.outOfOrder,
+                                        app_duplicated: d.appDuplicated, app_out_of_order: d.appOutOfOrder))
             }
             let lat = tally.latencies.sorted()
             func pct(_ p: Double) -> Double { lat.isEmpty ? 0 : lat[min(lat.count - 1, Int(Double(lat.count - 1) * p))] * 1000 }
@@ -223,6 +244,7 @@ struct BenchFleetCommand: AsyncParsableCommand {
             return Result(devices: devices, rate_hz: rate, seconds: elapsed, qos: qos, payload: binary ? "binary" : "json", batch_s: batch,
                           sent: per.reduce(0) { $0 + $1.sent }, received: received, lost: per.reduce(0) { $0 + $1.lost },
                           duplicated: per.reduce(0) { $0 + $1.duplicated }, out_of_order: per.reduce(0) { $0 + $1.out_of_order },
+                          app_duplicated: per.reduce(0) { $0 + $1.app_duplicated }, app_out_of_order: per.reduce(0) { $0 + $1.app_out_of_order },
                           messages_received: tally.messages, payload_bytes: tally.bytes,
                           bytes_per_sample: received > 0 ? Double(tally.bytes) / Double(tally.received) : 0,
                           samples_per_s: Double(received) / elapsed, messages_per_s: Double(tally.messages) / elapsed,
@@ -235,7 +257,8 @@ struct BenchFleetCommand: AsyncParsableCommand {
             print(String(decoding: try encoder.encode(result), as: UTF8.self))
         } else {
             print("fleet: \(devices) devices × \(rate) Hz for \(String(format: "%.1f", elapsed)) s, QoS \(qos), \(result.payload) every \(batch) s")
-            print("samples: sent \(result.sent), received \(result.received), lost \(result.lost), duplicated \(result.duplicated), out of order \(result.out_of_order)")
+            print("samples: sent \(result.sent), received \(result.received), lost \(result.lost), duplicated \(result.duplicated), out of order \(result.out_of_order) (as MQTT delivered them)")
+            print("after the subscriber's reorder buffer: duplicated \(result.app_duplicated), out of order \(result.app_out_of_order)")
             print(String(format: "throughput: %.0f samples/s in %.0f messages/s, %.1f bytes/sample", result.samples_per_s, result.messages_per_s, result.bytes_per_sample))
             print(String(format: "latency: p50 %.1f ms, p99 %.1f ms, max %.1f ms (sample time to subscriber, includes batching)", result.latency_ms["p50"] ?? 0, result.latency_ms["p99"] ?? 0, result.latency_ms["max"] ?? 0))
             print("cpu s: " + result.cpu_s.sorted { $0.key < $1.key }.map { "\($0.key) \(String(format: "%.2f", $0.value))" }.joined(separator: ", "))
