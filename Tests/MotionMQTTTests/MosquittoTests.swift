@@ -92,6 +92,25 @@ struct MosquittoTests {
         #expect(Set(got.map { ($0.timestamp * 100).rounded() }) == expected)
     }
 
+    @Test func aPublisherGoneSilentFailsTheBoundSourceOnce() async throws {
+        let broker = try Mosquitto()
+        let source = try MQTTSensorSource(url: MQTTURL(parsing: "mqtt://127.0.0.1:\(broker.port)/quiet/+?device=q1&silence=0.5"), log: { _ in })
+        let events = NIOLockedValueBox<[SourceEvent]>([])
+        try source.apply(SensorDemand(rates: [.accelerometer: 100])) { e in events.withLockedValue { $0.append(e) } }
+        try await Task.sleep(nanoseconds: 500_000_000)
+        let pub = publisher(broker, device: "q1", topic: "quiet/q1")
+        for s in Self.samples(20, start: ProcessInfo.processInfo.systemUptime - 1) { pub.add(s) }
+        #expect(await pub.finish(timeout: 5))
+        try await Task.sleep(nanoseconds: 1_500_000_000)
+        try source.apply(.none) { _ in }
+        let got = events.withLockedValue { $0 }
+        let failures = got.compactMap { if case .failed(let e) = $0 { return e } else { return nil } }
+        #expect(got.filter { if case .sample = $0 { true } else { false } }.count == 20)
+        #expect(failures.count == 1)
+        #expect(failures.first?.kind == .deviceRemoved && failures.first?.message.contains("q1 sent nothing for 0.5 s") == true)
+        if case .failed = got.last {} else { Issue.record("the failure is not the last event") }
+    }
+
     @Test func wrongCredentialsGiveAClearErrorAndExitStatus1() async throws {
         let broker = try Mosquitto()
         // The source reports it as a failure of the stream (CMErrorNotAuthorized's kind).
