@@ -42,6 +42,8 @@ public struct MQTTClientConfiguration: Sendable {
     public var responseTimeout: Double
     /// Largest packet accepted from the broker in bytes (default 4 MiB).
     public var maximumPacketSize: Int
+    /// The HTTP path for MQTT over WebSocket (`/mqtt` usually), or `nil` (the default) for plain TCP.
+    public var webSocketPath: String?
 
     /// Creates a configuration with the defaults above.
     public init(host: String, port: Int = 1883, useTLS: Bool = false, connect: MQTTConnect,
@@ -127,7 +129,8 @@ public final class MQTTClient: Sendable {
         self.configuration = configuration
         let loop = eventLoop ?? MultiThreadedEventLoopGroup.singleton.next()
         self.eventLoop = loop
-        self.connector = connector ?? MQTTClient.tcpConnector(configuration)
+        self.connector = connector ?? configuration.webSocketPath.map { MQTTClient.webSocketConnector(configuration, path: $0) }
+            ?? MQTTClient.tcpConnector(configuration)
         let machine = MQTTStateMachine(connect: configuration.connect, maximumInFlight: configuration.maximumInFlight,
                                        maximumQueued: configuration.maximumQueued, responseTimeout: configuration.responseTimeout)
         if loop.inEventLoop {

@@ -49,7 +49,7 @@ extension CMMotionManager {
             return try ReplaySource(path: path)
         case "iio", "evdev":
             return try linuxSource(named: spec)
-        case "mqtt", "mqtts":
+        case "mqtt", "mqtts", "mqtt+ws", "mqtt+wss":
             return try MQTTSensorSource(spec: spec)
         default:
             throw SourceError(.unavailable, "unknown source '\(spec)'; expected sim[:SCENARIO], replay:PATH, iio[:NAME], evdev[:PATH] or mqtt://HOST:PORT/TOPIC")
