@@ -253,9 +253,21 @@ public final class MQTTClient: Sendable {
                 if core.stopped { channel.close(promise: nil); return }
                 self.adopt(channel)
             case .failure(let error):
-                self.scheduleRetry(reason: "broker \(configuration.host):\(configuration.port) unreachable: \(error)")
+                self.scheduleRetry(reason: "broker \(configuration.host):\(configuration.port) unreachable: \(Self.describe(error))")
             }
         }
+    }
+
+    /// A short reason for a failed connection (`connection refused`, `connect timeout`, a DNS failure).
+    static func describe(_ error: any Error) -> String {
+        if let e = error as? NIOConnectionError {
+            if let first = e.connectionErrors.first { return describe(first.error) }
+            if let dns = e.dnsAAAAError ?? e.dnsAError { return "cannot resolve \(e.host): \(dns)" }
+            return "no address for \(e.host)"
+        }
+        if let e = error as? IOError { return String(cString: strerror(e.errnoCode)).lowercased() }
+        if let e = error as? ChannelError, case .connectTimeout = e { return "connect timeout" }
+        return String(describing: error)
     }
 
     private func scheduleRetry(reason: String) {
