@@ -19,8 +19,11 @@ extension MQTTClient {
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)
                 .channelInitializer { channel in
                     let upgrader = NIOWebSocketClientUpgrader(maxFrameSize: maxFrame) { channel, _ in
-                        channel.eventLoop.makeCompletedFuture {
-                            try channel.pipeline.syncOperations.addHandler(MQTTWebSocketFrameHandler())
+                        // The request handler must go: the frame decoder is added after it.
+                        channel.pipeline.removeHandler(name: MQTTWebSocketRequestHandler.name).flatMap {
+                            channel.eventLoop.makeCompletedFuture {
+                                try channel.pipeline.syncOperations.addHandler(MQTTWebSocketFrameHandler())
+                            }
                         }.flatMap { initializer(channel) }
                     }
                     return channel.eventLoop.makeCompletedFuture {
@@ -31,7 +34,8 @@ extension MQTTClient {
                         try channel.pipeline.syncOperations.addHTTPClientHandlers(
                             withClientUpgrade: (upgraders: [upgrader], completionHandler: { _ in })
                         )
-                        try channel.pipeline.syncOperations.addHandler(MQTTWebSocketRequestHandler(host: host, port: port, path: path))
+                        try channel.pipeline.syncOperations.addHandler(MQTTWebSocketRequestHandler(host: host, port: port, path: path),
+                                                                       name: MQTTWebSocketRequestHandler.name)
                     }
                 }
                 .connect(host: host, port: port)
@@ -43,6 +47,7 @@ extension MQTTClient {
 final class MQTTWebSocketRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPClientResponsePart
     typealias OutboundOut = HTTPClientRequestPart
+    static let name = "mqtt-websocket-request"
     let host: String
     let port: Int
     let path: String
@@ -68,6 +73,12 @@ final class MQTTWebSocketRequestHandler: ChannelInboundHandler, RemovableChannel
         if case .head(let response) = unwrapInboundIn(data) {
             context.fireErrorCaught(MQTTProtocolError("WebSocket upgrade refused: HTTP \(response.status.code) \(response.status.reasonPhrase)"))
         }
+        context.close(promise: nil)
+    }
+
+    /// A refused upgrade (the upgrade handler's error) closes the connection, so the client retries.
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.fireErrorCaught(error)
         context.close(promise: nil)
     }
 }
