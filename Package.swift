@@ -34,6 +34,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
         // CMSensorRecorder's store (SQLite; needs libsqlite3-dev on Linux).
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // mqtts:// for the MQTT client (issue 14).
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
     ],
     targets: [
         .target(name: "MotionFusion", swiftSettings: swiftSettings),
@@ -47,6 +49,21 @@ let package = Package(
         .target(
             name: "MotionRecordings",
             dependencies: ["MotionFusion", "MotionSources", "CRecordingSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "MotionMQTT",
+            dependencies: [
+                "MotionSources",
+                "MotionRecordings",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -74,6 +91,7 @@ let package = Package(
                 "MotionRecordings",
                 "MotionSourcesLinux",
                 "MotionRecorder",
+                "MotionMQTT",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ],
@@ -115,6 +133,11 @@ let package = Package(
                 "MotionSourcesLinux",
                 "MotionDashboard",
                 "MotionRecorder",
+                "MotionMQTT",
+                "MotionRecordings",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ],
@@ -129,6 +152,22 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "MotionFusionTests", dependencies: ["MotionFusion"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "MotionMQTTTests",
+            dependencies: [
+                "MotionMQTT",
+                "MotionRecordings",
+                "MotionSources",
+                "MotionFusion",
+                "coremotion",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "MotionRecordingsTests",
             dependencies: ["MotionRecordings", "MotionSources", "MotionFusion"],

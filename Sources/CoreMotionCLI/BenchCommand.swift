@@ -5,6 +5,6 @@ struct BenchCommand: AsyncParsableCommand {
         commandName: "bench",
         abstract: "Benchmarks; each prints its figures, or JSON with --json.",
         subcommands: [BenchDeliveryCommand.self, BenchIIOCommand.self, BenchBroadCommand.self, BenchFusionCommand.self, BenchDashboardCommand.self,
-                      BenchFuseCommand.self]
+                      BenchFuseCommand.self, BenchFleetCommand.self]
     )
 }

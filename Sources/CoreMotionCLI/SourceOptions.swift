@@ -7,7 +7,7 @@ struct SourceOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Where motion comes from: sim, sim:SCENARIO (still, handheld, rotate, walk, shake), replay:PATH, iio, iio:NAME, evdev, or evdev:/dev/input/eventN.",
+            "Where motion comes from: sim, sim:SCENARIO (still, handheld, rotate, walk, shake), replay:PATH, iio, iio:NAME, evdev, evdev:/dev/input/eventN, or mqtt://[USER:PASS@]HOST:PORT/TOPIC_FILTER[?device=ID] (an MQTT broker).",
             discussion: "Without it: COREMOTION_SOURCE when set, otherwise the first motion hardware found.",
             valueName: "src"
         )
