@@ -87,13 +87,16 @@ public struct BroadCrossValidation: Sendable {
     /// The grid.
     public var axes: [Axis]
 
-    /// The parameters tuned on BROAD, with the values searched. The causal filter's inclination time
-    /// constant and, offline, the smoother's gravity time constant and its inclination time constant.
+    /// The parameters whose defaults were chosen on the BROAD trials, with values around them: the
+    /// causal filter's inclination time constant (default 1.75 s) and, offline, the smoother's inclination
+    /// time constant (2.2 s) and gravity time constant (2 s).
     public static let defaultAxes: [BroadMeasure: [Axis]] = [
         .causal9D: [Axis(name: "accelerometerTimeConstant", values: [1.25, 1.75, 2.5, 3.5])],
         .causal6D: [Axis(name: "accelerometerTimeConstant", values: [1.25, 1.75, 2.5, 3.5])],
-        .offline9D: [Axis(name: "smootherZeroPhaseTimeConstant", values: [1.5, 2, 3])],
-        .offline6D: [Axis(name: "smootherZeroPhaseTimeConstant", values: [1.5, 2, 3])],
+        .offline9D: [Axis(name: "accelerometerTimeConstant", values: [1.75, 2.2, 3]),
+                     Axis(name: "smootherZeroPhaseTimeConstant", values: [1.5, 2, 3])],
+        .offline6D: [Axis(name: "accelerometerTimeConstant", values: [1.75, 2.2, 3]),
+                     Axis(name: "smootherZeroPhaseTimeConstant", values: [1.5, 2, 3])],
     ]
 
     /// Creates a cross-validation over `axes`.
