@@ -88,8 +88,8 @@ public struct BroadCrossValidation: Sendable {
     public var axes: [Axis]
 
     /// The parameters whose defaults were chosen on the BROAD trials, with values around them: the
-    /// causal filter's inclination time constant (default 1.75 s) and, offline, the smoother's inclination
-    /// time constant (2.2 s) and gravity time constant (2 s).
+    /// inclination time constant (default 1.75 s, causal and offline) and, offline, the gravity smoother's
+    /// time constant (2 s).
     public static let defaultAxes: [BroadMeasure: [Axis]] = [
         .causal9D: [Axis(name: "accelerometerTimeConstant", values: [1.25, 1.75, 2.5, 3.5])],
         .causal6D: [Axis(name: "accelerometerTimeConstant", values: [1.25, 1.75, 2.5, 3.5])],
