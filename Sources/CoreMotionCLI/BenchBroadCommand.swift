@@ -15,6 +15,10 @@ public struct BenchBroadCommand: ParsableCommand {
         discussion: """
             Runs the filter over every DIR/*.csv trial and prints each trial's RMSE and the mean over trials. \
             9D estimates are judged on the total error, 6D (--no-magnetometer) on the inclination. \
+            With --cross-validate it instead runs all four measures (causal 9D total, causal 6D inclination, \
+            offline 9D total, offline 6D inclination) and reports, per trial, the in-sample figure (default \
+            parameters) and the leave-one-trial-out figure: each trial scored with the parameter values \
+            (from --grid, or the tuned parameters' default grid) that do best on the other trials. \
             BROAD: Laidig, Caruso, Cereatti, Seel, Data 6(7):72, 2021, CC-BY-4.0.
             """
     )
@@ -34,6 +38,14 @@ public struct BenchBroadCommand: ParsableCommand {
     @Option(name: .customLong("parameter"), help: "Override a filter parameter: NAME=VALUE (repeatable).")
     var parameterOverrides: [String] = []
 
+    @Flag(name: .customLong("cross-validate"),
+          help: "Leave-one-trial-out cross-validation of the tuned parameters, all four measures.")
+    var crossValidate = false
+
+    @Option(name: .customLong("grid"),
+            help: "With --cross-validate: NAME=V1,V2,... values to choose among (repeatable; replaces the default grid).")
+    var grid: [String] = []
+
     /// Creates the command with default options (ArgumentParser fills them in).
     public init() {}
 
@@ -46,6 +58,7 @@ public struct BenchBroadCommand: ParsableCommand {
 
     /// Runs the command. Errors are reported by ArgumentParser.
     public func run() throws {
+        if crossValidate { return try runCrossValidation() }
         let url = URL(fileURLWithPath: directory)
         var parameters = offline ? AttitudeSmoother.defaultParameters : AttitudeFilterParameters()
         for o in parameterOverrides where !parameters.apply(override: o) {
@@ -79,4 +92,75 @@ public struct BenchBroadCommand: ParsableCommand {
     }
 
     private func fmt(_ x: Double) -> String { String(format: "%7.3f", x) }
+
+    struct CrossValidationReport: Codable {
+        var trials: [String]
+        var measures: [BroadCrossValidation.MeasureResult]
+    }
+
+    /// Parses `--grid` options into axes; `nil` when none were given.
+    func gridAxes() throws -> [BroadCrossValidation.Axis]? {
+        guard !grid.isEmpty else { return nil }
+        return try grid.map { text in
+            let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, AttitudeFilterParameters.numericKeyPaths[parts[0]] != nil else {
+                throw ValidationError("--grid expects NAME=V1,V2,... with a numeric parameter name: \(text)")
+            }
+            let values = parts[1].split(separator: ",").map { Double($0) }
+            guard !values.isEmpty, values.count <= 64, values.allSatisfy({ $0?.isFinite == true }) else {
+                throw ValidationError("--grid expects 1 to 64 finite values: \(text)")
+            }
+            return BroadCrossValidation.Axis(name: parts[0], values: values.compactMap { $0 })
+        }
+    }
+
+    func runCrossValidation() throws {
+        guard parameterOverrides.isEmpty else {
+            throw ValidationError("--cross-validate does not take --parameter; use --grid")
+        }
+        let axes = try gridAxes()
+        if let axes, axes.reduce(1, { $0 * $1.values.count }) > 256 {
+            throw ValidationError("--grid: more than 256 combinations")
+        }
+        let trials: [BroadTrial]
+        do {
+            trials = try BroadTrial.loadDirectory(URL(fileURLWithPath: directory))
+        } catch {
+            throw ValidationError("cannot read trials in \(directory): \(error)")
+        }
+        guard trials.count >= 2 else { throw ValidationError("cross-validation needs at least 2 trials in \(directory)") }
+        var results: [BroadCrossValidation.MeasureResult] = []
+        for measure in BroadMeasure.allCases {
+            let cv = BroadCrossValidation(axes: axes ?? BroadCrossValidation.defaultAxes[measure] ?? [])
+            results.append(try cv.run(measure, trials: trials))
+        }
+        if json {
+            let enc = JSONEncoder()
+            enc.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try enc.encode(CrossValidationReport(trials: trials.map(\.name), measures: results)),
+                         as: UTF8.self))
+            return
+        }
+        print("leave-one-trial-out, degrees: in-sample (defaults) / cross-validated")
+        print("trial".padding(toLength: 40, withPad: " ", startingAt: 0)
+            + results.map { $0.measure.rawValue.padding(toLength: 24, withPad: " ", startingAt: 0) }.joined())
+        for t in trials {
+            var line = String(t.name.prefix(39)).padding(toLength: 40, withPad: " ", startingAt: 0)
+            for r in results {
+                let cell = "\(fmt(r.inSample[t.name] ?? .nan)) /\(fmt(r.crossValidated[t.name] ?? .nan))"
+                line += cell.padding(toLength: 24, withPad: " ", startingAt: 0)
+            }
+            print(line)
+        }
+        var mean = "mean".padding(toLength: 40, withPad: " ", startingAt: 0)
+        for r in results {
+            mean += "\(fmt(r.inSampleMean)) /\(fmt(r.crossValidatedMean))".padding(toLength: 24, withPad: " ", startingAt: 0)
+        }
+        print(mean)
+        for r in results {
+            let chosen = Dictionary(grouping: trials.map { r.chosen[$0.name]?.joined(separator: " ") ?? "" }, by: { $0 })
+                .map { "\($0.key.isEmpty ? "defaults" : $0.key) ×\($0.value.count)" }.sorted().joined(separator: ", ")
+            print("\(r.measure.rawValue): chosen \(chosen); best on all trials \(r.bestOnAll.joined(separator: " ")) \(fmt(r.bestOnAllMean))")
+        }
+    }
 }

@@ -91,6 +91,8 @@ public enum BroadError: Error, CustomStringConvertible, Sendable {
     case missingColumn(String, String)
     /// An estimate's length does not match its trial.
     case lengthMismatch(String, Int, Int)
+    /// A parameter override (`name=value`) names no parameter or has a bad value.
+    case badOverride(String)
 
     /// A human-readable message.
     public var description: String {
@@ -98,6 +100,7 @@ public enum BroadError: Error, CustomStringConvertible, Sendable {
         case .unreadable(let p): "cannot read \(p)"
         case .missingColumn(let p, let c): "\(p): no column \(c)"
         case .lengthMismatch(let n, let a, let b): "\(n): \(a) estimates for \(b) samples"
+        case .badOverride(let o): "unknown parameter or bad value: \(o)"
         }
     }
 }

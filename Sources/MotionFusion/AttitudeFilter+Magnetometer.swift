@@ -144,7 +144,11 @@ extension AttitudeFilter {
         }
         state.headingRowLowPass += (row2 - state.headingRowLowPass) * k
         state.headingBiasLowPass += (row2.dot(state.bias) - state.headingBiasLowPass) * k
-        let steady = fullGain && state.magneticUndisturbedTime >= parameters.magnetometerTimeConstant
+        // Only a calibrated field (or one the caller declared calibrated by turning calibration off)
+        // measures the bias: the heading of a field with uncorrected hard or soft iron is off by an
+        // amount that changes with the device's attitude, so its corrections follow the motion.
+        let calibrated = state.usesCalibratedField || !parameters.calibratesMagnetometer
+        let steady = fullGain && calibrated && state.magneticUndisturbedTime >= parameters.magnetometerTimeConstant
             && state.accelerationInitialTime >= parameters.accelerometerTimeConstant
         guard steady, !state.isAtRest else {
             state.headingCorrectionSum = 0
