@@ -108,3 +108,27 @@ import Glibc
         #expect(errors.all == [Int(CMErrorNotAvailable.rawValue), Int(CMErrorNotAvailable.rawValue)])
     }
 }
+
+@Suite struct AltimeterLifetimeTests {
+    @Test func releasingTheAltimeterEndsItsReadings() {
+        final class CountingBarometer: BarometerSource, @unchecked Sendable {
+            let identifier = "count", name = "counting"
+            let virtualStartTime: Double? = 0
+            let reads = Locked(0)
+            func readPressure(at timestamp: Double) throws(SourceError) -> Double {
+                reads.withLock { $0 += 1 }
+                return 101
+            }
+        }
+        let barometer = CountingBarometer()
+        var altimeter: CMAltimeter? = CMAltimeter(barometer: barometer)
+        let queue = serialQueue()
+        altimeter?.startRelativeAltitudeUpdates(to: queue) { _, _ in }
+        #expect(waitUntil { barometer.reads.withLock { $0 } > 100 })
+        altimeter = nil
+        Thread.sleep(forTimeInterval: 0.1)
+        let after = barometer.reads.withLock { $0 }
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(barometer.reads.withLock { $0 } == after, "no reading once the altimeter is gone")
+    }
+}

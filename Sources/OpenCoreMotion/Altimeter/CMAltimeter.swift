@@ -147,15 +147,17 @@ open class CMAltimeter: NSObject, @unchecked Sendable {
             s.run = run
             return s.generation
         }
-        let thread = Thread { [weak self] in
-            self?.loop(barometer: barometer, generation: generation)
+        // The thread holds the altimeter weakly: releasing it ends the readings, as stopping does.
+        let box = WeakAltimeter(self)
+        let thread = Thread {
+            Self.loop(owner: { box.value }, barometer: barometer, generation: generation)
         }
         thread.name = "OpenCoreMotion.CMAltimeter"
         thread.start()
     }
 
-    /// Reads the barometer until the run `generation` ends.
-    private func loop(barometer: any BarometerSource, generation: Int) {
+    /// Reads the barometer until the run `generation` ends or the altimeter is released.
+    private static func loop(owner: () -> CMAltimeter?, barometer: any BarometerSource, generation: Int) {
         let virtual = barometer.virtualStartTime
         var t = virtual ?? MonotonicClock.now()
         var sum = 0.0
@@ -163,7 +165,8 @@ open class CMAltimeter: NSObject, @unchecked Sendable {
         var reference: Double?
         let seaLevel = AltimeterSelection.seaLevelPressure
         while true {
-            guard let run = state.withLock({ $0.run?.generation == generation ? $0.run : nil }) else { return }
+            guard let me = owner(),
+                  let run = me.state.withLock({ $0.run?.generation == generation ? $0.run : nil }) else { return }
             let pressure: Double
             do {
                 pressure = try barometer.readPressure(at: t)
@@ -171,7 +174,7 @@ open class CMAltimeter: NSObject, @unchecked Sendable {
                 let ns = NSError.coreMotion(error.kind == .permissionDenied ? CMErrorNotAuthorized : CMErrorNotAvailable,
                                             error.description, path: error.path)
                 // The run ends here; its handlers get the error once (unless stopped meanwhile).
-                let ended = state.withLock { s -> Run? in
+                let ended = me.state.withLock { s -> Run? in
                     guard s.run?.generation == generation, let r = s.run else { return nil }
                     s.run = nil
                     s.generation += 1
@@ -200,7 +203,7 @@ open class CMAltimeter: NSObject, @unchecked Sendable {
                     - SimulatedBarometer.altitude(pressure: p0, seaLevel: 101.325)
                 let timestamp = t
                 let absolute = seaLevel.map { SimulatedBarometer.altitude(pressure: mean, seaLevel: $0) }
-                deliver(run, generation: generation) { r in
+                me.deliver(run, generation: generation) { r in
                     r.relative?(CMAltitudeData(timestamp: timestamp, relativeAltitude: relativeAltitude, pressure: mean), nil)
                     if let absolute {
                         r.absolute?(CMAbsoluteAltitudeData(timestamp: timestamp, altitude: absolute, accuracy: 10, precision: 0.2), nil)
@@ -226,6 +229,12 @@ open class CMAltimeter: NSObject, @unchecked Sendable {
             body(current)
         }
     }
+}
+
+/// A weak reference to an altimeter, for its reading thread.
+private final class WeakAltimeter: @unchecked Sendable {
+    weak var value: CMAltimeter?
+    init(_ value: CMAltimeter) { self.value = value }
 }
 
 /// The process's default barometer and sea-level reference.
