@@ -8,9 +8,19 @@ public struct CoreMotionCommand: AsyncParsableCommand {
         commandName: "coremotion",
         abstract: "Motion sensors, sensor fusion and Core Motion's API on Linux.",
         version: "0.1.0",
-        subcommands: [DemoCommand.self, StreamCommand.self, SensorsCommand.self, FuseCommand.self, DashboardCommand.self,
-                      OrientationCommand.self, RecordCommand.self, RecordedCommand.self, BenchCommand.self,
-                      PublishCommand.self]
+        subcommands: [
+            DemoCommand.self,
+            StreamCommand.self,
+            SensorsCommand.self,
+            FuseCommand.self,
+            DashboardCommand.self,
+            OrientationCommand.self,
+            RecordCommand.self,
+            RecordedCommand.self,
+            PublishCommand.self,
+            StepsCommand.self,
+            BenchCommand.self,
+        ]
     )
 
     public init() {}

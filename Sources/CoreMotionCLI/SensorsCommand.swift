@@ -35,7 +35,19 @@ struct SensorsCommand: AsyncParsableCommand {
                     blocks.append(([report.identifier + "  " + report.name] + report.description.dropFirst(2).map { "  \($0.0): \($0.1)" }).joined(separator: "\n"))
                 }
             }
+            let barometers = LinuxBarometers.scan(sysfsRoot: roots.sysfsRoot)
+            for sensor in barometers.sensors {
+                var line = "\(sensor.identifier)  pressure sensor \(sensor.name)\n  pressure       kPa (\(sensor.valuePath.split(separator: "/").last ?? "")"
+                if sensor.scale != 1 || sensor.offset != 0 { line += " × \(sensor.scale)" + (sensor.offset != 0 ? " + offset \(sensor.offset)" : "") }
+                line += ")"
+                if let p = try? sensor.readPressure(at: 0) { line += String(format: "  now %.3f kPa", p) }
+                blocks.append(line)
+            }
+            for (id, error) in barometers.skipped {
+                blocks.append("\(id)  pressure sensor not usable: \(error.description)")
+            }
             blocks.append(Self.describe(SimulatedDevice(scenario: .handheld).info))
+            blocks.append("sim:still, sim:stairs, sim:lift  simulated barometer (COREMOTION_BAROMETER=sim:SCENARIO)\n  pressure       25 Hz  kPa, 2 Pa rms noise, weather drift")
         }
         print(blocks.joined(separator: "\n\n"))
     }

@@ -66,6 +66,7 @@ extension MotionModel {
     private mutating func buildWalk(rng: inout SplitMix64) {
         let d = Self.degree
         let step = rng.uniform(1.8, 2.0) // Hz
+        stepFrequency = step
         let stepOmega = 2 * Double.pi * step
         let speed = rng.uniform(1.2, 1.5) // m/s
         let radius = rng.uniform(40, 80) // m

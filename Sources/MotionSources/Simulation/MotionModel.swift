@@ -21,6 +21,8 @@ struct MotionModel: Sendable {
     var bx = Signal()
     var by = Signal()
     var bz = Signal()
+    /// The step frequency (Hz) of a walking scenario, `nil` for the others.
+    var stepFrequency: Double?
 
     init(options: SimulationOptions, startTime: Double) {
         self.options = options

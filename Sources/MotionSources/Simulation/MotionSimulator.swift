@@ -40,6 +40,11 @@ public struct MotionSimulator: Sendable {
         setRates(options.rates, from: startTime, keepUnchanged: false)
     }
 
+    /// The walker's step frequency in Hz (steps per second, one bounce of the phone per step) when the
+    /// scenario walks (``SimulationScenario/walk``), `nil` otherwise: the true cadence a pedometer should
+    /// report. Fixed for the whole run; the seed picks it in 1.8–2.0 Hz.
+    public var stepFrequency: Double? { model.stepFrequency }
+
     /// The ground truth at `t` seconds since boot (any time, before or after the start).
     public func truth(at t: Double) -> SimulatedTruth {
         model.truth(at: t)

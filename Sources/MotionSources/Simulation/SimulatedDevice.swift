@@ -100,6 +100,10 @@ public final class SimulatedDevice: SensorSource {
 
     private static func rounded(_ x: Double) -> Double { (x * 1e4).rounded() / 1e4 }
 
+    /// The step frequency in Hz of a walking scenario (``MotionSimulator/stepFrequency``), `nil` for the
+    /// others: the cadence a pedometer should report. Constant; thread-safe.
+    public var stepFrequency: Double? { engine.model.stepFrequency }
+
     /// The ground truth at `t` seconds since boot. Pure and thread-safe.
     public func truth(at t: Double) -> SimulatedTruth {
         engine.model.truth(at: t)

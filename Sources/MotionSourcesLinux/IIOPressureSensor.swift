@@ -1,0 +1,107 @@
+import MotionSources
+
+/// An IIO pressure sensor (bmp280, ms5611, lps22hb, hid-sensor-press, …) read through sysfs, as a
+/// ``BarometerSource`` for `CMAltimeter`.
+///
+/// The kernel's IIO ABI gives pressure in kPa: either processed (`in_pressure_input`) or raw with a
+/// scale and optional offset (`(in_pressure_raw + in_pressure_offset) × in_pressure_scale`). Indexed
+/// channels (`in_pressure0_…`) are accepted too. Each ``readPressure(at:)`` reads the attribute once
+/// (a conversion in the driver; fine at the 25 Hz `CMAltimeter` uses).
+///
+/// ## Threading
+/// Immutable apart from the file system; ``readPressure(at:)`` may be called from any thread.
+public final class IIOPressureSensor: BarometerSource {
+    /// `iio:NAME` (the device's `name` attribute).
+    public let identifier: String
+    /// The device's name and directory.
+    public let name: String
+    /// Always `nil`: readings follow the real clock.
+    public let virtualStartTime: Double? = nil
+    /// The device's sysfs directory.
+    public let directory: String
+    /// The attribute read for each sample.
+    public let valuePath: String
+    /// The factor from the attribute to kPa (1 for `…_input`).
+    public let scale: Double
+    /// The offset added to a raw value before scaling (0 for `…_input`).
+    public let offset: Double
+    let fileSystem: any LinuxFileSystem
+
+    /// Describes the pressure channel of the IIO device in `directory`, or returns `nil` when it has
+    /// none. Throws when the channel exists but its scale or offset cannot be read as a number.
+    public init?(directory: String, fileSystem: any LinuxFileSystem = POSIXFileSystem()) throws(SourceError) {
+        self.directory = directory
+        self.fileSystem = fileSystem
+        let entries = Set((try? fileSystem.contents(ofDirectory: directory)) ?? [])
+        let device = fileSystem.attribute(joinPath(directory, "name")) ?? (directory.split(separator: "/").last.map(String.init) ?? directory)
+        identifier = "iio:\(device)"
+        name = "\(device) (\(directory))"
+        var chosen: (String, Double, Double)?
+        for prefix in ["in_pressure", "in_pressure0"] where chosen == nil {
+            if entries.contains(prefix + "_input") {
+                chosen = (joinPath(directory, prefix + "_input"), 1, 0)
+            } else if entries.contains(prefix + "_raw") {
+                var scale = 1.0, offset = 0.0
+                if entries.contains(prefix + "_scale") {
+                    let path = joinPath(directory, prefix + "_scale")
+                    guard let text = fileSystem.attribute(path), let v = SysfsValue.double(text), v.isFinite, v > 0 else {
+                        throw SourceError(.malformedInput, "pressure scale is not a positive number", path: path)
+                    }
+                    scale = v
+                }
+                if entries.contains(prefix + "_offset") {
+                    let path = joinPath(directory, prefix + "_offset")
+                    guard let text = fileSystem.attribute(path), let v = SysfsValue.double(text), v.isFinite else {
+                        throw SourceError(.malformedInput, "pressure offset is not a number", path: path)
+                    }
+                    offset = v
+                }
+                chosen = (joinPath(directory, prefix + "_raw"), scale, offset)
+            }
+        }
+        guard let chosen else { return nil }
+        (valuePath, scale, offset) = chosen
+    }
+
+    /// The pressure in kPa now (`timestamp` is ignored: the device is read at once).
+    /// - Throws: ``SourceError`` `.deviceRemoved`, `.permissionDenied`, `.io` or `.malformedInput`.
+    public func readPressure(at timestamp: Double) throws(SourceError) -> Double {
+        let text: String
+        do {
+            text = try fileSystem.readText(valuePath)
+        } catch {
+            let kind: SourceError.Kind = error.isDeviceGone ? .deviceRemoved : error.isPermissionDenied ? .permissionDenied : .io
+            throw SourceError(kind, "cannot read the pressure: \(error.reason)", path: valuePath)
+        }
+        guard let v = SysfsValue.double(SysfsValue.trimmed(text)), v.isFinite else {
+            throw SourceError(.malformedInput, "'\(SysfsValue.trimmed(text))' is not a pressure", path: valuePath)
+        }
+        return (v + offset) * scale
+    }
+}
+
+/// Finds IIO pressure sensors under a sysfs root.
+public enum LinuxBarometers {
+    /// Every IIO device with a pressure channel under `sysfsRoot` (`bus/iio/devices/iio:deviceN`), in
+    /// device order, with the devices whose pressure channel is unusable and why.
+    public static func scan(sysfsRoot: String, fileSystem: any LinuxFileSystem = POSIXFileSystem())
+        -> (sensors: [IIOPressureSensor], skipped: [(id: String, error: SourceError)]) {
+        let base = joinPath(sysfsRoot, "bus/iio/devices")
+        guard let names = try? fileSystem.contents(ofDirectory: base) else { return ([], []) }
+        var sensors: [IIOPressureSensor] = []
+        var skipped: [(String, SourceError)] = []
+        for id in names.filter({ $0.hasPrefix("iio:device") }).sorted(by: { IIODiscovery.numericSuffix($0) < IIODiscovery.numericSuffix($1) }) {
+            do {
+                if let s = try IIOPressureSensor(directory: joinPath(base, id), fileSystem: fileSystem) { sensors.append(s) }
+            } catch {
+                skipped.append((id, error))
+            }
+        }
+        return (sensors, skipped)
+    }
+
+    /// The first pressure sensor, or the one whose `name` attribute is `name`; `nil` when none.
+    public static func first(sysfsRoot: String, name: String?, fileSystem: any LinuxFileSystem = POSIXFileSystem()) -> IIOPressureSensor? {
+        scan(sysfsRoot: sysfsRoot, fileSystem: fileSystem).sensors.first { name == nil || $0.identifier == "iio:\(name ?? "")" }
+    }
+}

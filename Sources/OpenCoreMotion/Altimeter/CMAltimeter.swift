@@ -1,0 +1,276 @@
+import Foundation
+import MotionSources
+import MotionSourcesLinux
+
+/// Altitude changes from a barometer, as Core Motion's `CMAltimeter`.
+///
+/// ```swift
+/// let altimeter = CMAltimeter()
+/// if CMAltimeter.isRelativeAltitudeAvailable() {
+///     altimeter.startRelativeAltitudeUpdates(to: .main) { data, error in
+///         print(data?.relativeAltitude ?? 0, "m at", data?.pressure ?? 0, "kPa")
+///     }
+/// }
+/// ```
+///
+/// ## On Linux
+/// `CMAltimeter()` reads the process's default barometer: `COREMOTION_BAROMETER` when set
+/// (`sim`, `sim:still|stairs|lift[:SEED]`, `iio`, `iio:NAME`, `none`), otherwise the simulator's still
+/// barometer when `COREMOTION_SOURCE` names the simulator, otherwise the first IIO pressure sensor
+/// (`in_pressure_input` or `in_pressure_raw` × `in_pressure_scale`, kPa) under `COREMOTION_SYSFS_ROOT`
+/// or `/sys`. ``init(barometer:)`` takes one explicitly.
+///
+/// The barometer is read 25 times a second; each second the mean pressure is delivered with the
+/// altitude relative to the first second's, by the International Standard Atmosphere
+/// (`h = 44330.8 m · (1 − (p/p₀)^0.190263)`), so 1 Pa is about 8.4 cm near sea level. Weather changes
+/// pressure too (about 1 hPa in 3 hours, 8 m): relative altitude drifts over hours, as on Apple devices.
+///
+/// Absolute altitude needs a reference (a sea-level pressure from a weather service or GNSS): none is
+/// known on Linux, so ``isAbsoluteAltitudeAvailable()`` is `false` unless `COREMOTION_SEA_LEVEL_PRESSURE`
+/// (kPa) is set; then altitude is the ISA altitude for that reference, accuracy 10 m.
+///
+/// ## Threading
+/// Every member may be called from any thread. Handlers run on the queue given, in order. Once a stop
+/// method returns (called off that queue), no further call of that handler begins.
+open class CMAltimeter: NSObject, @unchecked Sendable {
+    /// The barometer read, or `nil` when there is none.
+    public let barometer: (any BarometerSource)?
+
+    private struct Run {
+        var generation: Int
+        var queue: OperationQueue
+        var relative: CMAltitudeHandler?
+        var absolute: CMAbsoluteAltitudeHandler?
+    }
+
+    private let state = Locked<(run: Run?, generation: Int)>((nil, 0))
+
+    /// Readings per second.
+    static let sampleRate = 25.0
+    /// Readings averaged into one update (one second).
+    static let samplesPerUpdate = 25
+
+    /// An altimeter on the process's default barometer (see the type's discussion).
+    public override convenience init() {
+        self.init(optionalBarometer: AltimeterSelection.defaultBarometer)
+    }
+
+    /// An altimeter on `barometer` (beyond Apple).
+    public convenience init(barometer: any BarometerSource) {
+        self.init(optionalBarometer: barometer)
+    }
+
+    init(optionalBarometer: (any BarometerSource)?) {
+        barometer = optionalBarometer
+        super.init()
+    }
+
+    deinit {
+        state.withLock { $0.run = nil; $0.generation += 1 }
+    }
+
+    /// Whether relative altitude is available: the default barometer exists.
+    open class func isRelativeAltitudeAvailable() -> Bool { AltimeterSelection.defaultBarometer != nil }
+
+    /// Whether absolute altitude is available: a barometer and a sea-level reference
+    /// (`COREMOTION_SEA_LEVEL_PRESSURE`, kPa) are known.
+    open class func isAbsoluteAltitudeAvailable() -> Bool {
+        isRelativeAltitudeAvailable() && AltimeterSelection.seaLevelPressure != nil
+    }
+
+    /// ``CMAuthorizationStatus/authorized`` when a barometer is available, else
+    /// ``CMAuthorizationStatus/restricted`` (Linux has no per-app permission for it).
+    open class func authorizationStatus() -> CMAuthorizationStatus {
+        isRelativeAltitudeAvailable() ? .authorized : .restricted
+    }
+
+    /// Starts relative altitude updates, about one a second, on `queue`. Without a barometer the
+    /// handler receives `CMErrorNotAvailable` once. A read error (device gone) reaches the handler once
+    /// and stops updates. Calling again restarts from a new reference.
+    open func startRelativeAltitudeUpdates(to queue: OperationQueue, withHandler handler: @escaping CMAltitudeHandler) {
+        start(queue: queue, relative: handler, absolute: nil)
+    }
+
+    /// Stops relative altitude updates.
+    open func stopRelativeAltitudeUpdates() {
+        stop(queue: state.withLock { s in
+            let q = s.run?.queue
+            s.run?.relative = nil
+            if s.run?.absolute == nil { s.run = nil; s.generation += 1 }
+            return q
+        })
+    }
+
+    /// Starts absolute altitude updates, about one a second, on `queue`, when
+    /// ``isAbsoluteAltitudeAvailable()``; otherwise the handler receives `CMErrorNotAvailable` once.
+    open func startAbsoluteAltitudeUpdates(to queue: OperationQueue, withHandler handler: @escaping CMAbsoluteAltitudeHandler) {
+        guard AltimeterSelection.seaLevelPressure != nil else {
+            nonisolated(unsafe) let handler = handler
+            queue.addOperation {
+                handler(nil, NSError.coreMotion(CMErrorNotAvailable, "absolute altitude needs a sea-level reference: set COREMOTION_SEA_LEVEL_PRESSURE (kPa)"))
+            }
+            return
+        }
+        start(queue: queue, relative: nil, absolute: handler)
+    }
+
+    /// Stops absolute altitude updates.
+    open func stopAbsoluteAltitudeUpdates() {
+        stop(queue: state.withLock { s in
+            let q = s.run?.queue
+            s.run?.absolute = nil
+            if s.run?.relative == nil { s.run = nil; s.generation += 1 }
+            return q
+        })
+    }
+
+    private func stop(queue: OperationQueue?) {
+        guard let queue, OperationQueue.current !== queue else { return }
+        queue.addOperations([BlockOperation {}], waitUntilFinished: true)
+    }
+
+    private func start(queue: OperationQueue, relative: CMAltitudeHandler?, absolute: CMAbsoluteAltitudeHandler?) {
+        guard let barometer else {
+            nonisolated(unsafe) let relative = relative, absolute = absolute
+            queue.addOperation {
+                let error = NSError.coreMotion(CMErrorNotAvailable, "no barometer: set COREMOTION_BAROMETER or connect an IIO pressure sensor")
+                relative?(nil, error)
+                absolute?(nil, error)
+            }
+            return
+        }
+        let generation = state.withLock { s -> Int in
+            s.generation += 1
+            var run = Run(generation: s.generation, queue: queue, relative: s.run?.relative, absolute: s.run?.absolute)
+            if let relative { run.relative = relative }
+            if let absolute { run.absolute = absolute }
+            s.run = run
+            return s.generation
+        }
+        // The thread holds the altimeter weakly: releasing it ends the readings, as stopping does.
+        let box = WeakAltimeter(self)
+        let thread = Thread {
+            Self.loop(owner: { box.value }, barometer: barometer, generation: generation)
+        }
+        thread.name = "OpenCoreMotion.CMAltimeter"
+        thread.start()
+    }
+
+    /// Reads the barometer until the run `generation` ends or the altimeter is released.
+    private static func loop(owner: () -> CMAltimeter?, barometer: any BarometerSource, generation: Int) {
+        let virtual = barometer.virtualStartTime
+        var t = virtual ?? MonotonicClock.now()
+        var sum = 0.0
+        var count = 0
+        var reference: Double?
+        let seaLevel = AltimeterSelection.seaLevelPressure
+        while true {
+            guard let me = owner(),
+                  let run = me.state.withLock({ $0.run?.generation == generation ? $0.run : nil }) else { return }
+            let pressure: Double
+            do {
+                pressure = try barometer.readPressure(at: t)
+            } catch {
+                let ns = NSError.coreMotion(error.kind == .permissionDenied ? CMErrorNotAuthorized : CMErrorNotAvailable,
+                                            error.description, path: error.path)
+                // The run ends here; its handlers get the error once (unless stopped meanwhile).
+                let ended = me.state.withLock { s -> Run? in
+                    guard s.run?.generation == generation, let r = s.run else { return nil }
+                    s.run = nil
+                    s.generation += 1
+                    return r
+                }
+                if let ended {
+                    nonisolated(unsafe) let r = ended
+                    ended.queue.addOperation {
+                        r.relative?(nil, ns)
+                        r.absolute?(nil, ns)
+                    }
+                }
+                return
+            }
+            if pressure.isFinite, pressure > 0 {
+                sum += pressure
+                count += 1
+            }
+            if count == Self.samplesPerUpdate {
+                let mean = sum / Double(count)
+                sum = 0
+                count = 0
+                let p0 = reference ?? mean
+                reference = p0
+                let relativeAltitude = SimulatedBarometer.altitude(pressure: mean, seaLevel: 101.325)
+                    - SimulatedBarometer.altitude(pressure: p0, seaLevel: 101.325)
+                let timestamp = t
+                let absolute = seaLevel.map { SimulatedBarometer.altitude(pressure: mean, seaLevel: $0) }
+                me.deliver(run, generation: generation) { r in
+                    r.relative?(CMAltitudeData(timestamp: timestamp, relativeAltitude: relativeAltitude, pressure: mean), nil)
+                    if let absolute {
+                        r.absolute?(CMAbsoluteAltitudeData(timestamp: timestamp, altitude: absolute, accuracy: 10, precision: 0.2), nil)
+                    }
+                }
+            }
+            t += 1 / Self.sampleRate
+            if virtual == nil {
+                let wait = t - MonotonicClock.now()
+                if wait > 0 { usleep(UInt32(min(wait, 1) * 1e6)) }
+            } else if run.queue.operationCount > 100 {
+                // Virtual time: do not run ahead of a slow handler without limit.
+                usleep(1000)
+            }
+        }
+    }
+
+    /// Runs `body` on the run's queue with the handlers current there, if the run is still current.
+    private func deliver(_ run: Run, generation: Int, _ body: @escaping (Run) -> Void) {
+        nonisolated(unsafe) let body = body
+        run.queue.addOperation { [weak self] in
+            guard let current = self?.state.withLock({ $0.run?.generation == generation ? $0.run : nil }) else { return }
+            body(current)
+        }
+    }
+}
+
+/// A weak reference to an altimeter, for its reading thread.
+private final class WeakAltimeter: @unchecked Sendable {
+    weak var value: CMAltimeter?
+    init(_ value: CMAltimeter) { self.value = value }
+}
+
+/// The process's default barometer and sea-level reference.
+enum AltimeterSelection {
+    static let defaultBarometer: (any BarometerSource)? = {
+        let env = ProcessInfo.processInfo.environment
+        if let spec = env["COREMOTION_BAROMETER"], !spec.isEmpty {
+            return barometer(named: spec)
+        }
+        if let source = env["COREMOTION_SOURCE"], source == "sim" || source.hasPrefix("sim:") {
+            return SimulatedBarometerSource(scenario: .still)
+        }
+        return LinuxBarometers.first(sysfsRoot: env["COREMOTION_SYSFS_ROOT"] ?? "/sys", name: nil)
+    }()
+
+    /// A barometer from a specification (`sim[:SCENARIO[:SEED]]`, `iio[:NAME]`, `none`), or `nil`.
+    static func barometer(named spec: String) -> (any BarometerSource)? {
+        let parts = spec.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        switch parts.first {
+        case "sim":
+            let scenario = parts.count > 1 ? BarometerScenario(rawValue: parts[1]) : .still
+            let seed = parts.count > 2 ? UInt64(parts[2]) : 1
+            guard let scenario, let seed else { return nil }
+            return SimulatedBarometerSource(scenario: scenario, seed: seed)
+        case "iio":
+            let root = ProcessInfo.processInfo.environment["COREMOTION_SYSFS_ROOT"] ?? "/sys"
+            return LinuxBarometers.first(sysfsRoot: root, name: parts.count > 1 ? parts[1] : nil)
+        default:
+            return nil
+        }
+    }
+
+    /// `COREMOTION_SEA_LEVEL_PRESSURE` in kPa when set to a plausible value (80–110 kPa).
+    static var seaLevelPressure: Double? {
+        guard let text = ProcessInfo.processInfo.environment["COREMOTION_SEA_LEVEL_PRESSURE"],
+              let p = Double(text), p >= 80, p <= 110 else { return nil }
+        return p
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+import Testing
+#if canImport(CoreMotion)
+import CoreMotion
+#else
+import OpenCoreMotion
+#endif
+
+@Suite(.serialized) struct AltimeterListingTests {
+    init() { _ = simulatorSelected }
+
+    @Test func followsTheSimulatedStairsOnTheMainQueue() {
+        // COREMOTION_SOURCE names the simulator here, so the default barometer is the simulator's.
+        #expect(CMAltimeter.isRelativeAltitudeAvailable())
+        #expect(CMAltimeter.authorizationStatus() == .authorized)
+        let listing = AltimeterListing()
+        listing.altimeter = CMAltimeter(barometer: SimulatedBarometerSource(scenario: .stairs, seed: 2, virtualStartTime: 0))
+        listing.startAltimeter()
+        // Updates arrive on the main queue: run the main run loop as an app would.
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline && listing.lock.withLock({ listing.heights.count }) < 45 {
+            RunLoop.main.run(until: Date().addingTimeInterval(0.01))
+        }
+        listing.stopAltimeter()
+        let heights = listing.lock.withLock { listing.heights }
+        #expect(heights.count >= 45)
+        // 10 s standing, then 3 floors up (9 m) in 42 s: about 6 m after 40 s, about 9 m after 53 s.
+        #expect(abs((heights.first ?? 1)) < 0.5)
+        #expect((heights.max() ?? 0) > 5, "\(heights)")
+        #expect(listing.lock.withLock { listing.label.hasSuffix(" m") && listing.pressures.allSatisfy { $0 > 99 && $0 < 104 } })
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import MotionRecorder
+import Testing
+#if canImport(CoreMotion)
+import CoreMotion
+#else
+import OpenCoreMotion
+#endif
+
+@Suite(.serialized) struct PedometerListingTests {
+    init() { _ = simulatorSelected }
+
+    @Test func countsTheSimulatedWalkAtItsCadence() throws {
+        let listing = PedometerListing()
+        let device = SimulatedDevice(scenario: .walk, seed: 3, clock: .virtual(startTime: 1000))
+        let frequency = try #require(device.stepFrequency)
+        listing.pedometer = CMPedometer(source: device, databasePath: NSTemporaryDirectory() + "cm-\(UUID().uuidString).sqlite")
+        listing.startTrackingEvents()
+        listing.startCountingSteps()
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline && listing.lock.withLock({ listing.steps.last ?? 0 }) < 120 { usleep(2_000) }
+        listing.stopCountingSteps()
+        let (steps, cadences, events, text, distance) = listing.lock.withLock {
+            (listing.steps, listing.cadences, listing.events, listing.stepsText, listing.distanceText)
+        }
+        #expect((steps.last ?? 0) >= 120)
+        #expect(text == String(steps.last ?? -1))
+        #expect(distance.hasSuffix(" m"))
+        let cadence = try #require(cadences.last)
+        #expect(abs(cadence - frequency) < 0.05 * frequency, "\(cadence) vs \(frequency) steps/s")
+        #expect(events.first == "resume")
+    }
+
+    @Test func theHandheldDefaultSourceTakesNoSteps() {
+        // The process's default source here is sim:handheld (real time): an accelerometer, no walking.
+        #expect(CMPedometer.isStepCountingAvailable() && CMPedometer.isDistanceAvailable())
+        #expect(CMPedometer.isCadenceAvailable() && CMPedometer.isPaceAvailable())
+        #expect(CMPedometer.isPedometerEventTrackingAvailable())
+        #expect(CMPedometer.authorizationStatus() == .authorized)
+        let listing = PedometerListing()
+        listing.startCountingSteps()
+        Thread.sleep(forTimeInterval: 1.5)
+        listing.stopCountingSteps()
+        #expect(listing.lock.withLock { listing.steps.isEmpty && listing.lastError == nil })
+    }
+
+    @Test func queriesTheRecordedHistory() throws {
+        let path = NSTemporaryDirectory() + "cm-\(UUID().uuidString)-pedometer-listing.sqlite"
+        let store = try RecordingStore(location: .file(path))
+        let start = Date().addingTimeInterval(-1800)
+        // 40 s of walking at 1.8 steps/s, recorded at 50 Hz by CMSensorRecorder.
+        _ = try store.insert((0..<2000).map { k in
+            let t = Double(k) / 50
+            let phase = 2 * Double.pi * 1.8 * t
+            return AccelerometerReading(date: start.addingTimeInterval(t), timestamp: 100 + t,
+                                        x: 0.02 * sin(phase / 2), y: -1 - 0.3 * sin(phase), z: 0.05)
+        })
+        let listing = PedometerListing()
+        listing.pedometer = CMPedometer(source: SimulatedDevice(scenario: .still), databasePath: path)
+        let result = NSLock()
+        var steps: Int?
+        var done = false
+        listing.queryLastHours(1) { n in result.withLock { steps = n; done = true } }
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline && !result.withLock({ done }) { usleep(2_000) }
+        let counted = try #require(result.withLock { steps })
+        #expect(abs(counted - 72) <= 2, "40 s at 1.8 steps/s: \(counted)")
+    }
+}

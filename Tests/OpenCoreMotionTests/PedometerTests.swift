@@ -1,0 +1,215 @@
+import Foundation
+import MotionFusion
+import MotionRecorder
+import MotionSources
+@testable import OpenCoreMotion
+import Testing
+
+/// Accelerometer samples (g) of a walk at `cadence` steps/s: a vertical bounce with a heel-strike
+/// harmonic and a lateral sway, phone upright in a pocket (y up).
+private func walkSample(_ t: Double, cadence: Double) -> Vector3 {
+    let phase = 2 * Double.pi * cadence * t
+    let bounce = 0.25 * (sin(phase) + 0.3 * sin(2 * phase + 0.8))
+    return Vector3(0.07 * sin(phase / 2), -1 - bounce, 0.05 * cos(phase))
+}
+
+private func temporaryDatabase() -> String {
+    NSTemporaryDirectory() + "cm-\(UUID().uuidString)-pedometer.sqlite"
+}
+
+/// Stores `seconds` of a walk at 50 Hz in the recorder database at `path`, dated from `start`.
+private func storeWalk(at path: String, start: Date, seconds: Double, cadence: Double) throws {
+    let store = try RecordingStore(location: .file(path))
+    let n = Int(seconds * 50)
+    _ = try store.insert((0..<n).map { k in
+        let t = Double(k) / 50
+        let a = walkSample(t, cadence: cadence)
+        return AccelerometerReading(date: start.addingTimeInterval(t), timestamp: 500 + t, x: a.x, y: a.y, z: a.z)
+    })
+}
+
+@Suite struct PedometerTests {
+    @Test func simulatedWalkGivesStepsAtItsCadence() throws {
+        let device = SimulatedDevice(scenario: .walk, seed: 5, clock: .virtual(startTime: 1000))
+        let frequency = try #require(device.stepFrequency)
+        let pedometer = CMPedometer(source: device, databasePath: temporaryDatabase())
+        let updates = Recorder<CMPedometerData>()
+        let start = Date()
+        pedometer.startUpdates(from: start) { data, error in
+            if let data { updates.append(data) }
+            #expect(error == nil)
+        }
+        #expect(waitUntil(timeout: 60) { (updates.all.last?.numberOfSteps.intValue ?? 0) >= 200 })
+        pedometer.stopUpdates()
+        let all = updates.all
+        let first = try #require(all.first), last = try #require(all.last)
+        #expect(first.numberOfSteps.intValue >= 4, "a bout is confirmed by its first regular steps")
+        #expect(zip(all.dropFirst(), all).allSatisfy { $0.numberOfSteps.intValue > $1.numberOfSteps.intValue })
+        #expect(all.allSatisfy { $0.startDate == start })
+        // Steps between the first and last update over the time between them: the walker's cadence.
+        let steps = Double(last.numberOfSteps.intValue - first.numberOfSteps.intValue)
+        let seconds = last.endDate.timeIntervalSince(first.endDate)
+        #expect(abs(steps / seconds - frequency) < 0.03 * frequency, "\(steps / seconds) vs \(frequency) steps/s")
+        let cadence = try #require(last.currentCadence?.doubleValue)
+        #expect(abs(cadence - frequency) < 0.05 * frequency)
+        let length = StepLengthModel().stepLength(cadence: frequency)
+        let distance = try #require(last.distance?.doubleValue)
+        #expect(abs(distance - Double(last.numberOfSteps.intValue) * length) < 0.03 * distance)
+        let pace = try #require(last.currentPace?.doubleValue)
+        #expect(abs(pace - 1 / (frequency * length)) < 0.06 * pace, "s/m")
+        #expect(last.floorsAscended == nil && last.floorsDescended == nil, "no altimeter")
+        let count = updates.count
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(updates.count == count, "no handler call after stopUpdates returns")
+    }
+
+    @Test(arguments: [SimulationScenario.still, .handheld])
+    func noStepsWithoutWalking(scenario: SimulationScenario) {
+        let device = SimulatedDevice(scenario: scenario, seed: 2, clock: .virtual(startTime: 1000))
+        let pedometer = CMPedometer(source: device, databasePath: temporaryDatabase())
+        let updates = Recorder<Int>()
+        let events = Recorder<CMPedometerEventType>()
+        pedometer.startUpdates(from: Date()) { data, _ in updates.append(data?.numberOfSteps.intValue ?? -1) }
+        pedometer.startEventUpdates { event, _ in events.append(event?.type ?? .pause) }
+        // Another consumer of the same stream shows how much simulated time has passed.
+        let watcher = CMMotionManager(source: device)
+        watcher.startAccelerometerUpdates()
+        #expect(waitUntil(timeout: 30) { (watcher.accelerometerData?.timestamp ?? 0) > 1120 })
+        pedometer.stopUpdates()
+        pedometer.stopEventUpdates()
+        watcher.stopAccelerometerUpdates()
+        #expect(updates.all.isEmpty && events.all.isEmpty, "2 minutes \(scenario): \(updates.all)")
+    }
+
+    @Test func eventsMarkPauseAndResume() throws {
+        let source = ManualSource(sensors: [.accelerometer])
+        let pedometer = CMPedometer(source: source, databasePath: temporaryDatabase())
+        let events = Recorder<CMPedometerEvent>()
+        let steps = Recorder<Int>()
+        pedometer.startEventUpdates { event, _ in if let event { events.append(event) } }
+        pedometer.startUpdates(from: Date()) { data, _ in steps.append(data?.numberOfSteps.intValue ?? -1) }
+        #expect(waitUntil { source.demand.rates[.accelerometer] == 50 })
+        // 20 s walking at 2 steps/s, 5 s standing, 10 s walking.
+        for k in 0..<(35 * 50) {
+            let t = Double(k) / 50
+            let walking = t < 20 || t >= 25
+            let a = walking ? walkSample(t, cadence: 2) : Vector3(0, -1, 0)
+            _ = source.emit(RawSample(sensor: .accelerometer, timestamp: 100 + t, value: a))
+        }
+        // Standing again so the last bout is closed too.
+        for k in 0..<(3 * 50) { _ = source.emit(accel(135 + Double(k) / 50)) }
+        #expect(waitUntil { events.count == 4 })
+        pedometer.stopEventUpdates()
+        pedometer.stopUpdates()
+        let e = events.all
+        #expect(e.map(\.type) == [.resume, .pause, .resume, .pause], "\(e.map { ($0.type.rawValue, $0.date.timeIntervalSince(e[0].date)) })")
+        if e.count == 4 {
+            let t0 = e[0].date
+            // t0 is the first step, about half a second into the walk.
+            #expect(e[1].date.timeIntervalSince(t0) > 18.5 && e[1].date.timeIntervalSince(t0) < 20, "paused at the last step \(e.map { $0.date.timeIntervalSince(t0) })")
+            #expect(e[2].date.timeIntervalSince(e[1].date) > 5 && e[2].date.timeIntervalSince(e[1].date) < 6.5, "resumed at the first step")
+            #expect(e[0].date < e[1].date && e[1].date < e[2].date && e[2].date < e[3].date)
+        }
+        #expect(abs((steps.all.last ?? 0) - 60) <= 2, "20 s + 10 s at 2 steps/s: \(steps.all.last ?? 0)")
+    }
+
+    @Test func historyComesFromTheRecorderStore() throws {
+        let path = temporaryDatabase()
+        let walkStart = Date().addingTimeInterval(-600)
+        try storeWalk(at: path, start: walkStart, seconds: 60, cadence: 2)
+        let pedometer = CMPedometer(source: ManualSource(sensors: [.accelerometer]), databasePath: path)
+        let results = Recorder<CMPedometerData>()
+        pedometer.queryPedometerData(from: walkStart.addingTimeInterval(-60), to: Date()) { data, error in
+            #expect(error == nil)
+            if let data { results.append(data) }
+        }
+        pedometer.queryPedometerData(from: walkStart.addingTimeInterval(30), to: Date()) { data, _ in
+            if let data { results.append(data) }
+        }
+        #expect(waitUntil(timeout: 10) { results.count == 2 })
+        let all = results.all
+        #expect(all.count == 2)
+        if all.count == 2 {
+            #expect(abs(all[0].numberOfSteps.intValue - 120) <= 2, "60 s at 2 steps/s: \(all[0].numberOfSteps)")
+            #expect(abs(all[1].numberOfSteps.intValue - 60) <= 2, "the last 30 s: \(all[1].numberOfSteps)")
+            #expect(all[0].currentCadence == nil && all[0].currentPace == nil, "history has no current values")
+            let distance = try #require(all[0].distance?.doubleValue)
+            let length = StepLengthModel().stepLength(cadence: 2)
+            #expect(abs(distance - 120 * length) < 0.05 * distance)
+            let pace = try #require(all[0].averageActivePace?.doubleValue)
+            #expect(abs(pace - 1 / (2 * length)) < 0.1 * pace)
+        }
+    }
+
+    @Test func liveUpdatesFromAPastDateIncludeHistory() throws {
+        let path = temporaryDatabase()
+        let walkStart = Date().addingTimeInterval(-300)
+        try storeWalk(at: path, start: walkStart, seconds: 30, cadence: 2)
+        let source = ManualSource(sensors: [.accelerometer])
+        let pedometer = CMPedometer(source: source, databasePath: path)
+        let steps = Recorder<Int>()
+        pedometer.startUpdates(from: walkStart) { data, _ in steps.append(data?.numberOfSteps.intValue ?? -1) }
+        #expect(waitUntil { source.demand.rates[.accelerometer] == 50 })
+        for k in 0..<(10 * 50) {
+            let t = Double(k) / 50
+            _ = source.emit(RawSample(sensor: .accelerometer, timestamp: 100 + t, value: walkSample(t, cadence: 2)))
+        }
+        #expect(waitUntil { (steps.all.last ?? 0) >= 78 })
+        pedometer.stopUpdates()
+        #expect(abs((steps.all.last ?? 0) - 80) <= 3, "60 recorded + 20 live: \(steps.all)")
+    }
+
+    @Test func errorsAreInCMErrorDomain() throws {
+        let pedometer = CMPedometer(source: ManualSource(sensors: [.accelerometer]), databasePath: temporaryDatabase())
+        let errors = Recorder<NSError>()
+        pedometer.queryPedometerData(from: Date(), to: Date().addingTimeInterval(-10)) { data, error in
+            #expect(data == nil)
+            if let error { errors.append(error as NSError) }
+        }
+        let gyroOnly = CMPedometer(source: ManualSource(sensors: [.gyro]), databasePath: temporaryDatabase())
+        gyroOnly.queryPedometerData(from: Date().addingTimeInterval(-10), to: Date()) { _, error in
+            if let error { errors.append(error as NSError) }
+        }
+        gyroOnly.startUpdates(from: Date()) { _, error in
+            if let error { errors.append(error as NSError) }
+        }
+        gyroOnly.startEventUpdates { _, error in
+            if let error { errors.append(error as NSError) }
+        }
+        #expect(waitUntil { errors.count == 4 })
+        let codes = errors.all.map { $0.code }
+        #expect(errors.all.allSatisfy { $0.domain == CMErrorDomain })
+        #expect(codes.first == Int(CMErrorInvalidParameter.rawValue))
+        #expect(codes.dropFirst().allSatisfy { $0 == Int(CMErrorMotionActivityNotAvailable.rawValue) })
+    }
+
+    @Test func aFailingSourceReachesTheHandlersOnce() throws {
+        let source = ManualSource(sensors: [.accelerometer])
+        let pedometer = CMPedometer(source: source, databasePath: temporaryDatabase())
+        let errors = Recorder<NSError>()
+        pedometer.startUpdates(from: Date()) { _, error in if let error { errors.append(error as NSError) } }
+        pedometer.startEventUpdates { _, error in if let error { errors.append(error as NSError) } }
+        #expect(waitUntil { source.demand.rates[.accelerometer] == 50 })
+        source.fail(SourceError(.deviceRemoved, "unplugged"))
+        #expect(waitUntil { errors.count == 2 })
+        Thread.sleep(forTimeInterval: 0.1)
+        #expect(errors.count == 2 && errors.all.allSatisfy { $0.domain == CMErrorDomain && $0.code == Int(CMErrorNotAvailable.rawValue) })
+    }
+
+    @Test func asyncSequenceDeliversTheSameRecords() async throws {
+        let device = SimulatedDevice(scenario: .walk, seed: 8, clock: .virtual(startTime: 1000))
+        let pedometer = CMPedometer(source: device, databasePath: temporaryDatabase())
+        var counts: [Int] = []
+        for try await data in pedometer.updates(from: Date()) {
+            counts.append(data.numberOfSteps.intValue)
+            if counts.count == 5 { break }
+        }
+        #expect(counts.first.map { $0 >= 4 } == true && counts == counts.sorted())
+        var events: [CMPedometerEventType] = []
+        for try await event in pedometer.eventUpdates() {
+            events.append(event.type)
+            break
+        }
+        #expect(events == [.resume])
+    }
+}
