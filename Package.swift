@@ -109,6 +109,7 @@ let package = Package(
             name: "CoreMotionCLI",
             dependencies: [
                 "OpenCoreMotion",
+                "MotionRecordings",
                 "MotionBenchmarks",
                 "MotionSourcesLinux",
                 "MotionDashboard",
