@@ -128,6 +128,7 @@ let package = Package(
             name: "CoreMotionCLI",
             dependencies: [
                 "OpenCoreMotion",
+                "MotionRecordings",
                 "MotionBenchmarks",
                 "MotionRecordings",
                 "MotionSourcesLinux",

@@ -13,6 +13,7 @@ struct BenchCommand: AsyncParsableCommand {
             BenchFuseCommand.self,
             BenchFleetCommand.self,
             BenchStepsCommand.self,
+            BenchReadCommand.self,
         ]
     )
 }

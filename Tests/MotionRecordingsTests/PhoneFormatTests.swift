@@ -140,3 +140,39 @@ import Testing
 extension String {
     func replacingOccurrences(_ a: String, _ b: String) -> String { replacing(a, with: b) }
 }
+
+@Suite struct BroadFormatTests {
+    @Test func fixtureRowsBecomeThreeSamplesAtIndexOverRate() throws {
+        let text = "# BROAD trial demo; sampling_rate_hz=200; CC-BY-4.0\nt,acc_x,acc_y,acc_z,gyr_x,gyr_y,gyr_z,mag_x,mag_y,mag_z,q_w,q_x,q_y,q_z,movement\n"
+            + "0.000,0.980665,0,9.80665,0.1,0.2,0.3,10,20,-40,,,,,0\n0.005,0,-1.96133,9.80665,0.4,0.5,0.6,11,21,-41,1,0,0,0,1\n"
+        var input = try RecordingInput.open(bytes: Array(text.utf8), name: "b.csv")
+        #expect(input.format == .broad)
+        #expect(input.metadata["samplingRate"] == "200.0")
+        let s = try input.readAllInFileOrder()
+        #expect(s.map(\.sample.sensor) == [.accelerometer, .gyro, .magnetometer, .accelerometer, .gyro, .magnetometer])
+        #expect(s.map(\.sample.timestamp) == [0, 0, 0, 0.005, 0.005, 0.005])
+        expectClose(s[0].sample.value, Vector3(-0.1, 0, -1))  // specific force → Apple's sign, g
+        expectClose(s[3].sample.value, Vector3(0, 0.2, -1))
+        #expect(s[4].sample.value == Vector3(0.4, 0.5, 0.6))
+        #expect(s[5].sample.value == Vector3(11, 21, -41))
+        #expect(s[5].line == 4)
+    }
+
+    @Test func sharedTrialReads() throws {
+        let path = "../shared/data/broad/01_undisturbed_slow_rotation_A.csv"
+        var input = try RecordingInput.open(path: path)
+        #expect(input.format == .broad)
+        var count = 0
+        var first: RecordedSample? = nil
+        var last: RecordedSample? = nil
+        while let s = try input.streams[0].next() {
+            if first == nil { first = s }
+            last = s
+            count += 1
+        }
+        #expect(count % 3 == 0 && count > 30_000)
+        // Row 1: acc (-0.2361874, -0.3631649, 9.919315) m/s².
+        expectClose(first!.sample.value, Vector3(0.2361874, 0.3631649, -9.919315) / 9.80665)
+        #expect(abs(last!.sample.timestamp - Double(count / 3 - 1) / 285.7142857142857) < 1e-9)
+    }
+}
