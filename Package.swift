@@ -34,6 +34,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
         // CMSensorRecorder's store (SQLite; needs libsqlite3-dev on Linux).
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // mqtts:// for the MQTT client (issue 14).
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
     ],
     targets: [
         .target(name: "MotionFusion", swiftSettings: swiftSettings),
@@ -47,6 +49,19 @@ let package = Package(
         .target(
             name: "MotionRecordings",
             dependencies: ["MotionFusion", "MotionSources", "CRecordingSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "MotionMQTT",
+            dependencies: [
+                "MotionSources",
+                "MotionRecordings",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -73,6 +88,7 @@ let package = Package(
                 "MotionSources",
                 "MotionSourcesLinux",
                 "MotionRecorder",
+                "MotionMQTT",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ],
@@ -113,6 +129,8 @@ let package = Package(
                 "MotionSourcesLinux",
                 "MotionDashboard",
                 "MotionRecorder",
+                "MotionMQTT",
+                "MotionRecordings",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ],
@@ -127,6 +145,20 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "MotionFusionTests", dependencies: ["MotionFusion"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "MotionMQTTTests",
+            dependencies: [
+                "MotionMQTT",
+                "MotionRecordings",
+                "MotionSources",
+                "MotionFusion",
+                "coremotion",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "MotionRecordingsTests",
             dependencies: ["MotionRecordings", "MotionSources", "MotionFusion"],

@@ -9,7 +9,8 @@ public struct CoreMotionCommand: AsyncParsableCommand {
         abstract: "Motion sensors, sensor fusion and Core Motion's API on Linux.",
         version: "0.1.0",
         subcommands: [DemoCommand.self, StreamCommand.self, SensorsCommand.self, FuseCommand.self, DashboardCommand.self,
-                      OrientationCommand.self, RecordCommand.self, RecordedCommand.self, BenchCommand.self]
+                      OrientationCommand.self, RecordCommand.self, RecordedCommand.self, BenchCommand.self,
+                      PublishCommand.self]
     )
 
     public init() {}

@@ -1,4 +1,5 @@
 import ArgumentParser
+import MotionMQTT
 import Foundation
 import OpenCoreMotion
 
@@ -86,6 +87,9 @@ struct StreamCommand: AsyncParsableCommand {
 
     func run() async throws {
         let source = try sourceOptions.resolve()
+        if sensor == .raw, let broker = source as? MQTTSensorSource, broker.boundDevice == nil {
+            return try await Self.streamDevices(broker, writer: try LineWriter(path: output), format: format, duration: duration)
+        }
         let manager = CMMotionManager(source: source)
         manager.location = location?.location
         let writer = try LineWriter(path: output)

@@ -1,0 +1,116 @@
+import ArgumentParser
+import Foundation
+import MotionMQTT
+import OpenCoreMotion
+
+/// `coremotion publish`: every sample of a source to an MQTT broker, as Sensor Logger push messages.
+struct PublishCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "publish",
+        abstract: "Publish every raw sample of a source to an MQTT broker in Sensor Logger's push schema.",
+        discussion: """
+            Samples are batched every --batch seconds (default 0.1) into one message to TOPIC (the device id \
+            is in the message, not appended to the topic). Acceleration goes as totalacceleration in m/s² with \
+            Sensor Logger's standardised sign (+9.81 on z lying face up); gyroscope rad/s; magnetometer µT; time \
+            in epoch ns. The client keeps a persistent session (clean session off, client id ocm-pub-DEVICE) and \
+            reconnects with exponential backoff; at QoS 1 nothing is lost across a reconnect.
+            """
+    )
+
+    @OptionGroup var sourceOptions: SourceOptions
+
+    @Option(help: ArgumentHelp("The broker and topic: mqtt://[USER:PASS@]HOST:PORT/TOPIC (mqtts:// for TLS).", valueName: "url"))
+    var to: String
+
+    @Option(help: "MQTT quality of service: 0 or 1.")
+    var qos: Int = 1
+
+    @Option(help: "The deviceId sent in every message (default: this machine's host name).")
+    var deviceId: String?
+
+    @Option(help: "Stop after this many seconds (default: until Ctrl-C or the end of a recording).")
+    var duration: Double?
+
+    @Option(help: "Sampling rate asked of the source, in Hz (clamped to what it supports).")
+    var rate: Double = 100
+
+    @Option(help: "Seconds per batch (one message), 0.001 to 60.")
+    var batch: Double = 0.1
+
+    @Flag(help: "Send the compact binary payload (README: Fleets over MQTT) instead of JSON.")
+    var binary = false
+
+    func validate() throws {
+        guard qos == 0 || qos == 1 else { throw ValidationError("--qos must be 0 or 1") }
+        if let duration, !(duration.isFinite && duration > 0 && duration <= 31_536_000) {
+            throw ValidationError("--duration must be a positive number of seconds, at most one year")
+        }
+        guard rate.isFinite, rate > 0, rate <= 10_000 else { throw ValidationError("--rate must be a number of Hz above 0 and at most 10000") }
+        guard batch.isFinite, batch >= 0.001, batch <= 60 else { throw ValidationError("--batch must be between 0.001 and 60 seconds") }
+        if let deviceId, deviceId.isEmpty || deviceId.utf8.count > 255 { throw ValidationError("--device-id must be 1 to 255 bytes") }
+        do {
+            let url = try MQTTURL(parsing: to)
+            guard !url.topic.isEmpty, !url.topic.contains("+"), !url.topic.contains("#") else {
+                throw ValidationError("--to needs a topic without wildcards: mqtt://HOST:PORT/TOPIC")
+            }
+        } catch let e as MQTTProtocolError {
+            throw ValidationError(e.message)
+        }
+    }
+
+    func run() async throws {
+        let url: MQTTURL
+        do { url = try MQTTURL(parsing: to) } catch { throw CLIError(error.message) }
+        let source = try sourceOptions.resolve()
+        let device = deviceId ?? ProcessInfo.processInfo.hostName
+        let (events, continuation) = AsyncStream<String?>.makeStream()
+        let publisher = MQTTMotionPublisher(
+            configuration: url.clientConfiguration(clientID: "ocm-pub-\(device)"), topic: url.topic, deviceID: device,
+            qos: qos == 0 ? .atMostOnce : .atLeastOnce, binary: binary, batchPeriod: batch
+        ) { event in
+            switch event {
+            case .disconnected(let reason, let retry):
+                printError("\(url): \(reason); retrying in \(String(format: "%.1f", retry)) s")
+            case .refused(let code):
+                continuation.yield("\(url): \(code.explanation)")
+            case .dropped(let n):
+                printError("\(url): \(n) messages dropped: the outgoing queue is full")
+            default:
+                break
+            }
+        }
+        let kinds = source.info.sensors.keys
+        let demand = SensorDemand(rates: Dictionary(uniqueKeysWithValues: kinds.map { ($0, rate) }), maximumLatency: min(batch, 0.1))
+        do {
+            try source.apply(demand) { event in
+                switch event {
+                case .sample(let s): publisher.add(s)
+                case .failed(let e): continuation.yield(String(describing: e))
+                case .finished: continuation.yield(nil)
+                }
+            }
+        } catch {
+            throw CLIError(String(describing: error))
+        }
+        if let duration {
+            Task {
+                try? await Task.sleep(nanoseconds: UInt64(duration * 1e9))
+                continuation.yield(nil)
+            }
+        }
+        var failure: String?
+        for await e in events {
+            failure = e
+            break
+        }
+        _ = try? source.apply(.none) { _ in }
+        if let failure {
+            await publisher.client.stop()
+            throw CLIError(failure)
+        }
+        let acked = await publisher.finish(timeout: 10)
+        let t = publisher.totals
+        printError("published \(t.samples) samples in \(t.messages) messages (\(t.bytes) bytes) to \(url)\(publisher.skipped > 0 ? ", \(publisher.skipped) non-finite skipped" : "")")
+        if !acked && qos == 1 { throw CLIError("\(url): the broker did not acknowledge every message within 10 s") }
+    }
+}

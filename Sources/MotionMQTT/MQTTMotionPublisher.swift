@@ -1,0 +1,122 @@
+import Foundation
+import MotionRecordings
+import MotionSources
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// Publishes Core Motion samples as Sensor Logger push messages, batched.
+///
+/// Samples added with ``add(_:)`` are collected and sent every ``batchPeriod`` seconds (default 0.1 s),
+/// or sooner when a batch reaches 1,000 samples, as one message to ``topic`` (the topic is used as
+/// given: the device id travels in the message, not in the topic). `messageId` starts at 1 and counts up
+/// per publisher (one session, a new UUID per publisher). Values follow
+/// ``SensorLoggerPushConverter/entry(for:epochOffsetNanoseconds:)``; samples with a NaN or infinite value
+/// are skipped and counted in ``skipped``.
+///
+/// ## Threading
+/// ``add(_:)`` may be called from any thread; sending happens on the client's event loop.
+public final class MQTTMotionPublisher: Sendable {
+    /// The MQTT client (its id is `ocm-pub-` and the device id unless configured otherwise).
+    public let client: MQTTClient
+    /// The topic messages go to.
+    public let topic: String
+    /// The `deviceId` of every message.
+    public let deviceID: String
+    /// The `sessionId` of every message.
+    public let sessionID: String
+    /// QoS of the messages.
+    public let qos: MQTTQoS
+    /// Whether the compact binary payload is used instead of JSON.
+    public let binary: Bool
+    /// Seconds between batches.
+    public let batchPeriod: Double
+
+    private struct Batch {
+        var entries: [SensorLoggerPushEntry] = []
+        var nextID: Int64 = 1
+        var skipped = 0
+        var messages = 0
+        var bytes = 0
+        var samples = 0
+    }
+
+    private let batch = NIOLockedValueBox(Batch())
+    private let ticker: NIOLockedValueBox<RepeatedTask?> = NIOLockedValueBox(nil)
+    private let epochOffset: Int64
+
+    /// Creates a publisher and starts its client.
+    /// - Parameters:
+    ///   - configuration: the broker connection (see ``MQTTURL/clientConfiguration(clientID:keepAlive:)``).
+    ///   - topic: the topic (no wildcards).
+    ///   - deviceID: the `deviceId` sent.
+    ///   - qos: 0 or 1 (default 1).
+    ///   - binary: the compact payload instead of JSON (default `false`).
+    ///   - batchPeriod: seconds per batch, 0.001–60 (default 0.1).
+    ///   - onEvent: the client's events (connection problems), on its event loop.
+    public init(configuration: MQTTClientConfiguration, topic: String, deviceID: String, qos: MQTTQoS = .atLeastOnce, binary: Bool = false,
+                batchPeriod: Double = 0.1, eventLoop: (any EventLoop)? = nil, onEvent: @escaping @Sendable (MQTTClientEvent) -> Void = { _ in }) {
+        self.client = MQTTClient(configuration: configuration, eventLoop: eventLoop, onEvent: onEvent)
+        self.topic = topic
+        self.deviceID = deviceID
+        self.sessionID = UUID().uuidString.lowercased()
+        self.qos = qos == .exactlyOnce ? .atLeastOnce : qos
+        self.binary = binary
+        self.batchPeriod = batchPeriod.isFinite ? min(max(batchPeriod, 0.001), 60) : 0.1
+        self.epochOffset = mqttEpochOffsetNanoseconds()
+        client.start()
+        let period = TimeAmount.nanoseconds(Int64(self.batchPeriod * 1e9))
+        let task = client.eventLoop.scheduleRepeatedTask(initialDelay: period, delay: period) { [weak self] _ in self?.flush() }
+        ticker.withLockedValue { $0 = task }
+    }
+
+    /// Adds a sample to the current batch.
+    public func add(_ sample: RawSample) {
+        guard let entry = SensorLoggerPushConverter.entry(for: sample, epochOffsetNanoseconds: epochOffset) else {
+            batch.withLockedValue { $0.skipped += 1 }
+            return
+        }
+        let full = batch.withLockedValue { b in
+            b.entries.append(entry)
+            return b.entries.count >= 1000
+        }
+        if full { flush() }
+    }
+
+    /// Sends the current batch now (if it holds anything).
+    public func flush() {
+        let message: SensorLoggerPushMessage? = batch.withLockedValue { b in
+            guard !b.entries.isEmpty else { return nil }
+            defer { b.entries.removeAll(keepingCapacity: true); b.nextID += 1 }
+            return SensorLoggerPushMessage(messageId: b.nextID, sessionId: sessionID, deviceId: deviceID, payload: b.entries)
+        }
+        guard let message else { return }
+        let bytes: [UInt8]
+        do {
+            bytes = binary ? try SensorLoggerPush.encodeBinary(message) : try SensorLoggerPush.encodeJSON(message)
+        } catch {
+            batch.withLockedValue { $0.skipped += message.payload.count }
+            return
+        }
+        batch.withLockedValue { b in
+            b.messages += 1
+            b.bytes += bytes.count
+            b.samples += message.payload.count
+        }
+        client.publish(MQTTMessage(topic: topic, payload: bytes, qos: qos))
+    }
+
+    /// Samples skipped because a value was not finite.
+    public var skipped: Int { batch.withLockedValue { $0.skipped } }
+    /// Messages, payload bytes and samples sent so far.
+    public var totals: (messages: Int, bytes: Int, samples: Int) { batch.withLockedValue { ($0.messages, $0.bytes, $0.samples) } }
+
+    /// Sends the last batch, waits up to `timeout` seconds for the broker to acknowledge everything
+    /// (QoS 1), then disconnects. Returns `false` when messages were still unacknowledged.
+    public func finish(timeout: Double = 10) async -> Bool {
+        ticker.withLockedValue { $0?.cancel(); $0 = nil }
+        flush()
+        let done = await client.waitUntilIdle(timeout: timeout)
+        await client.stop()
+        return done
+    }
+}

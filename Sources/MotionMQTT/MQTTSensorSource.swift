@@ -1,0 +1,272 @@
+import Foundation
+import MotionFusion
+import MotionRecordings
+import MotionSources
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// Epoch time of this machine's boot in nanoseconds: `epoch ns − offset = ns since boot (CLOCK_MONOTONIC)`.
+public func mqttEpochOffsetNanoseconds() -> Int64 {
+    let wall = Date().timeIntervalSince1970
+    let uptime = ProcessInfo.processInfo.systemUptime
+    let offset = (wall - uptime) * 1e9
+    return offset.isFinite && abs(offset) < 9e18 ? Int64(offset) : 0
+}
+
+/// A sample from one device of a broker.
+public struct MQTTDeviceSample: Sendable, Hashable {
+    /// The sender's `deviceId` (the topic when the message has none).
+    public var device: String
+    /// The reading, in Core Motion's units and signs, seconds since this machine's boot.
+    public var sample: RawSample
+}
+
+/// What a broker source reports per device (``MQTTSensorSource/startDevices(_:handler:)``).
+public enum MQTTDeviceEvent: Sendable, Hashable {
+    /// A reading from a device.
+    case sample(MQTTDeviceSample)
+    /// A device was heard for the first time.
+    case appeared(String)
+    /// A device sent nothing for ``MQTTSensorSource/silence`` seconds.
+    case silent(String)
+    /// A message could not be decoded (topic, reason); it is skipped.
+    case malformed(topic: String, reason: String)
+    /// The broker connection is down and being retried, or was refused (`fatal`).
+    case broker(String, fatal: Bool)
+}
+
+/// An MQTT broker as a motion source: `mqtt://[USER:PASS@]HOST:PORT/TOPIC_FILTER[?device=ID&convention=apple&silence=S&client-id=ID]`.
+///
+/// It subscribes to the filter (`+` and `#` allowed) at QoS 1 in a persistent session (clean session
+/// off, client id stable: `ocm-sub-` and a hash of the URL, or `client-id=`), and reads Sensor Logger
+/// push messages, JSON or binary, from any number of devices (`deviceId`). Per device, messages are put
+/// back in `messageId` order and duplicates dropped (``SensorLoggerPushReorderBuffer``), then converted to
+/// Core Motion's units and signs (``SensorLoggerPushConverter``; `convention=apple` for iPhones with
+/// "Standardise Units & Frames" off).
+///
+/// As a ``SensorSource`` (one `CMMotionManager`) it delivers one device: the one named by `device=`,
+/// else the first heard from. A device that sends nothing for `silence` seconds (default 5) fails the
+/// source once with ``SourceError/Kind/deviceRemoved`` (`CMErrorNotAvailable`). All devices at once,
+/// each labelled, come through ``startDevices(_:handler:)``. Broker problems (unreachable, connection
+/// lost) are retried with exponential backoff and reported through ``log``; refused credentials (CONNACK
+/// 4 or 5) fail the source with ``SourceError/Kind/permissionDenied``.
+///
+/// ## Threading
+/// Events are delivered on the MQTT client's event loop, one at a time.
+public final class MQTTSensorSource: SensorSource {
+    /// The broker URL.
+    public let url: MQTTURL
+    /// The device this source delivers as a ``SensorSource`` (`device=`), or `nil` for the first heard.
+    public let boundDevice: String?
+    /// Seconds without a message after which a device counts as gone (`silence=`, default 5).
+    public let silence: Double
+    /// The acceleration convention of incoming messages (`convention=`, default standardised).
+    public let convention: SensorLoggerConvention
+    /// Where connection problems are reported (default: one line on standard error).
+    public let log: @Sendable (String) -> Void
+
+    public let info: SourceInfo
+
+    private struct DeviceState {
+        var reorder = SensorLoggerPushReorderBuffer()
+        var converter: SensorLoggerPushConverter
+        var lastHeard: Double
+        var silent = false
+    }
+
+    private struct State {
+        var client: MQTTClient?
+        var ticker: RepeatedTask?
+        var devices: [String: DeviceState] = [:]
+        var sink: (@Sendable (SourceEvent) -> Void)?
+        var deviceHandler: (@Sendable (MQTTDeviceEvent) -> Void)?
+        var demand = SensorDemand.none
+        var pinned: String?
+        var failed = false
+    }
+
+    private let state = NIOLockedValueBox(State())
+    private let clientID: String
+
+    /// Creates a source from a URL (see the type's documentation for the parameters).
+    public init(url: MQTTURL, log: (@Sendable (String) -> Void)? = nil) throws(SourceError) {
+        guard !url.topic.isEmpty else { throw SourceError(.unavailable, "\(url): no topic filter; for example mqtt://localhost:1883/fleet/#") }
+        self.url = url
+        boundDevice = url.parameter("device").flatMap { $0.isEmpty ? nil : $0 }
+        if let s = url.parameter("silence") {
+            guard let v = Double(s), v.isFinite, v > 0, v <= 86_400 else { throw SourceError(.unavailable, "\(url): silence=\(s) must be a number of seconds from 0 to 86400") }
+            silence = v
+        } else {
+            silence = 5
+        }
+        if let c = url.parameter("convention") {
+            guard let v = SensorLoggerConvention(rawValue: c) else { throw SourceError(.unavailable, "\(url): convention=\(c); expected standardised or apple") }
+            convention = v
+        } else {
+            convention = .standardised
+        }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in "\(url)|\(boundDevice ?? "")".utf8 { hash = (hash ^ UInt64(b)) &* 0x100_0000_01b3 }
+        clientID = url.parameter("client-id") ?? "ocm-sub-\(String(hash, radix: 16))"
+        self.log = log ?? { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+        let cap = SensorCapability(minimumRate: 1, maximumRate: 1000)
+        info = SourceInfo(identifier: url.description + (boundDevice.map { "?device=\($0)" } ?? ""),
+                          name: "MQTT broker \(url.host):\(url.port), topic \(url.topic)",
+                          sensors: [.accelerometer: cap, .gyro: cap, .magnetometer: cap],
+                          details: [("broker", "\(url.host):\(url.port)"), ("topic filter", url.topic), ("device", boundDevice ?? "first heard"),
+                                    ("silence", "\(silence) s"), ("convention", convention.rawValue), ("client id", clientID)])
+    }
+
+    /// Creates a source from its spec string.
+    public convenience init(spec: String) throws(SourceError) {
+        let url: MQTTURL
+        do { url = try MQTTURL(parsing: spec) } catch { throw SourceError(.unavailable, error.message) }
+        try self.init(url: url)
+    }
+
+    @discardableResult
+    public func apply(_ demand: SensorDemand, sink: @escaping @Sendable (SourceEvent) -> Void) throws(SourceError) -> [SensorKind: Double] {
+        let stopClient: MQTTClient? = state.withLockedValue { s in
+            s.demand = demand
+            if demand.isEmpty {
+                s.sink = nil
+                return s.deviceHandler == nil ? s.client : nil
+            }
+            s.sink = sink
+            return nil
+        }
+        if demand.isEmpty {
+            if stopClient != nil { shutdown() }
+            return [:]
+        }
+        startClient()
+        return demand.rates.mapValues { info.sensors[.accelerometer]?.clamp(rate: $0) ?? $0 }
+    }
+
+    /// Starts delivering every device's samples, labelled, to `handler` (`demand` says which sensors).
+    /// Call ``stopDevices()`` to end.
+    public func startDevices(_ demand: SensorDemand = SensorDemand(rates: [.accelerometer: 100, .gyro: 100, .magnetometer: 100]),
+                             handler: @escaping @Sendable (MQTTDeviceEvent) -> Void) {
+        state.withLockedValue { s in
+            s.deviceHandler = handler
+            if s.sink == nil { s.demand = demand }
+        }
+        startClient()
+    }
+
+    /// Stops ``startDevices(_:handler:)``; disconnects once no consumer is left.
+    public func stopDevices() async {
+        let client: MQTTClient? = state.withLockedValue { s in
+            s.deviceHandler = nil
+            return s.sink == nil ? s.client : nil
+        }
+        if client != nil { await stopClientNow() }
+    }
+
+    private func shutdown() {
+        Task { await self.stopClientNow() }
+    }
+
+    private func stopClientNow() async {
+        let (client, ticker): (MQTTClient?, RepeatedTask?) = state.withLockedValue { s in
+            defer { s.client = nil; s.ticker = nil }
+            return (s.client, s.ticker)
+        }
+        ticker?.cancel()
+        await client?.stop()
+    }
+
+    private func startClient() {
+        let client: MQTTClient? = state.withLockedValue { s in
+            guard s.client == nil else { return nil }
+            var config = url.clientConfiguration(clientID: clientID)
+            config.maximumBackoff = 5
+            let c = MQTTClient(configuration: config) { [weak self] event in self?.handle(event) }
+            s.client = c
+            s.ticker = c.eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(250), delay: .milliseconds(250)) { [weak self] _ in self?.checkSilence() }
+            return c
+        }
+        guard let client else { return }
+        client.subscribe([(url.topic, .atLeastOnce)])
+        client.start()
+    }
+
+    private func handle(_ event: MQTTClientEvent) {
+        switch event {
+        case .message(let m): received(m)
+        case .disconnected(let reason, let retry):
+            let text = "\(url): \(reason); retrying in \(String(format: "%.1f", retry)) s"
+            log(text)
+            emitDevice(.broker(text, fatal: false))
+        case .refused(let code):
+            let text = "\(url): \(code.explanation)"
+            emitDevice(.broker(text, fatal: true))
+            fail(SourceError(.permissionDenied, text))
+        case .connected, .subscribed, .dropped:
+            break
+        }
+    }
+
+    private func emitDevice(_ e: MQTTDeviceEvent) {
+        state.withLockedValue { $0.deviceHandler }?(e)
+    }
+
+    private func fail(_ error: SourceError) {
+        let sink: (@Sendable (SourceEvent) -> Void)? = state.withLockedValue { s in
+            guard !s.failed, let sink = s.sink else { return nil }
+            s.failed = true
+            return sink
+        }
+        sink?(.failed(error))
+    }
+
+    private func received(_ m: MQTTMessage) {
+        let message: SensorLoggerPushMessage
+        do {
+            message = try SensorLoggerPush.decode(m.payload)
+        } catch {
+            emitDevice(.malformed(topic: m.topic, reason: error.message))
+            return
+        }
+        let device = message.deviceId.isEmpty ? m.topic : message.deviceId
+        let now = ProcessInfo.processInfo.systemUptime
+        let convention = self.convention
+        let (samples, appeared, sink, handler, wanted): ([RawSample], Bool, (@Sendable (SourceEvent) -> Void)?, (@Sendable (MQTTDeviceEvent) -> Void)?, Set<SensorKind>) = state.withLockedValue { s in
+            var appeared = false
+            var d = s.devices[device] ?? {
+                appeared = true
+                return DeviceState(converter: SensorLoggerPushConverter(convention: convention, epochOffsetNanoseconds: mqttEpochOffsetNanoseconds()), lastHeard: now)
+            }()
+            d.lastHeard = now
+            d.silent = false
+            var out: [RawSample] = []
+            for ready in d.reorder.add(message) { out += d.converter.samples(from: ready) }
+            s.devices[device] = d
+            if s.pinned == nil, s.sink != nil { s.pinned = boundDevice ?? device }
+            let toSink = s.pinned == device && !s.failed ? s.sink : nil
+            return (out, appeared, toSink, s.deviceHandler, Set(s.demand.rates.keys))
+        }
+        if appeared { handler?(.appeared(device)) }
+        for sample in samples where wanted.contains(sample.sensor) {
+            handler?(.sample(MQTTDeviceSample(device: device, sample: sample)))
+            sink?(.sample(sample))
+        }
+    }
+
+    private func checkSilence() {
+        let now = ProcessInfo.processInfo.systemUptime
+        let limit = silence
+        let (gone, pinned): ([String], String?) = state.withLockedValue { s in
+            var gone: [String] = []
+            for (id, d) in s.devices where !d.silent && now - d.lastHeard > limit {
+                s.devices[id]?.silent = true
+                gone.append(id)
+            }
+            return (gone.sorted(), s.pinned)
+        }
+        for id in gone {
+            emitDevice(.silent(id))
+            if id == pinned { fail(SourceError(.deviceRemoved, "\(url): device \(id) sent nothing for \(limit) s")) }
+        }
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import NIOPosix
+import NIOCore
+
+/// A private Mosquitto broker for one test: its own config in a temp dir, on free loopback ports, one
+/// listener without authentication and one with a password file (`mosquitto_passwd -b`), persistence on.
+final class Mosquitto: @unchecked Sendable {
+    static let binary: String? = ["/usr/sbin/mosquitto", "/usr/bin/mosquitto", "/usr/local/sbin/mosquitto", "/usr/local/bin/mosquitto"]
+        .first { FileManager.default.isExecutableFile(atPath: $0) }
+    static var available: Bool { binary != nil && passwd != nil }
+    static let passwd: String? = ["/usr/bin/mosquitto_passwd", "/usr/local/bin/mosquitto_passwd", "/usr/sbin/mosquitto_passwd"]
+        .first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let skipMessage = "mosquitto is not installed (apt-get install mosquitto; CI installs it from .ci/apt-packages)"
+
+    let dir: URL
+    let port: Int
+    let authPort: Int
+    let user = "robot"
+    let password = "s3cret"
+    private var process: Process?
+
+    init() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("ocm-mosquitto-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        port = try Self.freePort()
+        authPort = try Self.freePort()
+        let pw = dir.appendingPathComponent("passwd").path
+        _ = FileManager.default.createFile(atPath: pw, contents: nil)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Self.passwd ?? "/usr/bin/mosquitto_passwd")
+        p.arguments = ["-b", pw, user, password]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        p.waitUntilExit()
+        let conf = """
+            per_listener_settings true
+            persistence true
+            persistence_location \(dir.path)/
+            autosave_interval 3600
+            log_dest file \(dir.path)/mosquitto.log
+            listener \(port) 127.0.0.1
+            allow_anonymous true
+            listener \(authPort) 127.0.0.1
+            allow_anonymous false
+            password_file \(pw)
+
+            """
+        try conf.write(to: dir.appendingPathComponent("mosquitto.conf"), atomically: true, encoding: .utf8)
+        try start()
+    }
+
+    /// Starts (or restarts) the broker and waits until it accepts connections.
+    func start() throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Self.binary ?? "/usr/sbin/mosquitto")
+        p.arguments = ["-c", dir.appendingPathComponent("mosquitto.conf").path]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        process = p
+        for _ in 0..<200 {
+            if Self.accepts(port: port) { return }
+            usleep(10_000)
+        }
+        throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "mosquitto did not start on port \(port)"])
+    }
+
+    /// Stops the broker gracefully (SIGTERM: it saves its persistent sessions) and waits for it.
+    func stop() {
+        guard let p = process, p.isRunning else { return }
+        p.terminate()
+        p.waitUntilExit()
+        process = nil
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = 0
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &addr) { ptr in
+            ptr.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
+        }
+        guard ok else { throw CocoaError(.fileReadUnknown) }
+        return Int(UInt16(bigEndian: addr.sin_port))
+    }
+
+    static func accepts(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &addr) { ptr in
+            ptr.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+}
+
+/// Runs a command and captures its output.
+struct Run {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+
+    static func command(_ executable: String, _ arguments: [String], timeout: Double = 30) throws -> Run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env.removeValue(forKey: "COREMOTION_SOURCE")
+        process.environment = env
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("ocm-run-\(UUID().uuidString).out")
+        let err = FileManager.default.temporaryDirectory.appendingPathComponent("ocm-run-\(UUID().uuidString).err")
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: out); try? FileManager.default.removeItem(at: err) }
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        try process.run()
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus,
+                   stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
+                   stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
+    }
+
+    /// The `coremotion` binary of this build.
+    static var coremotion: String {
+        var dir = Bundle.main.bundleURL
+        for _ in 0..<4 {
+            let candidate = dir.appendingPathComponent("coremotion")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate.path }
+            dir = dir.deletingLastPathComponent()
+        }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("coremotion").path
+    }
+
+    static let python: String? = ["/usr/bin/python3", "/usr/local/bin/python3"].first { FileManager.default.isExecutableFile(atPath: $0) }
+}
