@@ -147,6 +147,7 @@ let package = Package(
                 "MotionRecorder",
                 "MotionMQTT",
                 "MotionRecordings",
+                "MotionPhones",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ],

@@ -37,6 +37,8 @@ public struct PhoneStatistics: Sendable, Hashable {
     public var connections = 0
     /// The last peer heard from (address, and device id where the app sends one).
     public var peer: String?
+    /// The phone's platform as far as its messages tell (Sensor Logger sends `accuracy` on Android only).
+    public var platform: String?
 }
 
 /// A phone app streaming over the network as a motion source.
@@ -86,7 +88,7 @@ public final class PhoneSource: SensorSource {
         var lastPhone: [SensorKind: Double] = [:]
         var lastHost: [SensorKind: Double] = [:]
         var monitor: SilenceMonitor
-        var stats = PhoneStatistics()
+        var stats: PhoneStatistics
         var problemsLogged = 0
     }
 
@@ -105,7 +107,9 @@ public final class PhoneSource: SensorSource {
         silence = try spec.number("silence", default: 5, in: 0.1...86_400)
         self.log = log ?? { FileHandle.standardError.write(Data(("coremotion: " + $0 + "\n").utf8)) }
         eventLoop = eventLoopGroup.next()
-        state = NIOLockedValueBox(State(monitor: SilenceMonitor(limit: silence)))
+        var stats = PhoneStatistics()
+        stats.platform = spec.app == .sensorLogger ? nil : spec.app.platform
+        state = NIOLockedValueBox(State(monitor: SilenceMonitor(limit: silence), stats: stats))
         let cap = SensorCapability(minimumRate: 1, maximumRate: 500)
         var details: [(String, String)] = [("app", spec.app.displayName), ("platform", spec.app.platform)]
         details.append(spec.app.listens ? ("listens on", "\(spec.host):\(spec.port)") : ("connects to", "\(spec.host):\(spec.port)"))
@@ -243,6 +247,11 @@ public final class PhoneSource: SensorSource {
         var d = PhoneDecoded()
         d.rejected = [reason]
         received(d, arrival: MonotonicClock.now())
+    }
+
+    /// Records the platform the messages reveal.
+    func notePlatform(_ platform: String) {
+        state.withLockedValue { $0.stats.platform = platform }
     }
 
     /// Counts a connection made or accepted.

@@ -208,6 +208,10 @@ final class SensorLoggerServer: PhoneTransport, @unchecked Sendable {
             }
             return true
         }
+        if decoders[deviceID] == nil {
+            let android = message.payload.contains { $0.accuracy != nil }
+            source.notePlatform(android ? "Android (entries carry accuracy)" : "iOS (entries carry no accuracy)")
+        }
         var decoder = decoders[deviceID] ?? SensorLoggerDecoder(convention: convention)
         decoders[deviceID] = nil
         var decoded = decoder.decode(message: message)

@@ -15,7 +15,12 @@ final class PhoneEmulator: @unchecked Sendable {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("phone_emulator.py").path
     }
 
-    init(_ arguments: [String]) throws {
+    init(_ arguments: [String], port: Int? = nil) throws {
+        if let port {
+            var env = ProcessInfo.processInfo.environment
+            env["PHONE_PORT"] = String(port)
+            process.environment = env
+        }
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", Self.script] + arguments
         process.standardOutput = output
@@ -215,10 +220,17 @@ func waitFor(_ seconds: Double, until done: () -> Bool) {
         let source = try PhoneSource(spec: PhoneSpec(parsing: "sensorlog://127.0.0.1:\(port)?backoff=0.2&silence=30"), log: quietLog)
         let c = Collector()
         try source.apply(allSensors, sink: c.sink)
-        usleep(600_000)
+        usleep(700_000)
         #expect(c.samples.withLockedValue { $0.isEmpty })
         #expect(source.statistics.connections == 0)
+        // The phone comes up: the next attempt (at most 0.2 s later) connects and data flows.
+        let phone = try PhoneEmulator(["sensorlog", "1.0", "100"], port: port)
+        #expect(phone.port() == port)
+        _ = phone.wait()
+        waitFor(1) { c.of(.gyro).count >= 50 }
         _ = try? source.apply(.none) { _ in }
+        #expect(source.statistics.connections == 1)
+        #expect(c.of(.gyro).count >= 50)
         #expect(c.failures.withLockedValue { $0.isEmpty })
     }
 }

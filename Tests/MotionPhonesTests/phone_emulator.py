@@ -10,8 +10,9 @@ iOS apps (SensorLog) in g with Core Motion's sign (−1 on z face up).
   phone_emulator.py hyperimu HOST PORT SECONDS [RATE] UDP CSV lines with an epoch-ms timestamp
   phone_emulator.py sensorserver SECONDS [RATE]       WebSocket server; prints its port, then serves
   phone_emulator.py sensorlog SECONDS [RATE] [csv]    TCP server; prints its port, then streams
+The servers listen on 127.0.0.1, on port $PHONE_PORT when set, else on a free one.
 """
-import base64, hashlib, json, math, socket, struct, sys, time, urllib.parse, urllib.request
+import base64, hashlib, json, math, os, socket, struct, sys, time, urllib.parse, urllib.request
 
 G = 9.80665
 RATE_Z = 0.5
@@ -82,7 +83,7 @@ def hyperimu(host, port, seconds, rate):
 def serve_one(seconds):
     server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    server.bind(("127.0.0.1", 0))
+    server.bind(("127.0.0.1", int(os.environ.get("PHONE_PORT", "0"))))
     server.listen(1)
     print(server.getsockname()[1], flush=True)
     server.settimeout(seconds + 10)
