@@ -78,7 +78,7 @@ final class HyperIMUHandler: ChannelInboundHandler, @unchecked Sendable {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let arrival = MonotonicClock.now()
         let envelope = unwrapInboundIn(data)
-        receiver.datagram(envelope.data.readableBytesView, from: envelope.remoteAddress.description, arrival: arrival)
+        receiver.datagram(envelope.data.readableBytesView, from: peerText(envelope.remoteAddress), arrival: arrival)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

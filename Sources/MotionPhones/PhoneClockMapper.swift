@@ -23,7 +23,9 @@
 public struct PhoneClockMapper: Sendable {
     /// Host seconds covered by one bucket of minima (default 1).
     public var bucketDuration: Double
-    /// How many buckets are kept (default 30, so the window is 30 s of host time).
+    /// How many buckets are kept (default 120, so the window is 2 minutes of host time: long enough
+    /// for a good skew estimate from phones that send one batch a second, short enough that drift
+    /// is close to linear over it).
     public var bucketCount: Int
     /// The largest drift rate believed, as a fraction (default 1e-3, 1000 ppm).
     public var maximumSkew: Double
@@ -45,7 +47,7 @@ public struct PhoneClockMapper: Sendable {
     private var valid = false
 
     /// Creates an empty mapper.
-    public init(bucketDuration: Double = 1, bucketCount: Int = 30, maximumSkew: Double = 1e-3, stepTolerance: Double = 1) {
+    public init(bucketDuration: Double = 1, bucketCount: Int = 120, maximumSkew: Double = 1e-3, stepTolerance: Double = 1) {
         self.bucketDuration = bucketDuration
         self.bucketCount = max(2, bucketCount)
         self.maximumSkew = maximumSkew

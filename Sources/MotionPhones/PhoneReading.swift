@@ -47,7 +47,8 @@ public enum PhoneUnits {
     @inlinable
     public static func androidAcceleration(_ x: Double, _ y: Double, _ z: Double, gravity: Double = standardGravity) -> Vector3 {
         let k = -1 / gravity
-        return Vector3(x * k, y * k, z * k)
+        // + 0 turns −0 (from a zero axis) into 0, so output prints 0 rather than -0.
+        return Vector3(x * k + 0, y * k + 0, z * k + 0)
     }
 }
 

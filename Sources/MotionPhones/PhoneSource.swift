@@ -120,6 +120,12 @@ public final class PhoneSource: SensorSource {
         _ = try makeTransport()
     }
 
+    deinit {
+        let (transport, ticker) = state.withLockedValue { ($0.transport, $0.ticker) }
+        ticker?.cancel()
+        transport?.stop()
+    }
+
     /// Creates a source from a spec string such as `sensorlogger://0.0.0.0:8000`.
     public convenience init(spec text: String) throws(SourceError) {
         try self.init(spec: PhoneSpec(parsing: text))
@@ -320,4 +326,11 @@ func bindError(_ spec: PhoneSpec, _ error: any Error) -> SourceError {
         }
     }
     return SourceError(.unavailable, "\(spec): cannot listen: \(text)")
+}
+
+/// `ADDRESS:PORT` of a socket address, for messages.
+func peerText(_ address: SocketAddress?) -> String {
+    guard let address, let ip = address.ipAddress else { return "?" }
+    let port = address.port.map(String.init) ?? "?"
+    return ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)"
 }

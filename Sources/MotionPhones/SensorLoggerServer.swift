@@ -241,7 +241,7 @@ final class SensorLoggerHTTPHandler: ChannelInboundHandler, @unchecked Sendable 
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        peer = context.remoteAddress?.description ?? "?"
+        peer = peerText(context.remoteAddress)
         if server.opened(peer) { counted = true } else { context.close(promise: nil) }
         context.fireChannelActive()
     }
