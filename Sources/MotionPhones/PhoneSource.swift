@@ -54,6 +54,10 @@ public struct PhoneStatistics: Sendable, Hashable {
 /// Motion's units and signs (``PhoneUnits``); the phone's timestamps are mapped onto this machine's
 /// monotonic clock by a ``PhoneClockMapper`` per phone clock, and per sensor never go backwards.
 ///
+/// Rates: the phone sends at the rate set in the app. ``apply(_:sink:)`` reports, per sensor asked
+/// for, the rate measured so far (more than ten readings), else ``SensorCapability/maximumRate``
+/// (500 Hz), so a consumer slower than the phone is thinned by timestamp downstream.
+///
 /// Faults: after `silence` seconds without data (default 5) the sink gets one `.failed` with
 /// ``SourceError/Kind/deviceRemoved`` (`CMErrorNotAvailable` for `CMMotionManager` handlers), and the
 /// updates end, as with any Core Motion error; starting them again listens or connects afresh, and
@@ -187,8 +191,12 @@ public final class PhoneSource: SensorSource {
                 if spec.app.listens { s.monitor.disarm() } else { s.monitor.arm(now: now) }
             }
         }
-        let cap = info.sensors[.accelerometer]!
-        return demand.rates.mapValues { cap.clamp(rate: $0) }
+        // The phone sends at its own rate, whatever is asked. Report the rate measured so far, else
+        // the highest this source accepts, so the hub thins the stream for slower consumers by
+        // timestamp instead of passing every sample on.
+        let measured = state.withLockedValue { s in s.stats.sensors.compactMapValues { $0.count > 10 ? $0.rate : nil } }
+        let maximum = info.sensors[.accelerometer]?.maximumRate ?? 500
+        return demand.rates.mapValues { _ in maximum }.merging(measured.filter { demand.rates[$0.key] != nil }) { _, m in min(m, maximum) }
     }
 
     // MARK: From the transports (on the event loop)

@@ -101,10 +101,14 @@ func waitFor(_ seconds: Double, until done: () -> Bool) {
     @Test func sensorLoggerHTTPPush() throws {
         let source = try PhoneSource(spec: PhoneSpec(parsing: "sensorlogger://127.0.0.1:0"), log: quietLog)
         let c = Collector()
-        try source.apply(allSensors, sink: c.sink)
+        // Before any data the source reports its highest rate, so the hub thins by timestamp.
+        #expect(try source.apply(allSensors, sink: c.sink)[.gyro] == 500)
         let port = try #require(source.boundAddress?.port)
         let phone = try PhoneEmulator(["sensorlogger", "http://127.0.0.1:\(port)/", "1.0", "100"])
         #expect(phone.wait() == 0)
+        // Once data flowed, the rate measured.
+        let granted = try source.apply(allSensors, sink: c.sink)
+        #expect(granted[.gyro].map { abs($0 - 100) < 15 } == true, "granted \(granted)")
         _ = try? source.apply(.none) { _ in }
         checkPhysics(c, minimumCount: 60)
         let stats = source.statistics
