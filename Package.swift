@@ -141,6 +141,7 @@ let package = Package(
             name: "CoreMotionCLI",
             dependencies: [
                 "OpenCoreMotion",
+                "MotionRecordings",
                 "MotionBenchmarks",
                 "MotionSourcesLinux",
                 "MotionDashboard",

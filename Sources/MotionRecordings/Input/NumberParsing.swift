@@ -90,7 +90,37 @@ enum NumberParser {
             v = scale < 0 ? v / exactPowers[-scale] : v * exactPowers[scale]
             return .value(negative ? -v : v)
         }
+        if significant <= 19, scale >= -19, scale <= 19 {
+            let v = exactScaled(mantissa, scale)
+            return .value(negative ? -v : v)
+        }
         return slowPath(bytes, decimalComma: decimalComma)
+    }
+
+    private static let powersOfTen: [UInt64] = (0...19).map { k in (0..<k).reduce(UInt64(1)) { p, _ in p * 10 } }
+
+    /// `m × 10^scale`, correctly rounded, for `m < 2^64` and `|scale| ≤ 19`, with 128-bit integer
+    /// arithmetic: the exact product (or a 64-bit quotient of `m·2^s / 10^k` and its remainder) is
+    /// reduced to 64 bits with a sticky bit for everything dropped, so the one rounding of the
+    /// conversion to `Double` (to nearest, ties to even) is the rounding of the exact value.
+    @inline(__always)
+    private static func exactScaled(_ m: UInt64, _ scale: Int) -> Double {
+        if scale >= 0 {
+            let (high, low) = m.multipliedFullWidth(by: powersOfTen[scale])
+            if high == 0 { return Double(low) }
+            let shift = 64 - high.leadingZeroBitCount  // 1...64
+            let top = (high << UInt64(64 - shift)) | (low >> UInt64(shift))
+            let sticky: UInt64 = (low << UInt64(64 - shift)) != 0 ? 1 : 0
+            return Double(sign: .plus, exponent: shift, significand: Double(top | sticky))
+        }
+        let d = powersOfTen[-scale]
+        let dBits = 64 - d.leadingZeroBitCount
+        let mBits = 64 - m.leadingZeroBitCount
+        let s = 63 + dBits - mBits  // 0...126: m·2^s has 63 + dBits bits, so the quotient fits 64 bits
+        let high: UInt64 = s >= 64 ? m << UInt64(s - 64) : (s == 0 ? 0 : m >> UInt64(64 - s))
+        let low: UInt64 = s >= 64 ? 0 : m << UInt64(s)
+        let (q, r) = d.dividingFullWidth((high: high, low: low))
+        return Double(sign: .plus, exponent: -s, significand: Double(q | (r != 0 ? 1 : 0)))
     }
 
     private static func isNonFiniteWord(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Bool {
