@@ -64,6 +64,7 @@ struct PublishCommand: AsyncParsableCommand {
         let source = try sourceOptions.resolve()
         let device = deviceId ?? ProcessInfo.processInfo.hostName
         let (events, continuation) = AsyncStream<String?>.makeStream()
+        let dropped = Locked(0)
         let publisher = MQTTMotionPublisher(
             configuration: url.clientConfiguration(clientID: "ocm-pub-\(device)"), topic: url.topic, deviceID: device,
             qos: qos == 0 ? .atMostOnce : .atLeastOnce, binary: binary, batchPeriod: batch
@@ -74,7 +75,10 @@ struct PublishCommand: AsyncParsableCommand {
             case .refused(let code):
                 continuation.yield("\(url): \(code.explanation)")
             case .dropped(let n):
-                printError("\(url): \(n) messages dropped: the outgoing queue is full")
+                // QoS 0 while disconnected, or the queue full: said once, counted in the summary.
+                if dropped.withLock({ d in defer { d += n }; return d == 0 }) {
+                    printError("\(url): dropping messages (QoS 0 while disconnected, or the outgoing queue is full)")
+                }
             default:
                 break
             }
@@ -110,7 +114,8 @@ struct PublishCommand: AsyncParsableCommand {
         }
         let acked = await publisher.finish(timeout: 10)
         let t = publisher.totals
-        printError("published \(t.samples) samples in \(t.messages) messages (\(t.bytes) bytes) to \(url)\(publisher.skipped > 0 ? ", \(publisher.skipped) non-finite skipped" : "")")
+        let lost = dropped.withLock { $0 }
+        printError("published \(t.samples) samples in \(t.messages) messages (\(t.bytes) bytes) to \(url)\(publisher.skipped > 0 ? ", \(publisher.skipped) non-finite skipped" : "")\(lost > 0 ? ", \(lost) messages dropped" : "")")
         if !acked && qos == 1 { throw CLIError("\(url): the broker did not acknowledge every message within 10 s") }
     }
 }

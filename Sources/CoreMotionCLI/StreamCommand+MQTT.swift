@@ -23,6 +23,7 @@ extension StreamCommand {
             case .silent(let id): printError("\(broker.url): device \(id) sent nothing for \(broker.silence) s")
             case .malformed(let topic, let reason): printError("\(broker.url): message on \(topic) skipped: \(reason)")
             case .broker(let text, let isFatal): if isFatal { continuation.yield(text) }
+            case .subscribed: break
             }
         }
         if let duration {

@@ -42,6 +42,8 @@ public struct MQTTClientConfiguration: Sendable {
     public var responseTimeout: Double
     /// Largest packet accepted from the broker in bytes (default 4 MiB).
     public var maximumPacketSize: Int
+    /// The HTTP path for MQTT over WebSocket (`/mqtt` usually), or `nil` (the default) for plain TCP.
+    public var webSocketPath: String?
 
     /// Creates a configuration with the defaults above.
     public init(host: String, port: Int = 1883, useTLS: Bool = false, connect: MQTTConnect,
@@ -127,7 +129,8 @@ public final class MQTTClient: Sendable {
         self.configuration = configuration
         let loop = eventLoop ?? MultiThreadedEventLoopGroup.singleton.next()
         self.eventLoop = loop
-        self.connector = connector ?? MQTTClient.tcpConnector(configuration)
+        self.connector = connector ?? configuration.webSocketPath.map { MQTTClient.webSocketConnector(configuration, path: $0) }
+            ?? MQTTClient.tcpConnector(configuration)
         let machine = MQTTStateMachine(connect: configuration.connect, maximumInFlight: configuration.maximumInFlight,
                                        maximumQueued: configuration.maximumQueued, responseTimeout: configuration.responseTimeout)
         if loop.inEventLoop {
@@ -250,9 +253,21 @@ public final class MQTTClient: Sendable {
                 if core.stopped { channel.close(promise: nil); return }
                 self.adopt(channel)
             case .failure(let error):
-                self.scheduleRetry(reason: "broker \(configuration.host):\(configuration.port) unreachable: \(error)")
+                self.scheduleRetry(reason: "broker \(configuration.host):\(configuration.port) unreachable: \(Self.describe(error))")
             }
         }
+    }
+
+    /// A short reason for a failed connection (`connection refused`, `connect timeout`, a DNS failure).
+    static func describe(_ error: any Error) -> String {
+        if let e = error as? NIOConnectionError {
+            if let first = e.connectionErrors.first { return describe(first.error) }
+            if let dns = e.dnsAAAAError ?? e.dnsAError { return "cannot resolve \(e.host): \(dns)" }
+            return "no address for \(e.host)"
+        }
+        if let e = error as? IOError { return String(cString: strerror(e.errnoCode)).lowercased() }
+        if let e = error as? ChannelError, case .connectTimeout = e { return "connect timeout" }
+        return String(describing: error)
     }
 
     private func scheduleRetry(reason: String) {

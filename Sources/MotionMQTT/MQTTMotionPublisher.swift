@@ -82,27 +82,26 @@ public final class MQTTMotionPublisher: Sendable {
         if full { flush() }
     }
 
-    /// Sends the current batch now (if it holds anything).
+    /// Sends the current batch now (if it holds anything). Numbering, encoding and handing to the client
+    /// happen under one lock, so messages reach the client in `messageId` order whichever thread flushes.
     public func flush() {
-        let message: SensorLoggerPushMessage? = batch.withLockedValue { b in
-            guard !b.entries.isEmpty else { return nil }
-            defer { b.entries.removeAll(keepingCapacity: true); b.nextID += 1 }
-            return SensorLoggerPushMessage(messageId: b.nextID, sessionId: sessionID, deviceId: deviceID, payload: b.entries)
-        }
-        guard let message else { return }
-        let bytes: [UInt8]
-        do {
-            bytes = binary ? try SensorLoggerPush.encodeBinary(message) : try SensorLoggerPush.encodeJSON(message)
-        } catch {
-            batch.withLockedValue { $0.skipped += message.payload.count }
-            return
-        }
         batch.withLockedValue { b in
+            guard !b.entries.isEmpty else { return }
+            let message = SensorLoggerPushMessage(messageId: b.nextID, sessionId: sessionID, deviceId: deviceID, payload: b.entries)
+            b.entries.removeAll(keepingCapacity: true)
+            let bytes: [UInt8]
+            do {
+                bytes = binary ? try SensorLoggerPush.encodeBinary(message) : try SensorLoggerPush.encodeJSON(message)
+            } catch {
+                b.skipped += message.payload.count
+                return
+            }
+            b.nextID += 1
             b.messages += 1
             b.bytes += bytes.count
             b.samples += message.payload.count
+            client.publish(MQTTMessage(topic: topic, payload: bytes, qos: qos))
         }
-        client.publish(MQTTMessage(topic: topic, payload: bytes, qos: qos))
     }
 
     /// Samples skipped because a value was not finite.

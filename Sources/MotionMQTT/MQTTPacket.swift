@@ -28,7 +28,7 @@ public enum MQTTConnectReturnCode: UInt8, Sendable, Hashable {
         case .unacceptableProtocolVersion: return "the broker does not speak MQTT 3.1.1"
         case .identifierRejected: return "the broker rejected the client identifier"
         case .serverUnavailable: return "the broker is unavailable"
-        case .badUsernameOrPassword: return "bad user name or password (CONNACK return code 4)"
+        case .badUsernameOrPassword: return "bad user name or password (CONNACK return code 4): check the user name and password"
         case .notAuthorized: return "not authorized (CONNACK return code 5): check the user name and password"
         }
     }

@@ -33,6 +33,8 @@ public enum MQTTDeviceEvent: Sendable, Hashable {
     case malformed(topic: String, reason: String)
     /// The broker connection is down and being retried, or was refused (`fatal`).
     case broker(String, fatal: Bool)
+    /// The broker granted the subscription: from now on, messages published are delivered (QoS 1).
+    case subscribed
 }
 
 /// An MQTT broker as a motion source: `mqtt://[USER:PASS@]HOST:PORT/TOPIC_FILTER[?device=ID&convention=apple&silence=S&client-id=ID]`.
@@ -126,17 +128,18 @@ public final class MQTTSensorSource: SensorSource {
 
     @discardableResult
     public func apply(_ demand: SensorDemand, sink: @escaping @Sendable (SourceEvent) -> Void) throws(SourceError) -> [SensorKind: Double] {
-        let stopClient: MQTTClient? = state.withLockedValue { s in
+        let detached: (MQTTClient?, RepeatedTask?) = state.withLockedValue { s in
             s.demand = demand
             if demand.isEmpty {
                 s.sink = nil
-                return s.deviceHandler == nil ? s.client : nil
+                return s.deviceHandler == nil ? Self.detach(&s) : (nil, nil)
             }
             s.sink = sink
-            return nil
+            s.failed = false
+            return (nil, nil)
         }
         if demand.isEmpty {
-            if stopClient != nil { shutdown() }
+            Self.stop(detached)
             return [:]
         }
         startClient()
@@ -154,33 +157,35 @@ public final class MQTTSensorSource: SensorSource {
         startClient()
     }
 
-    /// Stops ``startDevices(_:handler:)``; disconnects once no consumer is left.
+    /// Stops ``startDevices(_:handler:)``; disconnects once no consumer is left, and returns when it has.
     public func stopDevices() async {
-        let client: MQTTClient? = state.withLockedValue { s in
-            s.deviceHandler = nil
-            return s.sink == nil ? s.client : nil
-        }
-        if client != nil { await stopClientNow() }
-    }
-
-    private func shutdown() {
-        Task { await self.stopClientNow() }
-    }
-
-    private func stopClientNow() async {
         let (client, ticker): (MQTTClient?, RepeatedTask?) = state.withLockedValue { s in
-            defer { s.client = nil; s.ticker = nil }
-            return (s.client, s.ticker)
+            s.deviceHandler = nil
+            return s.sink == nil ? Self.detach(&s) : (nil, nil)
         }
         ticker?.cancel()
         await client?.stop()
+    }
+
+    /// Takes the client out of the state (under the lock), so a new one can start at once.
+    private static func detach(_ s: inout State) -> (MQTTClient?, RepeatedTask?) {
+        defer { s.client = nil; s.ticker = nil; s.devices = [:]; s.pinned = nil }
+        return (s.client, s.ticker)
+    }
+
+    private static func stop(_ detached: (MQTTClient?, RepeatedTask?)) {
+        detached.1?.cancel()
+        guard let client = detached.0 else { return }
+        Task { await client.stop() }
     }
 
     private func startClient() {
         let client: MQTTClient? = state.withLockedValue { s in
             guard s.client == nil else { return nil }
             var config = url.clientConfiguration(clientID: clientID)
-            config.maximumBackoff = 5
+            // One subscriber per source: retry at least every second, so that a restarted broker's queue
+            // for us (Mosquitto keeps 1000 messages by default) overflows as little as possible.
+            config.maximumBackoff = 1
             let c = MQTTClient(configuration: config) { [weak self] event in self?.handle(event) }
             s.client = c
             s.ticker = c.eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(250), delay: .milliseconds(250)) { [weak self] _ in self?.checkSilence() }
@@ -202,7 +207,9 @@ public final class MQTTSensorSource: SensorSource {
             let text = "\(url): \(code.explanation)"
             emitDevice(.broker(text, fatal: true))
             fail(SourceError(.permissionDenied, text))
-        case .connected, .subscribed, .dropped:
+        case .subscribed:
+            emitDevice(.subscribed)
+        case .connected, .dropped:
             break
         }
     }

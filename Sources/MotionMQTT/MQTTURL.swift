@@ -1,11 +1,14 @@
-/// A broker address with a topic: `mqtt://[USER:PASS@]HOST[:PORT]/TOPIC[?key=value&…]` (`mqtts://` for TLS).
+/// A broker address with a topic: `mqtt://[USER:PASS@]HOST[:PORT]/TOPIC[?key=value&…]` (`mqtts://` for TLS,
+/// `mqtt+ws://` and `mqtt+wss://` for MQTT over WebSocket, ports 8000 and 8884 by default).
 ///
 /// The topic is everything after the first `/` up to `?`, percent-decoded, so the MQTT wildcards
 /// `+` and `#` can be written as they are (`mqtt://localhost:1883/fleet/#`). User and password are
 /// percent-decoded. The port defaults to 1883 (8883 for `mqtts`). IPv6 hosts go in brackets.
 public struct MQTTURL: Sendable, Hashable, CustomStringConvertible {
-    /// Whether TLS is used (`mqtts://`).
+    /// Whether TLS is used (`mqtts://`, `mqtt+wss://`).
     public var useTLS: Bool
+    /// Whether MQTT travels over WebSocket (`mqtt+ws://`, `mqtt+wss://`; HTTP path from `ws-path=`, default `/mqtt`).
+    public var webSocket: Bool = false
     /// Host name or address.
     public var host: String
     /// TCP port.
@@ -26,7 +29,8 @@ public struct MQTTURL: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         let user = username.map { "\($0)@" } ?? ""
         let h = host.contains(":") ? "[\(host)]" : host
-        return "\(useTLS ? "mqtts" : "mqtt")://\(user)\(h):\(port)/\(topic)"
+        let scheme = webSocket ? (useTLS ? "mqtt+wss" : "mqtt+ws") : (useTLS ? "mqtts" : "mqtt")
+        return "\(scheme)://\(user)\(h):\(port)/\(topic)"
     }
 
     public static func == (a: MQTTURL, b: MQTTURL) -> Bool { a.description == b.description && a.password == b.password && a.query.map(\.0) == b.query.map(\.0) && a.query.map(\.1) == b.query.map(\.1) }
@@ -37,6 +41,8 @@ public struct MQTTURL: Sendable, Hashable, CustomStringConvertible {
         var rest: Substring
         if text.hasPrefix("mqtt://") { useTLS = false; rest = text.dropFirst(7) }
         else if text.hasPrefix("mqtts://") { useTLS = true; rest = text.dropFirst(8) }
+        else if text.hasPrefix("mqtt+ws://") { useTLS = false; webSocket = true; rest = text.dropFirst(10) }
+        else if text.hasPrefix("mqtt+wss://") { useTLS = true; webSocket = true; rest = text.dropFirst(11) }
         else { throw MQTTProtocolError("'\(text)' is not an MQTT URL; expected mqtt://[USER:PASS@]HOST:PORT/TOPIC") }
         let slash = rest.firstIndex(of: "/") ?? rest.endIndex
         var authority = rest[..<slash]
@@ -70,7 +76,7 @@ public struct MQTTURL: Sendable, Hashable, CustomStringConvertible {
             guard let p = Int(portText), (1...65_535).contains(p) else { throw MQTTProtocolError("'\(text)': port '\(portText)' is not a number from 1 to 65535") }
             port = p
         } else {
-            port = useTLS ? 8883 : 1883
+            port = webSocket ? (useTLS ? 8884 : 8000) : (useTLS ? 8883 : 1883)
         }
         var q: [(String, String)] = []
         if let question = rest.firstIndex(of: "?") {
@@ -104,8 +110,10 @@ public struct MQTTURL: Sendable, Hashable, CustomStringConvertible {
 
     /// A client configuration for this broker (credentials, TLS), with `clientID`, clean session off.
     public func clientConfiguration(clientID: String, keepAlive: UInt16 = 30) -> MQTTClientConfiguration {
-        MQTTClientConfiguration(host: host, port: port, useTLS: useTLS,
-                                connect: MQTTConnect(clientID: clientID, cleanSession: false, keepAlive: keepAlive,
-                                                     username: username, password: password.map { Array($0.utf8) }))
+        var c = MQTTClientConfiguration(host: host, port: port, useTLS: useTLS,
+                                        connect: MQTTConnect(clientID: clientID, cleanSession: false, keepAlive: keepAlive,
+                                                             username: username, password: password.map { Array($0.utf8) }))
+        if webSocket { c.webSocketPath = parameter("ws-path") ?? "/mqtt" }
+        return c
     }
 }

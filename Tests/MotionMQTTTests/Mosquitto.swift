@@ -17,11 +17,12 @@ final class Mosquitto: @unchecked Sendable {
     let authPort: Int
     let user = "robot"
     let password = "s3cret"
-    private var process: Process?
+    private var pid: pid_t = 0
 
     init() throws {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("ocm-mosquitto-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        // Mosquitto started as root drops to its own user, which must still write its log and database here.
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
         port = try Self.freePort()
         authPort = try Self.freePort()
         let pw = dir.appendingPathComponent("passwd").path
@@ -51,27 +52,54 @@ final class Mosquitto: @unchecked Sendable {
     }
 
     /// Starts (or restarts) the broker and waits until it accepts connections.
+    ///
+    /// Spawned with an empty signal mask: a test process blocks SIGTERM in its threads, and a child
+    /// started by `Process` would inherit that and never stop (nor save its sessions) on SIGTERM.
     func start() throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: Self.binary ?? "/usr/sbin/mosquitto")
-        p.arguments = ["-c", dir.appendingPathComponent("mosquitto.conf").path]
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        process = p
-        for _ in 0..<200 {
+        let args = [Self.binary ?? "/usr/sbin/mosquitto", "-c", dir.appendingPathComponent("mosquitto.conf").path]
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attr, &empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGTERM)
+        sigaddset(&defaults, SIGINT)
+        posix_spawnattr_setsigdefault(&attr, &defaults)
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        var cargs = args.map { strdup($0) } + [nil]
+        defer { for a in cargs { free(a) } }
+        var child: pid_t = 0
+        let rc = posix_spawn(&child, args[0], &actions, &attr, &cargs, environ)
+        guard rc == 0 else { throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot start mosquitto: error \(rc)"]) }
+        pid = child
+        for _ in 0..<300 {
             if Self.accepts(port: port) { return }
             usleep(10_000)
         }
         throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "mosquitto did not start on port \(port)"])
     }
 
-    /// Stops the broker gracefully (SIGTERM: it saves its persistent sessions) and waits for it.
+    /// Stops the broker gracefully (SIGTERM: it saves its persistent sessions) and waits for it
+    /// (SIGKILL after 5 s).
     func stop() {
-        guard let p = process, p.isRunning else { return }
-        p.terminate()
-        p.waitUntilExit()
-        process = nil
+        guard pid > 0 else { return }
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        for _ in 0..<500 {
+            if waitpid(pid, &status, WNOHANG) == pid { pid = 0; return }
+            usleep(10_000)
+        }
+        kill(pid, SIGKILL)
+        waitpid(pid, &status, 0)
+        pid = 0
     }
 
     deinit {
@@ -148,5 +176,10 @@ struct Run {
         return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("coremotion").path
     }
 
-    static let python: String? = ["/usr/bin/python3", "/usr/local/bin/python3"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    /// `python3` as the shell would find it (PATH first: CI's `python3 -m pip` installs paho-mqtt there).
+    static let python: String? = {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return (path.split(separator: ":").map { "\($0)/python3" } + ["/usr/bin/python3"])
+            .first { FileManager.default.isExecutableFile(atPath: $0) }
+    }()
 }

@@ -51,7 +51,7 @@ extension CMMotionManager {
             return try ReplaySource(path: path)
         case "iio", "evdev":
             return try linuxSource(named: spec)
-        case "mqtt", "mqtts":
+        case "mqtt", "mqtts", "mqtt+ws", "mqtt+wss":
             return try MQTTSensorSource(spec: spec)
         case "sensorlogger", "sensorserver", "phyphox", "sensorlog", "hyperimu":
             return try PhoneSource(spec: spec)

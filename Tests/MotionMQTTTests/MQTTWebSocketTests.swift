@@ -1,0 +1,118 @@
+import NIOPosix
+import Foundation
+import NIOCore
+import NIOEmbedded
+import NIOHTTP1
+import NIOWebSocket
+import Testing
+@testable import MotionMQTT
+
+/// MQTT over WebSocket at the frame level, on an `EmbeddedChannel`.
+@Suite struct MQTTWebSocketTests {
+    @Test func mqttBytesTravelInMaskedBinaryFramesBothWays() throws {
+        let channel = EmbeddedChannel(handler: MQTTWebSocketFrameHandler())
+        let connect = try MQTTPacket.connect(MQTTConnect(clientID: "ws")).encoded()
+        try channel.writeOutbound(ByteBuffer(bytes: connect))
+        let frame = try #require(try channel.readOutbound(as: WebSocketFrame.self))
+        #expect(frame.opcode == .binary && frame.fin && frame.maskKey != nil)
+        // An outgoing frame holds its data unmasked: NIO's encoder applies the key on the wire.
+        #expect(Array(buffer: frame.data) == connect)
+        // From the broker: a CONNACK split over a binary frame and a continuation frame.
+        let connack = try MQTTPacket.connack(sessionPresent: true, returnCode: .accepted).encoded()
+        try channel.writeInbound(WebSocketFrame(fin: false, opcode: .binary, data: ByteBuffer(bytes: connack.prefix(2))))
+        try channel.writeInbound(WebSocketFrame(fin: true, opcode: .continuation, data: ByteBuffer(bytes: connack.dropFirst(2))))
+        var bytes: [UInt8] = []
+        while let b = try channel.readInbound(as: ByteBuffer.self) { bytes += Array(buffer: b) }
+        #expect(try MQTTPacketDecoder.parseAll(bytes) == [.connack(sessionPresent: true, returnCode: .accepted)])
+        // A ping is answered with a masked pong carrying the same data.
+        try channel.writeInbound(WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer(bytes: [1, 2, 3])))
+        let pong = try #require(try channel.readOutbound(as: WebSocketFrame.self))
+        #expect(pong.opcode == .pong && pong.maskKey != nil && Array(buffer: pong.data) == [1, 2, 3])
+        // A text frame is not MQTT: the connection closes.
+        _ = try? channel.writeInbound(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: "hi")))
+        #expect(!channel.isActive)
+    }
+
+    @Test func theUpgradeRequestAsksForTheMQTTSubprotocol() throws {
+        let channel = EmbeddedChannel(handler: MQTTWebSocketRequestHandler(host: "broker", port: 8000, path: "mqtt"))
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8000)).wait()
+        guard case .head(let head)? = try channel.readOutbound(as: HTTPClientRequestPart.self) else { Issue.record("no request head"); return }
+        #expect(head.method == .GET && head.uri == "/mqtt")
+        #expect(head.headers["Sec-WebSocket-Protocol"] == ["mqtt"] && head.headers["Host"] == ["broker:8000"])
+    }
+
+    @Test func webSocketURLsSelectTheTransport() throws {
+        let u = try MQTTURL(parsing: "mqtt+ws://phone.local/sensor-logger?ws-path=/ws")
+        #expect(u.webSocket && !u.useTLS && u.port == 8000 && u.topic == "sensor-logger")
+        #expect(u.clientConfiguration(clientID: "c").webSocketPath == "/ws")
+        let s = try MQTTURL(parsing: "mqtt+wss://h/t")
+        #expect(s.useTLS && s.port == 8884 && s.clientConfiguration(clientID: "c").webSocketPath == "/mqtt")
+        #expect(try MQTTURL(parsing: "mqtt://h/t").clientConfiguration(clientID: "c").webSocketPath == nil)
+    }
+}
+
+/// End to end over WebSocket: a small NIO WebSocket server (subprotocol `mqtt`) relays frames to a
+/// private Mosquitto's TCP listener, standing in for a broker's websockets listener.
+@Suite(.serialized, .enabled(if: Mosquitto.available, Comment(rawValue: Mosquitto.skipMessage)))
+struct MQTTWebSocketEndToEndTests {
+    final class FrontToBack: ChannelInboundHandler, Sendable {
+        typealias InboundIn = WebSocketFrame
+        let back: any Channel
+        init(back: any Channel) { self.back = back }
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let frame = unwrapInboundIn(data)
+            if frame.opcode == .binary || frame.opcode == .continuation { back.writeAndFlush(frame.unmaskedData, promise: nil) }
+            if frame.opcode == .connectionClose { context.close(promise: nil); back.close(promise: nil) }
+        }
+        func channelInactive(context: ChannelHandlerContext) { back.close(promise: nil) }
+    }
+
+    final class BackToFront: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+        let front: any Channel
+        init(front: any Channel) { self.front = front }
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            front.writeAndFlush(WebSocketFrame(fin: true, opcode: .binary, data: unwrapInboundIn(data)), promise: nil)
+        }
+        func channelInactive(context: ChannelHandlerContext) { front.close(promise: nil) }
+    }
+
+    static func relay(to port: Int) throws -> any Channel {
+        try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in
+                let upgrader = NIOWebSocketServerUpgrader(
+                    maxFrameSize: 1 << 22,
+                    shouldUpgrade: { ch, head in
+                        ch.eventLoop.makeSucceededFuture(head.headers["Sec-WebSocket-Protocol"].first == "mqtt" ? HTTPHeaders([("Sec-WebSocket-Protocol", "mqtt")]) : nil)
+                    },
+                    upgradePipelineHandler: { front, _ in
+                        ClientBootstrap(group: front.eventLoop)
+                            .channelInitializer { back in back.eventLoop.makeCompletedFuture { try back.pipeline.syncOperations.addHandler(BackToFront(front: front)) } }
+                            .connect(host: "127.0.0.1", port: port)
+                            .flatMap { back in front.eventLoop.makeCompletedFuture { try front.pipeline.syncOperations.addHandler(FrontToBack(back: back)) } }
+                    })
+                return channel.pipeline.configureHTTPServerPipeline(withServerUpgrade: (upgraders: [upgrader], completionHandler: { _ in }))
+            }
+            .bind(host: "127.0.0.1", port: 0).wait()
+    }
+
+    @Test func aPublisherOverWebSocketReachesASubscriberOverWebSocket() async throws {
+        let broker = try Mosquitto()
+        let relay = try Self.relay(to: broker.port)
+        let wsPort = try #require(relay.localAddress?.port)
+        let source = try MQTTSensorSource(url: MQTTURL(parsing: "mqtt+ws://127.0.0.1:\(wsPort)/ws/+"), log: { _ in })
+        let collector = MosquittoTests.Collector()
+        source.startDevices { collector.handle($0) }
+        await collector.wait(until: { collector.subscribed.withLockedValue { $0 } }, timeout: 5)
+        #expect(collector.subscribed.withLockedValue { $0 })
+        let config = try MQTTURL(parsing: "mqtt+ws://127.0.0.1:\(wsPort)/ws/phone").clientConfiguration(clientID: "ws-pub")
+        let pub = MQTTMotionPublisher(configuration: config, topic: "ws/phone", deviceID: "phone", batchPeriod: 0.05)
+        for s in MosquittoTests.samples(200, start: 500) { pub.add(s) }
+        #expect(await pub.finish(timeout: 5))
+        await collector.wait(until: { collector.total >= 200 }, timeout: 5)
+        await source.stopDevices()
+        let got = collector.samples.withLockedValue { $0["phone"] ?? [] }
+        #expect(got.count == 200 && got.allSatisfy { abs($0.value.z + 1) < 1e-9 })
+        try await relay.close().get()
+    }
+}

@@ -1,0 +1,268 @@
+import Foundation
+import MotionFusion
+import MotionMQTT
+import MotionSources
+import NIOConcurrencyHelpers
+import Testing
+
+/// Against a real Mosquitto started by each test on free loopback ports (skipped only when the binary is
+/// missing; CI installs it). Interoperation with an independent client uses Python's paho-mqtt.
+@Suite(.serialized, .enabled(if: Mosquitto.available, Comment(rawValue: Mosquitto.skipMessage)))
+struct MosquittoTests {
+    /// Collects what a broker source delivers, per device.
+    final class Collector: Sendable {
+        let samples = NIOLockedValueBox<[String: [RawSample]]>([:])
+        let events = NIOLockedValueBox<[MQTTDeviceEvent]>([])
+        let subscribed = NIOLockedValueBox(false)
+
+        func handle(_ e: MQTTDeviceEvent) {
+            switch e {
+            case .sample(let d): samples.withLockedValue { $0[d.device, default: []].append(d.sample) }
+            case .subscribed: subscribed.withLockedValue { $0 = true }
+            default: events.withLockedValue { $0.append(e) }
+            }
+        }
+
+        var total: Int { samples.withLockedValue { $0.values.reduce(0) { $0 + $1.count } } }
+
+        func wait(until condition: () -> Bool, timeout: Double) async {
+            let end = Date().addingTimeInterval(timeout)
+            while !condition() && Date() < end { try? await Task.sleep(nanoseconds: 20_000_000) }
+        }
+    }
+
+    static func samples(_ n: Int, start: Double) -> [RawSample] {
+        (0..<n).map { i in RawSample(sensor: .accelerometer, timestamp: start + Double(i) * 0.01, value: Vector3(Double(i % 7) * 0.01, 0, -1)) }
+    }
+
+    func publisher(_ broker: Mosquitto, device: String, topic: String) -> MQTTMotionPublisher {
+        var config = try! MQTTURL(parsing: "mqtt://127.0.0.1:\(broker.port)/\(topic)").clientConfiguration(clientID: "ocm-pub-\(device)")
+        config.initialBackoff = 0.05
+        config.maximumBackoff = 0.5
+        return MQTTMotionPublisher(configuration: config, topic: topic, deviceID: device, qos: .atLeastOnce, batchPeriod: 0.05)
+    }
+
+    @Test func twentyPublishersIntoOneSubscriberLoseNothing() async throws {
+        let broker = try Mosquitto()
+        let source = try MQTTSensorSource(url: MQTTURL(parsing: "mqtt://127.0.0.1:\(broker.port)/fleet/+"), log: { _ in })
+        let collector = Collector()
+        source.startDevices { collector.handle($0) }
+        await collector.wait(until: { collector.subscribed.withLockedValue { $0 } }, timeout: 5)
+        #expect(collector.subscribed.withLockedValue { $0 })
+        let start = ProcessInfo.processInfo.systemUptime - 10
+        let publishers = (0..<20).map { publisher(broker, device: "robot-\($0)", topic: "fleet/robot-\($0)") }
+        for p in publishers { for s in Self.samples(400, start: start) { p.add(s) } }
+        for p in publishers { #expect(await p.finish(timeout: 10)) }
+        await collector.wait(until: { collector.total >= 20 * 400 }, timeout: 10)
+        await source.stopDevices()
+        let got = collector.samples.withLockedValue { $0 }
+        #expect(got.count == 20)
+        for (device, s) in got {
+            #expect(s.count == 400, "\(device)")
+            #expect(zip(s, s.dropFirst()).allSatisfy { $0.timestamp < $1.timestamp }, "\(device) out of order")
+            #expect(s.allSatisfy { abs($0.value.z + 1) < 1e-9 })
+            #expect(abs((s.first?.timestamp ?? 0) - start) < 1e-3)
+        }
+    }
+
+    @Test func aBrokerRestartMidRunLosesNothingAtQoS1() async throws {
+        let broker = try Mosquitto()
+        let collector = Collector()
+        let source = try MQTTSensorSource(url: MQTTURL(parsing: "mqtt://127.0.0.1:\(broker.port)/restart/#?client-id=restart-sub"), log: { _ in })
+        source.startDevices { collector.handle($0) }
+        await collector.wait(until: { collector.subscribed.withLockedValue { $0 } }, timeout: 5)
+        let pub = publisher(broker, device: "walker", topic: "restart/walker")
+        let all = Self.samples(300, start: 1000)
+        // 300 samples over 1.5 s; the broker is stopped after 0.5 s and restarted 0.4 s later.
+        for (i, s) in all.enumerated() {
+            pub.add(s)
+            if i == 100 { broker.stop() }
+            if i == 180 { try broker.start() }
+            try await Task.sleep(nanoseconds: 5_000_000)
+        }
+        #expect(await pub.finish(timeout: 15))
+        await collector.wait(until: { collector.total >= 300 }, timeout: 15)
+        await source.stopDevices()
+        let got = collector.samples.withLockedValue { $0["walker"] ?? [] }
+        // The subscriber did lose its connection, and got everything anyway.
+        #expect(collector.events.withLockedValue { $0.contains { if case .broker(_, false) = $0 { true } else { false } } })
+        #expect(got.count == 300)
+        #expect(zip(got, got.dropFirst()).allSatisfy { $0.timestamp < $1.timestamp })
+        let expected = Set(all.map { ($0.timestamp * 100).rounded() })
+        #expect(Set(got.map { ($0.timestamp * 100).rounded() }) == expected)
+    }
+
+    @Test func aPublisherGoneSilentFailsTheBoundSourceOnce() async throws {
+        let broker = try Mosquitto()
+        let source = try MQTTSensorSource(url: MQTTURL(parsing: "mqtt://127.0.0.1:\(broker.port)/quiet/+?device=q1&silence=0.5"), log: { _ in })
+        let events = NIOLockedValueBox<[SourceEvent]>([])
+        try source.apply(SensorDemand(rates: [.accelerometer: 100])) { e in events.withLockedValue { $0.append(e) } }
+        try await Task.sleep(nanoseconds: 500_000_000)
+        let pub = publisher(broker, device: "q1", topic: "quiet/q1")
+        for s in Self.samples(20, start: ProcessInfo.processInfo.systemUptime - 1) { pub.add(s) }
+        #expect(await pub.finish(timeout: 5))
+        try await Task.sleep(nanoseconds: 1_500_000_000)
+        try source.apply(.none) { _ in }
+        let got = events.withLockedValue { $0 }
+        let failures = got.compactMap { if case .failed(let e) = $0 { return e } else { return nil } }
+        #expect(got.filter { if case .sample = $0 { true } else { false } }.count == 20)
+        #expect(failures.count == 1)
+        #expect(failures.first?.kind == .deviceRemoved && failures.first?.message.contains("q1 sent nothing for 0.5 s") == true)
+        if case .failed = got.last {} else { Issue.record("the failure is not the last event") }
+    }
+
+    @Test func wrongCredentialsGiveAClearErrorAndExitStatus1() async throws {
+        let broker = try Mosquitto()
+        // The source reports it as a failure of the stream (CMErrorNotAuthorized's kind).
+        let source = try MQTTSensorSource(url: MQTTURL(parsing: "mqtt://robot:wrong@127.0.0.1:\(broker.authPort)/t?device=x"), log: { _ in })
+        let failure = NIOLockedValueBox<SourceError?>(nil)
+        try source.apply(SensorDemand(rates: [.accelerometer: 50])) { e in if case .failed(let err) = e { failure.withLockedValue { $0 = err } } }
+        let end = Date().addingTimeInterval(5)
+        while failure.withLockedValue({ $0 }) == nil && Date() < end { try await Task.sleep(nanoseconds: 20_000_000) }
+        try source.apply(.none) { _ in }
+        let err = try #require(failure.withLockedValue { $0 })
+        #expect(err.kind == .permissionDenied && err.message.contains("check the user name and password"))
+
+        let cli = try Run.command(Run.coremotion, ["stream", "--sensor", "raw", "--source", "mqtt://robot:wrong@127.0.0.1:\(broker.authPort)/t", "--duration", "5"])
+        #expect(cli.status == 1)
+        #expect(cli.stderr.contains("check the user name and password"), "\(cli.stderr)")
+        #expect(cli.stderr.split(separator: "\n").count == 1, "\(cli.stderr)")
+        let pub = try Run.command(Run.coremotion, ["publish", "--source", "sim:still", "--to", "mqtt://robot:s3cret@127.0.0.1:\(broker.authPort)/t", "--duration", "0.5"])
+        #expect(pub.status == 0, "\(pub.stderr)")
+        let anonymous = try Run.command(Run.coremotion, ["publish", "--source", "sim:still", "--to", "mqtt://127.0.0.1:\(broker.authPort)/t", "--duration", "0.5"])
+        #expect(anonymous.status == 1 && anonymous.stderr.contains("CONNACK return code 5"), "\(anonymous.stderr)")
+    }
+
+    @Test(arguments: ["--qos=abc", "--duration=nan", "--duration=-1", "--duration=inf", "--rate=1e300", "--batch=0"])
+    func badPublishOptionsAreOneLineAndStatus1(option: String) throws {
+        let r = try Run.command(Run.coremotion, ["publish", "--source", "sim:still", "--to", "mqtt://127.0.0.1:1/t", option])
+        #expect(r.status != 0)
+        #expect(r.stderr.contains("Error"), "\(r.stderr)")
+    }
+
+    @Test func anUnreachableBrokerIsRetriedWithBackoffAndSaysSo() throws {
+        let port = try Mosquitto.freePort()
+        let r = try Run.command(Run.coremotion, ["publish", "--source", "sim:still", "--to", "mqtt://127.0.0.1:\(port)/t", "--duration", "1", "--qos", "0"])
+        #expect(r.stderr.contains("unreachable") && r.stderr.contains("retrying in"), "\(r.stderr)")
+        let delays = r.stderr.split(separator: "\n").compactMap { line in
+            line.range(of: "retrying in ").flatMap { Double(line[$0.upperBound...].prefix { $0 != " " }) }
+        }
+        #expect(delays.count >= 2)
+        #expect(zip(delays, delays.dropFirst()).allSatisfy { $1 > $0 * 1.5 }, "\(delays)")
+    }
+
+    // MARK: paho-mqtt, an independent client
+
+    static let pahoAvailable: Bool = {
+        guard let python = Run.python else { return false }
+        return (try? Run.command(python, ["-c", "import paho.mqtt.client"]).status) == 0
+    }()
+
+    func script(_ text: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ocm-paho-\(UUID().uuidString).py").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test(.enabled(if: MosquittoTests.pahoAvailable, "paho-mqtt is not installed (pip install paho-mqtt; CI installs it from .ci/pip-packages)"))
+    func aPahoAndroidPhoneIsReadAsMinus1gFaceUp() async throws {
+        let broker = try Mosquitto()
+        // An Android phone lying face up, as Sensor Logger sends it without standardisation: QoS 0,
+        // m/s², Android sign (gravity +9.81 on z), user acceleration and gravity as separate entries.
+        let phone = try script("""
+            import json, sys, time, uuid
+            import paho.mqtt.client as mqtt
+            c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="android-phone")
+            c.connect("127.0.0.1", int(sys.argv[1]))
+            c.loop_start()
+            session = str(uuid.uuid4())
+            for mid in range(1, 31):
+                now = time.time_ns()
+                payload = []
+                for k in range(10):
+                    t = now - (9 - k) * 10_000_000
+                    payload.append({"name": "accelerometer", "time": t, "values": {"x": 0.01, "y": -0.02, "z": 0.03}, "accuracy": 3})
+                    payload.append({"name": "gravity", "time": t, "values": {"x": 0.0, "y": 0.0, "z": 9.80665}, "accuracy": 3})
+                    payload.append({"name": "gyroscope", "time": t, "values": {"x": 0.001, "y": 0.0, "z": 0.0}, "accuracy": 3})
+                msg = {"messageId": mid, "sessionId": session, "deviceId": "android-1", "payload": payload}
+                c.publish("phones/android-1", json.dumps(msg), qos=0).wait_for_publish()
+                time.sleep(0.1)
+            c.loop_stop()
+            """)
+        let python = try #require(Run.python)
+        // Through a CMMotionManager bound to that device: `coremotion stream --sensor accelerometer`.
+        async let cli = Task.detached {
+            try Run.command(Run.coremotion, ["stream", "--sensor", "accelerometer", "--source",
+                                             "mqtt://127.0.0.1:\(broker.port)/phones/+?device=android-1", "--duration", "5"])
+        }.value
+        // QoS 0, as Sensor Logger sends: what is published before the subscriber is there is gone, so
+        // give the command time to start even on a loaded machine; the phone sends for 3 s.
+        try await Task.sleep(nanoseconds: 1_500_000_000)
+        let sent = try Run.command(python, [phone, String(broker.port)])
+        #expect(sent.status == 0, "\(sent.stderr)")
+        let out = try await cli
+        #expect(out.status == 0, "\(out.stderr)")
+        let rows = out.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.hasPrefix("timestamp") }
+        #expect(rows.count >= 30)  // at least three of the phone's messages (100 rows if all arrive)
+        let z = rows.compactMap { Double($0.split(separator: ",").last ?? "") }
+        #expect(!z.isEmpty && z.allSatisfy { abs($0 - (-(9.80665 + 0.03) / 9.80665)) < 1e-6 }, "\(z.prefix(3))")
+        let now = ProcessInfo.processInfo.systemUptime
+        let t = rows.compactMap { Double($0.split(separator: ",").first ?? "") }
+        #expect(t.allSatisfy { abs($0 - now) < 10 })  // epoch ns mapped back to seconds since boot
+    }
+
+    @Test(.enabled(if: MosquittoTests.pahoAvailable, "paho-mqtt is not installed (pip install paho-mqtt; CI installs it from .ci/pip-packages)"))
+    func ourPublisherIsReadByPaho() throws {
+        let broker = try Mosquitto()
+        let reader = try script("""
+            import json, subprocess, sys, time
+            import paho.mqtt.client as mqtt
+            port, binary = int(sys.argv[1]), sys.argv[2]
+            got = []
+            def on_subscribe(c, u, mid, codes, props):
+                subprocess.Popen([binary, "publish", "--source", "sim:still", "--to", f"mqtt://127.0.0.1:{port}/ocm/robot-7",
+                                  "--device-id", "robot-7", "--duration", "1.5"]).wait()
+                c.user_data_set("done")
+            def on_message(c, u, m):
+                got.append(json.loads(m.payload))
+            c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="paho-reader")
+            c.on_subscribe = on_subscribe
+            c.on_message = on_message
+            c.connect("127.0.0.1", port)
+            c.subscribe("ocm/#", qos=1)
+            end = time.time() + 15
+            while time.time() < end and c.user_data_get() != "done":
+                c.loop(0.05)
+            for _ in range(20):
+                c.loop(0.05)
+            ids = [m["messageId"] for m in got]
+            acc = [e for m in got for e in m["payload"] if e["name"] == "totalacceleration"]
+            now = time.time_ns()
+            print(json.dumps({
+                "messages": len(got),
+                "consecutive": ids == list(range(1, len(ids) + 1)),
+                "devices": sorted({m["deviceId"] for m in got}),
+                "sessions": len({m["sessionId"] for m in got}),
+                "names": sorted({e["name"] for m in got for e in m["payload"]}),
+                "z_mean": sum(e["values"]["z"] for e in acc) / max(1, len(acc)),
+                "accel": len(acc),
+                "time_int": all(isinstance(e["time"], int) for m in got for e in m["payload"]),
+                "time_age_s": max(abs(now - e["time"]) for e in acc) / 1e9 if acc else -1,
+            }))
+            """)
+        let python = try #require(Run.python)
+        let r = try Run.command(python, [reader, String(broker.port), Run.coremotion], timeout: 30)
+        #expect(r.status == 0, "\(r.stderr)")
+        let data = try #require(r.stdout.split(separator: "\n").last.map { Data($0.utf8) })
+        let o = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect((o["messages"] as? Int ?? 0) >= 3)  // about 15; fewer when the machine is loaded
+        #expect(o["consecutive"] as? Bool == true)
+        #expect(o["devices"] as? [String] == ["robot-7"])
+        #expect(o["sessions"] as? Int == 1)
+        #expect(o["names"] as? [String] == ["gyroscopeuncalibrated", "magnetometeruncalibrated", "totalacceleration"])
+        #expect(abs((o["z_mean"] as? Double ?? 0) - 9.80665) < 0.1, "\(o)")
+        #expect((o["accel"] as? Int ?? 0) >= 20)
+        #expect(o["time_int"] as? Bool == true)
+        #expect((o["time_age_s"] as? Double ?? 99) < 10)
+    }
+}
