@@ -66,6 +66,21 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Phones streaming over the network (issue 10): Sensor Logger, SensorServer, SensorLog, HyperIMU.
+        .target(
+            name: "MotionPhones",
+            dependencies: [
+                "MotionFusion",
+                "MotionSources",
+                "MotionRecordings",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "MotionSourcesLinux",
             dependencies: [
@@ -92,6 +107,7 @@ let package = Package(
                 "MotionSourcesLinux",
                 "MotionRecorder",
                 "MotionMQTT",
+                "MotionPhones",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ],
@@ -128,7 +144,6 @@ let package = Package(
             name: "CoreMotionCLI",
             dependencies: [
                 "OpenCoreMotion",
-                "MotionRecordings",
                 "MotionBenchmarks",
                 "MotionRecordings",
                 "MotionSourcesLinux",
@@ -136,6 +151,7 @@ let package = Package(
                 "MotionRecorder",
                 "MotionMQTT",
                 "MotionRecordings",
+                "MotionPhones",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -167,6 +183,22 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "MotionPhonesTests",
+            dependencies: [
+                "MotionPhones",
+                "MotionSources",
+                "MotionFusion",
+                "MotionRecordings",
+                "OpenCoreMotion",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            exclude: ["phone_emulator.py"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

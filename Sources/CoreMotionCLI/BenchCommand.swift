@@ -14,6 +14,7 @@ struct BenchCommand: AsyncParsableCommand {
             BenchFleetCommand.self,
             BenchStepsCommand.self,
             BenchReadCommand.self,
+            BenchPhoneCommand.self,
         ]
     )
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MotionPhones
 import MotionSourcesLinux
 import OpenCoreMotion
 
@@ -15,10 +16,19 @@ struct SensorsCommand: AsyncParsableCommand {
 
     @OptionGroup var sourceOptions: SourceOptions
 
+    @Option(help: "For a phone source (sensorlogger://, sensorserver://, sensorlog://, hyperimu://): seconds to receive before listing what the phone sends.")
+    var listen: Double = 5
+
     func run() async throws {
         var blocks: [String] = []
         if sourceOptions.spec() != nil {
-            blocks.append(Self.describe(try sourceOptions.resolve().info))
+            let source = try sourceOptions.resolve()
+            if let phone = source as? PhoneSource {
+                guard listen.isFinite, listen > 0, listen <= 3600 else { throw CLIError("--listen must be in (0, 3600] seconds") }
+                blocks.append(try await Self.observe(phone, seconds: listen))
+            } else {
+                blocks.append(Self.describe(source.info))
+            }
         }
         if sourceOptions.source == nil {
             let roots = sourceOptions.roots
@@ -73,6 +83,37 @@ struct SensorsCommand: AsyncParsableCommand {
         for (key, value) in info.details {
             lines.append("  \(key): \(value)")
         }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Runs a phone source for `seconds` and lists what the phone sent: sensors, measured rates, counts.
+    static func observe(_ phone: PhoneSource, seconds: Double) async throws -> String {
+        do {
+            try phone.apply(SensorDemand(rates: [.accelerometer: 100, .gyro: 100, .magnetometer: 100])) { _ in }
+        } catch {
+            throw CLIError(error.description)
+        }
+        try await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+        _ = try? phone.apply(.none) { _ in }
+        let stats = phone.statistics
+        var lines = ["\(phone.info.identifier)  \(phone.info.name)"]
+        for sensor in SensorKind.allCases {
+            let unit = switch sensor {
+            case .accelerometer: "g"
+            case .gyro: "rad/s"
+            case .magnetometer: "µT"
+            }
+            let name = "  " + sensor.rawValue.padding(toLength: 15, withPad: " ", startingAt: 0)
+            if let c = stats.sensors[sensor], c.count > 0 {
+                lines.append(name + (c.rate.map { String(format: "%.1f Hz measured", $0) } ?? "1 reading") + "  (\(c.count) readings, \(unit))")
+            } else {
+                lines.append(name + "not sent")
+            }
+        }
+        for (key, value) in phone.info.details { lines.append("  \(key): \(value)") }
+        lines.append("  heard from: \(stats.peer ?? "nobody in \(format(seconds)) s")")
+        if let platform = stats.platform { lines.append("  phone platform: \(platform)") }
+        lines.append("  messages: \(stats.messages), malformed: \(stats.malformed), oversized: \(stats.oversized), repeated: \(stats.stale)")
         return lines.joined(separator: "\n")
     }
 

@@ -1,0 +1,344 @@
+import Foundation
+import MotionFusion
+import MotionSources
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+/// What a phone source has seen so far (``PhoneSource/statistics``).
+public struct PhoneStatistics: Sendable, Hashable {
+    /// Per sensor: readings accepted and the host times of the first and last one.
+    public struct SensorCount: Sendable, Hashable {
+        /// Readings accepted.
+        public var count = 0
+        /// Host time (s since boot) of the first accepted reading.
+        public var first = 0.0
+        /// Host time of the last accepted reading.
+        public var last = 0.0
+        /// The measured rate in Hz (`nil` with fewer than two readings).
+        public var rate: Double? { count > 1 && last > first ? Double(count - 1) / (last - first) : nil }
+    }
+
+    /// Per-sensor counts.
+    public var sensors: [SensorKind: SensorCount] = [:]
+    /// Messages (requests, datagrams, lines, objects, frames) received.
+    public var messages = 0
+    /// Messages or parts of messages that did not decode.
+    public var malformed = 0
+    /// Messages dropped for exceeding a size cap.
+    public var oversized = 0
+    /// Readings dropped because their phone time did not advance (repeated rows, late batches).
+    public var stale = 0
+    /// Times a phone clock stepped and its mapping restarted.
+    public var clockResets = 0
+    /// Times silence was reported.
+    public var silences = 0
+    /// Connections made (connecting sources) or accepted (listening ones).
+    public var connections = 0
+    /// The last peer heard from (address, and device id where the app sends one).
+    public var peer: String?
+    /// The phone's platform as far as its messages tell (Sensor Logger sends `accuracy` on Android only).
+    public var platform: String?
+}
+
+/// A phone app streaming over the network as a motion source.
+///
+/// | spec | app | who connects |
+/// |---|---|---|
+/// | `sensorlogger://HOST:PORT` | Sensor Logger HTTP push | the phone POSTs to us; we listen on HOST:PORT |
+/// | `sensorserver://HOST:PORT` | SensorServer | we connect to the phone's WebSocket `/sensors/connect` |
+/// | `sensorlog://HOST:PORT` | SensorLog TCP stream | we connect to the phone |
+/// | `hyperimu://HOST:PORT` | HyperIMU UDP | the phone sends datagrams to us; we listen on HOST:PORT |
+///
+/// (parameters: ``PhoneSpec``). Each message is decoded and converted once, at this boundary, to Core
+/// Motion's units and signs (``PhoneUnits``); the phone's timestamps are mapped onto this machine's
+/// monotonic clock by a ``PhoneClockMapper`` per phone clock, and per sensor never go backwards.
+///
+/// Rates: the phone sends at the rate set in the app. ``apply(_:sink:)`` reports, per sensor asked
+/// for, the rate measured so far (more than ten readings), else ``SensorCapability/maximumRate``
+/// (500 Hz), so a consumer slower than the phone is thinned by timestamp downstream.
+///
+/// Faults: after `silence` seconds without data (default 5) the sink gets one `.failed` with
+/// ``SourceError/Kind/deviceRemoved`` (`CMErrorNotAvailable` for `CMMotionManager` handlers), and the
+/// updates end, as with any Core Motion error; starting them again listens or connects afresh, and
+/// data flows as soon as the phone sends. Connecting sources reconnect with exponential backoff.
+/// Malformed or oversized messages are counted in ``statistics`` and logged (the first ten, then
+/// every hundredth), never fatal. Listening sources bind only HOST, print the addresses to type into
+/// the app, and fail to start with a clear ``SourceError`` when the port is in use.
+///
+/// ## Threading
+/// Everything of one source runs on one NIO event loop: events reach the sink there, one at a time.
+/// ``apply(_:sink:)`` may be called from any thread; called off the loop with an empty demand, it
+/// returns once no sink call is in flight.
+public final class PhoneSource: SensorSource {
+    /// The parsed specification.
+    public let spec: PhoneSpec
+    /// Seconds without data before the sink gets an error.
+    public let silence: Double
+    /// Where connection notes and malformed-message reports go (default: standard error).
+    public let log: @Sendable (String) -> Void
+    public let info: SourceInfo
+
+    /// The event loop this source runs on.
+    let eventLoop: any EventLoop
+
+    struct State {
+        var sink: (@Sendable (SourceEvent) -> Void)?
+        var wanted: Set<SensorKind> = []
+        var failed = false
+        var transport: (any PhoneTransport)?
+        var ticker: RepeatedTask?
+        var clocks: [String: PhoneClockMapper] = [:]
+        var lastPhone: [SensorKind: Double] = [:]
+        var lastHost: [SensorKind: Double] = [:]
+        var monitor: SilenceMonitor
+        var stats: PhoneStatistics
+        var problemsLogged = 0
+    }
+
+    let state: NIOLockedValueBox<State>
+
+    /// Creates a source from its spec (see ``PhoneSpec``).
+    /// - Parameters:
+    ///   - log: where notes go; default one line on standard error.
+    ///   - eventLoopGroup: the loops to pick one from (default: NIO's shared group).
+    public init(spec: PhoneSpec, log: (@Sendable (String) -> Void)? = nil,
+                eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws(SourceError) {
+        if spec.app == .phyphox {
+            throw SourceError(.unavailable, "\(spec): the phyphox source is not implemented yet; export the experiment and read the file instead")
+        }
+        self.spec = spec
+        silence = try spec.number("silence", default: 5, in: 0.1...86_400)
+        self.log = log ?? { FileHandle.standardError.write(Data(("coremotion: " + $0 + "\n").utf8)) }
+        eventLoop = eventLoopGroup.next()
+        var stats = PhoneStatistics()
+        stats.platform = spec.app == .sensorLogger ? nil : spec.app.platform
+        state = NIOLockedValueBox(State(monitor: SilenceMonitor(limit: silence), stats: stats))
+        let cap = SensorCapability(minimumRate: 1, maximumRate: 500)
+        var details: [(String, String)] = [("app", spec.app.displayName), ("platform", spec.app.platform)]
+        details.append(spec.app.listens ? ("listens on", "\(spec.host):\(spec.port)") : ("connects to", "\(spec.host):\(spec.port)"))
+        details.append(("silence", "\(silence) s"))
+        info = SourceInfo(identifier: spec.description, name: "\(spec.app.displayName) phone at \(spec.host):\(spec.port)",
+                          sensors: [.accelerometer: cap, .gyro: cap, .magnetometer: cap], details: details)
+        // Validate the app's own parameters now, so a bad spec fails at once.
+        _ = try makeTransport()
+    }
+
+    deinit {
+        let (transport, ticker) = state.withLockedValue { ($0.transport, $0.ticker) }
+        ticker?.cancel()
+        transport?.stop()
+    }
+
+    /// Creates a source from a spec string such as `sensorlogger://0.0.0.0:8000`.
+    public convenience init(spec text: String) throws(SourceError) {
+        try self.init(spec: PhoneSpec(parsing: text))
+    }
+
+    /// A snapshot of what was received so far.
+    public var statistics: PhoneStatistics {
+        state.withLockedValue { s in
+            var st = s.stats
+            st.clockResets = s.clocks.values.reduce(0) { $0 + $1.resets }
+            return st
+        }
+    }
+
+    /// The local address a listening source is bound to (`HOST:PORT`, with the real port when the spec
+    /// said 0), `nil` when not listening.
+    public var boundAddress: (host: String, port: Int)? {
+        state.withLockedValue { $0.transport?.localAddress }
+    }
+
+    func makeTransport() throws(SourceError) -> any PhoneTransport {
+        switch spec.app {
+        case .sensorLogger: try SensorLoggerServer(source: self)
+        case .hyperIMU: try HyperIMUReceiver(source: self)
+        case .sensorServer: try ConnectingTransport(source: self, protocol: .sensorServer)
+        case .sensorLog: try ConnectingTransport(source: self, protocol: .sensorLog)
+        case .phyphox: throw SourceError(.unavailable, "\(spec): not implemented")
+        }
+    }
+
+    @discardableResult
+    public func apply(_ demand: SensorDemand, sink: @escaping @Sendable (SourceEvent) -> Void) throws(SourceError) -> [SensorKind: Double] {
+        if demand.isEmpty {
+            let (transport, ticker) = state.withLockedValue { s -> ((any PhoneTransport)?, RepeatedTask?) in
+                defer { s.transport = nil; s.ticker = nil; s.sink = nil; s.wanted = []; s.monitor.disarm() }
+                return (s.transport, s.ticker)
+            }
+            ticker?.cancel()
+            transport?.stop()
+            if !eventLoop.inEventLoop { try? eventLoop.submit {}.wait() }
+            return [:]
+        }
+        let needsStart = state.withLockedValue { s -> Bool in
+            s.sink = sink
+            s.wanted = Set(demand.rates.keys)
+            s.failed = false
+            return s.transport == nil
+        }
+        if needsStart {
+            let transport = try makeTransport()
+            try transport.start()
+            let now = MonotonicClock.now()
+            let ticker = eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(100), delay: .milliseconds(100)) { [weak self] _ in
+                self?.checkSilence()
+            }
+            state.withLockedValue { s in
+                s.transport = transport
+                s.ticker = ticker
+                if spec.app.listens { s.monitor.disarm() } else { s.monitor.arm(now: now) }
+            }
+        }
+        // The phone sends at its own rate, whatever is asked. Report the rate measured so far, else
+        // the highest this source accepts, so the hub thins the stream for slower consumers by
+        // timestamp instead of passing every sample on.
+        let measured = state.withLockedValue { s in s.stats.sensors.compactMapValues { $0.count > 10 ? $0.rate : nil } }
+        let maximum = info.sensors[.accelerometer]?.maximumRate ?? 500
+        return demand.rates.mapValues { _ in maximum }.merging(measured.filter { demand.rates[$0.key] != nil }) { _, m in min(m, maximum) }
+    }
+
+    // MARK: From the transports (on the event loop)
+
+    /// Delivers what one message decoded to, stamped with its arrival time (s since boot).
+    func received(_ decoded: PhoneDecoded, arrival: Double, peer: String? = nil) {
+        var samples: [RawSample] = []
+        samples.reserveCapacity(decoded.readings.count)
+        let (sink, problems) = state.withLockedValue { s -> ((@Sendable (SourceEvent) -> Void)?, [String]) in
+            s.stats.messages += 1
+            if let peer { s.stats.peer = peer }
+            var problems: [String] = []
+            for reason in decoded.rejected {
+                s.stats.malformed += 1
+                if Self.shouldLog(s.problemsLogged) { problems.append("\(spec): malformed message (\(reason)); skipped") }
+                s.problemsLogged += 1
+            }
+            if decoded.readings.isEmpty && !decoded.rejected.isEmpty { return (nil, problems) }
+            _ = s.monitor.heard(now: arrival)
+            var clock = s.clocks[decoded.clock] ?? PhoneClockMapper()
+            let resets = clock.resets
+            for r in decoded.readings {
+                if let p = r.phoneTime { clock.observe(phoneTime: p, arrival: arrival) }
+            }
+            if clock.resets != resets { s.lastPhone.removeAll() }
+            s.clocks[decoded.clock] = clock
+            for r in decoded.readings {
+                guard r.value.x.isFinite, r.value.y.isFinite, r.value.z.isFinite else { s.stats.malformed += 1; continue }
+                var host = arrival
+                if let p = r.phoneTime {
+                    if let lp = s.lastPhone[r.sensor], p <= lp { s.stats.stale += 1; continue }
+                    s.lastPhone[r.sensor] = p
+                    host = min(clock.hostTime(forPhoneTime: p) ?? arrival, arrival)
+                }
+                if let lh = s.lastHost[r.sensor], host <= lh { host = lh + 1e-6 }
+                s.lastHost[r.sensor] = host
+                var c = s.stats.sensors[r.sensor] ?? PhoneStatistics.SensorCount(first: host)
+                c.count += 1
+                c.last = host
+                s.stats.sensors[r.sensor] = c
+                if s.wanted.contains(r.sensor) { samples.append(RawSample(sensor: r.sensor, timestamp: host, value: r.value)) }
+            }
+            return (s.failed ? nil : s.sink, problems)
+        }
+        for p in problems { log(p) }
+        guard let sink else { return }
+        for sample in samples { sink(.sample(sample)) }
+    }
+
+    /// Counts a message dropped for its size.
+    func oversized(_ what: String) {
+        let line = state.withLockedValue { s -> String? in
+            s.stats.oversized += 1
+            defer { s.problemsLogged += 1 }
+            return Self.shouldLog(s.problemsLogged) ? "\(spec): \(what); dropped" : nil
+        }
+        if let line { log(line) }
+    }
+
+    /// Counts a malformed message that produced no decode result at all.
+    func malformed(_ reason: String) {
+        var d = PhoneDecoded()
+        d.rejected = [reason]
+        received(d, arrival: MonotonicClock.now())
+    }
+
+    /// Records the platform the messages reveal.
+    func notePlatform(_ platform: String) {
+        state.withLockedValue { $0.stats.platform = platform }
+    }
+
+    /// Counts a connection made or accepted.
+    func connectionOpened(_ peer: String) {
+        state.withLockedValue { s in
+            s.stats.connections += 1
+            s.stats.peer = peer
+        }
+    }
+
+    private static func shouldLog(_ n: Int) -> Bool { n < 10 || n % 100 == 0 }
+
+    private func checkSilence() {
+        let now = MonotonicClock.now()
+        let sink = state.withLockedValue { s -> (@Sendable (SourceEvent) -> Void)? in
+            guard s.monitor.tick(now: now) else { return nil }
+            s.stats.silences += 1
+            guard !s.failed, let sink = s.sink else { return nil }
+            s.failed = true
+            return sink
+        }
+        guard let sink else { return }
+        let what = spec.app.listens
+            ? "the phone sent nothing for \(silence) s; check that \(spec.app.displayName) is still streaming to this machine"
+            : "no data from the phone for \(silence) s; check that \(spec.app.displayName) is running and reachable at \(spec.host):\(spec.port)"
+        log("\(spec): \(what)")
+        sink(.failed(SourceError(.deviceRemoved, "\(spec): \(what)")))
+    }
+}
+
+/// The network side of a phone source.
+protocol PhoneTransport: AnyObject, Sendable {
+    /// Binds (listening) or starts connecting; throws when a listening socket cannot be bound.
+    func start() throws(SourceError)
+    /// Closes everything, asynchronously.
+    func stop()
+    /// The bound address of a listening transport.
+    var localAddress: (host: String, port: Int)? { get }
+}
+
+/// The addresses of this machine a phone on the network can reach, for a listener bound to `host`.
+func reachableAddresses(forListeningHost host: String) -> [String] {
+    guard host == "0.0.0.0" || host == "::" || host == "*" else { return [host] }
+    var out: [String] = []
+    if let devices = try? System.enumerateDevices() {
+        for d in devices {
+            guard let a = d.address, let ip = a.ipAddress else { continue }
+            if case .v4 = a, !ip.hasPrefix("127.") { out.append(ip) }
+        }
+    }
+    return out.isEmpty ? ["127.0.0.1"] : Array(Set(out)).sorted()
+}
+
+/// A `SourceError` for a listener that could not be bound.
+func bindError(_ spec: PhoneSpec, _ error: any Error) -> SourceError {
+    let text = String(describing: error)
+    if let io = error as? IOError {
+        if io.errnoCode == EADDRINUSE {
+            return SourceError(.unavailable, "\(spec): port \(spec.port) is in use on \(spec.host); stop the other program or pick another port")
+        }
+        if io.errnoCode == EADDRNOTAVAIL {
+            return SourceError(.unavailable, "\(spec): \(spec.host) is not an address of this machine; use one of \(reachableAddresses(forListeningHost: "0.0.0.0").joined(separator: ", ")) or 0.0.0.0")
+        }
+        if io.errnoCode == EACCES {
+            return SourceError(.permissionDenied, "\(spec): no permission to listen on port \(spec.port); use a port above 1023")
+        }
+    }
+    return SourceError(.unavailable, "\(spec): cannot listen: \(text)")
+}
+
+/// `ADDRESS:PORT` of a socket address, for messages.
+func peerText(_ address: SocketAddress?) -> String {
+    guard let address, let ip = address.ipAddress else { return "?" }
+    let port = address.port.map(String.init) ?? "?"
+    return ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)"
+}

@@ -1,0 +1,240 @@
+import Foundation
+import MotionFusion
+import MotionSources
+import NIOConcurrencyHelpers
+import OpenCoreMotion
+import Testing
+@testable import MotionPhones
+
+/// Runs `phone_emulator.py` (Python standard library only) as a phone.
+final class PhoneEmulator: @unchecked Sendable {
+    let process = Process()
+    private let output = Pipe()
+
+    static var script: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("phone_emulator.py").path
+    }
+
+    init(_ arguments: [String], port: Int? = nil) throws {
+        if let port {
+            var env = ProcessInfo.processInfo.environment
+            env["PHONE_PORT"] = String(port)
+            process.environment = env
+        }
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", Self.script] + arguments
+        process.standardOutput = output
+        try process.run()
+    }
+
+    /// The first line the emulator prints (a server's port).
+    func port() -> Int? {
+        var line: [UInt8] = []
+        let handle = output.fileHandleForReading
+        while true {
+            let byte = handle.readData(ofLength: 1)
+            guard let b = byte.first else { return nil }
+            if b == 0x0A { break }
+            line.append(b)
+        }
+        return Int(String(decoding: line, as: UTF8.self))
+    }
+
+    func wait() -> Int32 {
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+    }
+}
+
+/// Collects what a source delivers.
+final class Collector: Sendable {
+    let samples = NIOLockedValueBox<[RawSample]>([])
+    let failures = NIOLockedValueBox<[SourceError]>([])
+    var sink: @Sendable (SourceEvent) -> Void {
+        { [self] event in
+            switch event {
+            case .sample(let s): samples.withLockedValue { $0.append(s) }
+            case .failed(let e): failures.withLockedValue { $0.append(e) }
+            case .finished: break
+            }
+        }
+    }
+    func of(_ sensor: SensorKind) -> [RawSample] { samples.withLockedValue { $0.filter { $0.sensor == sensor } } }
+}
+
+let allSensors = SensorDemand(rates: [.accelerometer: 100, .gyro: 100, .magnetometer: 100])
+let quietLog: @Sendable (String) -> Void = { _ in }
+
+/// The checks every emulated phone must pass: face up reads z within 0.05 of −1 g, the rotation about
+/// z reads +0.5 rad/s, the magnetic field has the emulator's magnitude and vertical component in µT,
+/// timestamps rise per sensor and lie in the recent past on this machine's clock.
+func checkPhysics(_ c: Collector, minimumCount: Int = 20, sourceLocation: SourceLocation = #_sourceLocation) {
+    let now = MonotonicClock.now()
+    for sensor in SensorKind.allCases {
+        let s = c.of(sensor)
+        #expect(s.count >= minimumCount, "\(sensor): \(s.count) samples", sourceLocation: sourceLocation)
+        #expect(zip(s.dropFirst(), s).allSatisfy { $0.0.timestamp > $0.1.timestamp }, "\(sensor) timestamps rise", sourceLocation: sourceLocation)
+        if let last = s.last { #expect(last.timestamp <= now && last.timestamp > now - 10, sourceLocation: sourceLocation) }
+    }
+    for a in c.of(.accelerometer) {
+        #expect(abs(a.value.z + 1) < 0.05 && abs(a.value.x) < 0.05 && abs(a.value.y) < 0.05, "acceleration \(a.value)", sourceLocation: sourceLocation)
+    }
+    for g in c.of(.gyro) {
+        #expect(abs(g.value.z - 0.5) < 1e-3 && abs(g.value.x) < 1e-3, "rotation \(g.value)", sourceLocation: sourceLocation)
+    }
+    for m in c.of(.magnetometer) {
+        let horizontal = (m.value.x * m.value.x + m.value.y * m.value.y).squareRoot()
+        #expect(abs(horizontal - 20) < 0.01 && abs(m.value.z + 40) < 0.01, "field \(m.value)", sourceLocation: sourceLocation)
+    }
+}
+
+func waitFor(_ seconds: Double, until done: () -> Bool) {
+    let end = MonotonicClock.now() + seconds
+    while MonotonicClock.now() < end, !done() { usleep(20_000) }
+}
+
+@Suite(.serialized) struct PhoneLoopbackTests {
+    @Test func sensorLoggerHTTPPush() throws {
+        let source = try PhoneSource(spec: PhoneSpec(parsing: "sensorlogger://127.0.0.1:0"), log: quietLog)
+        let c = Collector()
+        // Before any data the source reports its highest rate, so the hub thins by timestamp.
+        #expect(try source.apply(allSensors, sink: c.sink)[.gyro] == 500)
+        let port = try #require(source.boundAddress?.port)
+        let phone = try PhoneEmulator(["sensorlogger", "http://127.0.0.1:\(port)/", "1.0", "100"])
+        #expect(phone.wait() == 0)
+        // Once data flowed, the rate measured.
+        let granted = try source.apply(allSensors, sink: c.sink)
+        #expect(granted[.gyro].map { abs($0 - 100) < 15 } == true, "granted \(granted)")
+        _ = try? source.apply(.none) { _ in }
+        checkPhysics(c, minimumCount: 60)
+        let stats = source.statistics
+        #expect(stats.malformed == 0 && stats.oversized == 0)
+        #expect(stats.sensors[.gyro]?.rate.map { abs($0 - 100) < 15 } == true, "rate \(String(describing: stats.sensors[.gyro]?.rate))")
+    }
+
+    @Test func hyperIMUOverUDP() throws {
+        let source = try PhoneSource(spec: PhoneSpec(parsing: "hyperimu://127.0.0.1:0?sensors=acc,gyro,mag"), log: quietLog)
+        let c = Collector()
+        try source.apply(allSensors, sink: c.sink)
+        let port = try #require(source.boundAddress?.port)
+        let phone = try PhoneEmulator(["hyperimu", "127.0.0.1", String(port), "0.8", "100"])
+        #expect(phone.wait() == 0)
+        waitFor(1) { c.of(.magnetometer).count >= 60 }
+        _ = try? source.apply(.none) { _ in }
+        checkPhysics(c, minimumCount: 50)
+    }
+
+    @Test func sensorServerWebSocket() throws {
+        let phone = try PhoneEmulator(["sensorserver", "1.0", "100"])
+        let port = try #require(phone.port())
+        let source = try PhoneSource(spec: PhoneSpec(parsing: "sensorserver://127.0.0.1:\(port)"), log: quietLog)
+        let c = Collector()
+        try source.apply(allSensors, sink: c.sink)
+        _ = phone.wait()
+        waitFor(1) { c.of(.magnetometer).count >= 80 }
+        _ = try? source.apply(.none) { _ in }
+        checkPhysics(c, minimumCount: 60)
+        #expect(source.statistics.malformed == 0)
+    }
+
+    @Test(arguments: [false, true]) func sensorLogTCP(csv: Bool) throws {
+        let phone = try PhoneEmulator(["sensorlog", "1.0", "100"] + (csv ? ["csv"] : []))
+        let port = try #require(phone.port())
+        let source = try PhoneSource(spec: PhoneSpec(parsing: "sensorlog://127.0.0.1:\(port)"), log: quietLog)
+        let c = Collector()
+        try source.apply(allSensors, sink: c.sink)
+        _ = phone.wait()
+        waitFor(1) { c.of(.magnetometer).count >= 80 }
+        _ = try? source.apply(.none) { _ in }
+        checkPhysics(c, minimumCount: 60)
+        #expect(source.statistics.malformed == 0)
+    }
+
+    @Test func deviceMotionRunsOnAPhone() throws {
+        let source = try PhoneSource(spec: PhoneSpec(parsing: "hyperimu://127.0.0.1:0"), log: quietLog)
+        let manager = CMMotionManager(source: source)
+        manager.deviceMotionUpdateInterval = 0.01
+        let motions = NIOLockedValueBox<[CMDeviceMotion]>([])
+        manager.startDeviceMotionUpdates(to: OperationQueue()) { motion, _ in
+            if let motion { motions.withLockedValue { $0.append(motion) } }
+        }
+        let port = try #require(source.boundAddress?.port)
+        let phone = try PhoneEmulator(["hyperimu", "127.0.0.1", String(port), "1.5", "100"])
+        _ = phone.wait()
+        waitFor(1) { motions.withLockedValue { $0.count } >= 100 }
+        manager.stopDeviceMotionUpdates()
+        let last = try #require(motions.withLockedValue { $0.last })
+        #expect(abs(last.gravity.z + 1) < 0.05, "gravity \(last.gravity)")
+        #expect(abs(last.rotationRate.z - 0.5) < 0.05, "rotation rate \(last.rotationRate)")
+    }
+
+    @Test func portInUseIsAClearError() throws {
+        let first = try PhoneSource(spec: PhoneSpec(parsing: "sensorlogger://127.0.0.1:0"), log: quietLog)
+        try first.apply(allSensors) { _ in }
+        let port = try #require(first.boundAddress?.port)
+        let second = try PhoneSource(spec: PhoneSpec(parsing: "sensorlogger://127.0.0.1:\(port)"), log: quietLog)
+        do {
+            try second.apply(allSensors) { _ in }
+            Issue.record("a second listener on port \(port) started")
+        } catch {
+            #expect(error.message.contains("port \(port) is in use"), "\(error)")
+        }
+        _ = try? first.apply(.none) { _ in }
+    }
+
+    @Test func silenceGivesOneErrorAndARestartResumes() throws {
+        let source = try PhoneSource(spec: PhoneSpec(parsing: "hyperimu://127.0.0.1:0?silence=0.3"), log: quietLog)
+        let c = Collector()
+        try source.apply(allSensors, sink: c.sink)
+        let port = try #require(source.boundAddress?.port)
+        _ = try PhoneEmulator(["hyperimu", "127.0.0.1", String(port), "0.2", "100"]).wait()
+        waitFor(2) { !c.failures.withLockedValue { $0.isEmpty } }
+        usleep(400_000)
+        let failures = c.failures.withLockedValue { $0 }
+        #expect(failures.count == 1)
+        #expect(failures.first?.kind == .deviceRemoved)
+        // As the hub does: stop, then start again when the application restarts updates.
+        _ = try? source.apply(.none) { _ in }
+        let again = Collector()
+        try source.apply(allSensors, sink: again.sink)
+        let port2 = try #require(source.boundAddress?.port)
+        _ = try PhoneEmulator(["hyperimu", "127.0.0.1", String(port2), "0.3", "100"]).wait()
+        waitFor(1) { again.of(.gyro).count >= 20 }
+        _ = try? source.apply(.none) { _ in }
+        #expect(again.of(.gyro).count >= 20)
+        #expect(again.failures.withLockedValue { $0.isEmpty })
+    }
+
+    @Test func connectingSourceRetriesUntilThePhoneIsUp() throws {
+        // Nothing listens yet: the source retries with backoff and never fails before `silence`.
+        let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = 0
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(probe, $0, len) } }
+        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(probe, $0, &len) } }
+        let port = Int(UInt16(bigEndian: addr.sin_port))
+        close(probe)
+        let source = try PhoneSource(spec: PhoneSpec(parsing: "sensorlog://127.0.0.1:\(port)?backoff=0.2&silence=30"), log: quietLog)
+        let c = Collector()
+        try source.apply(allSensors, sink: c.sink)
+        usleep(700_000)
+        #expect(c.samples.withLockedValue { $0.isEmpty })
+        #expect(source.statistics.connections == 0)
+        // The phone comes up: the next attempt (at most 0.2 s later) connects and data flows.
+        let phone = try PhoneEmulator(["sensorlog", "1.0", "100"], port: port)
+        #expect(phone.port() == port)
+        _ = phone.wait()
+        waitFor(1) { c.of(.gyro).count >= 50 }
+        _ = try? source.apply(.none) { _ in }
+        #expect(source.statistics.connections == 1)
+        #expect(c.of(.gyro).count >= 50)
+        #expect(c.failures.withLockedValue { $0.isEmpty })
+    }
+}

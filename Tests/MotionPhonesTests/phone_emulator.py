@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""Plays a phone app for OpenCoreMotion's loopback tests, from the apps' documented formats only.
+
+Python standard library only. The phone lies face up and turns about its z axis at RATE_Z rad/s
+(default +0.5) in a field of HORIZONTAL µT horizontal and VERTICAL µT vertical (down, so negative z
+in the device frame when face up). Android apps report acceleration in m/s² with +g on z face up;
+iOS apps (SensorLog) in g with Core Motion's sign (−1 on z face up).
+
+  phone_emulator.py sensorlogger URL SECONDS [RATE]   POST Sensor Logger push JSON batches
+  phone_emulator.py hyperimu HOST PORT SECONDS [RATE] UDP CSV lines with an epoch-ms timestamp
+  phone_emulator.py sensorserver SECONDS [RATE]       WebSocket server; prints its port, then serves
+  phone_emulator.py sensorlog SECONDS [RATE] [csv]    TCP server; prints its port, then streams
+The servers listen on 127.0.0.1, on port $PHONE_PORT when set, else on a free one.
+"""
+import base64, hashlib, json, math, os, socket, struct, sys, time, urllib.parse, urllib.request
+
+G = 9.80665
+RATE_Z = 0.5
+HORIZONTAL = 20.0
+VERTICAL = -40.0
+
+
+def field(t):
+    """Magnetic field in the device frame (µT) at phone time t (s) while turning about z."""
+    yaw = RATE_Z * t
+    return (HORIZONTAL * math.cos(yaw), -HORIZONTAL * math.sin(yaw), VERTICAL)
+
+
+def android_sample(t):
+    mx, my, mz = field(t)
+    return (0.0, 0.0, G), (0.0, 0.0, RATE_Z), (mx, my, mz)
+
+
+def sensorlogger(url, seconds, rate):
+    # Sensor Logger push: {messageId, sessionId, deviceId, payload:[{name, time (epoch ns), values}]},
+    # once per batch period; Android (standardised) units: m/s², +g on z face up.
+    period = 1.0 / rate
+    batch = 0.1
+    start = time.time()
+    message_id = 0
+    n = 0
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        payload = []
+        now = time.time()
+        while start + n * period <= now:
+            t = start + n * period
+            ns = int(t * 1e9) // 100 * 100
+            acc, gyr, mag = android_sample(t - start)
+            payload.append({"name": "totalacceleration", "time": ns, "values": {"x": acc[0], "y": acc[1], "z": acc[2]}, "accuracy": 3})
+            payload.append({"name": "gyroscope", "time": ns, "values": {"x": gyr[0], "y": gyr[1], "z": gyr[2]}, "accuracy": 3})
+            payload.append({"name": "magnetometer", "time": ns, "values": {"x": mag[0], "y": mag[1], "z": mag[2]}, "accuracy": 3})
+            n += 1
+        if payload:
+            body = json.dumps({"messageId": message_id, "sessionId": "11111111-2222-3333-4444-555555555555",
+                               "deviceId": "emulated-android", "payload": payload}).encode()
+            request = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"}, method="POST")
+            with urllib.request.urlopen(request, timeout=5) as response:
+                if response.status != 200:
+                    sys.exit("status %d" % response.status)
+            message_id += 1
+        time.sleep(batch)
+
+
+def hyperimu(host, port, seconds, rate):
+    # HyperIMU UDP: "timestamp_ms,ax,ay,az,gx,gy,gz,mx,my,mz" + CRLF, accelerometer/gyroscope/magnetometer order.
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    period = 1.0 / rate
+    start = time.time()
+    n = 0
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        t = start + n * period
+        acc, gyr, mag = android_sample(t - start)
+        values = ",".join("%.6f" % v for v in acc + gyr + mag)
+        s.sendto(("%d,%s\r\n" % (int(t * 1000), values)).encode(), (host, port))
+        n += 1
+        delay = start + n * period - time.time()
+        if delay > 0:
+            time.sleep(delay)
+
+
+def serve_one(seconds):
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    server.bind(("127.0.0.1", int(os.environ.get("PHONE_PORT", "0"))))
+    server.listen(1)
+    print(server.getsockname()[1], flush=True)
+    server.settimeout(seconds + 10)
+    conn, _ = server.accept()
+    conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return server, conn
+
+
+def sensorserver(seconds, rate):
+    # SensorServer: WebSocket /sensors/connect?types=[...]; one text message per SensorEvent,
+    # {"type", "values", "timestamp" (ns since boot), "accuracy"}.
+    server, conn = serve_one(seconds)
+    request = b""
+    while b"\r\n\r\n" not in request:
+        chunk = conn.recv(4096)
+        if not chunk:
+            return
+        request += chunk
+    lines = request.decode().split("\r\n")
+    target = lines[0].split(" ")[1]
+    parsed = urllib.parse.urlparse(target)
+    types = json.loads(urllib.parse.parse_qs(parsed.query)["types"][0])
+    if parsed.path != "/sensors/connect" or len(types) < 2:
+        conn.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+        return
+    key = [l.split(":", 1)[1].strip() for l in lines if l.lower().startswith("sec-websocket-key:")][0]
+    accept = base64.b64encode(hashlib.sha1((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").encode()).digest()).decode()
+    conn.sendall(("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                  "Sec-WebSocket-Accept: %s\r\n\r\n" % accept).encode())
+
+    def frame(text):
+        data = text.encode()
+        if len(data) < 126:
+            return bytes([0x81, len(data)]) + data
+        return bytes([0x81, 126]) + struct.pack("!H", len(data)) + data
+
+    period = 1.0 / rate
+    start = time.monotonic()
+    n = 0
+    while time.monotonic() < start + seconds:
+        t = start + n * period
+        acc, gyr, mag = android_sample(t - start)
+        ns = int(t * 1e9)
+        try:
+            for name, v in (("android.sensor.accelerometer", acc), ("android.sensor.gyroscope", gyr),
+                            ("android.sensor.magnetic_field", mag)):
+                if name in types:
+                    conn.sendall(frame(json.dumps({"values": list(v), "timestamp": ns, "accuracy": 3, "type": name})))
+        except OSError:
+            return
+        n += 1
+        delay = start + n * period - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+    conn.close()
+
+
+def sensorlog(seconds, rate, csv):
+    # SensorLog TCP (phone as server): CSV lines under a name(unit) header, or flat JSON objects back
+    # to back, every value a string; Core Motion's own units (g, rad/s, µT), timestamps since reboot.
+    server, conn = serve_one(seconds)
+    names = ["loggingTime", "accelerometerTimestamp_sinceReboot", "accelerometerAccelerationX", "accelerometerAccelerationY",
+             "accelerometerAccelerationZ", "gyroTimestamp_sinceReboot", "gyroRotationX", "gyroRotationY", "gyroRotationZ",
+             "magnetometerTimestamp_sinceReboot", "magnetometerX", "magnetometerY", "magnetometerZ"]
+    units = ["txt", "s", "G", "G", "G", "s", "rad/s", "rad/s", "rad/s", "s", "µT", "µT", "µT"]
+    if csv:
+        conn.sendall((",".join("%s(%s)" % p for p in zip(names, units)) + "\n").encode())
+    period = 1.0 / rate
+    start = time.monotonic()
+    n = 0
+    while time.monotonic() < start + seconds:
+        t = start + n * period
+        mx, my, mz = field(t - start)
+        values = ["2026-01-01 10:00:00.000", "%.6f" % t, "0.000000", "0.000000", "-1.000000",
+                  "%.6f" % t, "0.000000", "0.000000", "%.6f" % RATE_Z, "%.6f" % t, "%.6f" % mx, "%.6f" % my, "%.6f" % mz]
+        if csv:
+            data = (",".join(values) + "\n").encode()
+        else:
+            data = json.dumps(dict(zip(names, values))).encode()
+        try:
+            conn.sendall(data)
+        except OSError:
+            return
+        n += 1
+        delay = start + n * period - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+    conn.close()
+
+
+if __name__ == "__main__":
+    mode = sys.argv[1]
+    if mode == "sensorlogger":
+        sensorlogger(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]) if len(sys.argv) > 4 else 100)
+    elif mode == "hyperimu":
+        hyperimu(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]) if len(sys.argv) > 5 else 100)
+    elif mode == "sensorserver":
+        sensorserver(float(sys.argv[2]), float(sys.argv[3]) if len(sys.argv) > 3 else 100)
+    elif mode == "sensorlog":
+        sensorlog(float(sys.argv[2]), float(sys.argv[3]) if len(sys.argv) > 3 else 100, len(sys.argv) > 4 and sys.argv[4] == "csv")
+    else:
+        sys.exit("unknown mode " + mode)
