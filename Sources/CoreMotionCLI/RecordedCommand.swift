@@ -60,6 +60,12 @@ struct RecordedCommand: AsyncParsableCommand {
     @Option(help: "Line format: csv or jsonl.")
     var format: SampleFormat = .csv
 
+    @Option(name: .customLong("source"), help: ArgumentHelp("Only the samples recorded from this source (as --sessions lists them, e.g. sim:walk or iio:iio:device0).", valueName: "src"))
+    var recordedSource: String?
+
+    @Flag(help: "List the recordings (sessions) instead: id, source, requested start and end, samples.")
+    var sessions = false
+
     func run() async throws {
         let path = database.path
         guard FileManager.default.fileExists(atPath: path) else {
@@ -69,8 +75,19 @@ struct RecordedCommand: AsyncParsableCommand {
         let start = from?.date ?? end.addingTimeInterval(-RecordingStore.retention)
         let samples: [RecordedSample]
         do {
-            samples = try RecordingStore(location: .file(path)).samples(from: start, to: end)
-        } catch {
+            // Read-only: works on a database in a read-only place, and never races a recorder.
+            let store = try RecordingStore(readingFrom: path)
+            if sessions {
+                let writer = try LineWriter(path: nil)
+                writer.write("session,source,requested_start,requested_end,samples")
+                for (session, count) in try store.sessionsWithSampleCounts() {
+                    writer.write("\(session.id),\(session.source),\(RecordedFormat.date(session.requestedStart)),\(RecordedFormat.date(session.requestedEnd)),\(count)")
+                }
+                writer.flush()
+                return
+            }
+            samples = try store.samples(from: start, to: end, source: recordedSource)
+        } catch let error as RecorderError {
             throw CLIError(error.description)
         }
         let writer = try LineWriter(path: nil)
