@@ -4,6 +4,7 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Benchmarks; each prints its figures, or JSON with --json.",
-        subcommands: [BenchDeliveryCommand.self, BenchIIOCommand.self, BenchBroadCommand.self, BenchFusionCommand.self, BenchDashboardCommand.self]
+        subcommands: [BenchDeliveryCommand.self, BenchIIOCommand.self, BenchBroadCommand.self, BenchFusionCommand.self, BenchDashboardCommand.self,
+                      BenchSoakCommand.self]
     )
 }
