@@ -11,7 +11,7 @@ import MotionSources
 @testable import MotionSourcesLinux
 
 /// The targets, by name.
-let fuzzTargets: [String: @Sendable ([UInt8]) -> Void] = [
+let fuzzTargets: [String: @Sendable ([UInt8]) -> Void] = recordingTargets.merging([
     "sysfs": fuzzSysfs,
     "mountmatrix": fuzzMountMatrix,
     "hwdb": fuzzHwdb,
@@ -19,13 +19,17 @@ let fuzzTargets: [String: @Sendable ([UInt8]) -> Void] = [
     "iio": fuzzIIO,
     "control": fuzzControl,
     "replay": fuzzReplay,
-]
+]) { a, _ in a }
 
 nonisolated(unsafe) var selectedTarget: (@Sendable ([UInt8]) -> Void)?
 
 @_cdecl("LLVMFuzzerInitialize")
 public func fuzzInitialize(_ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>) -> Int32 {
     let name = ProcessInfo.processInfo.environment["FUZZ_TARGET"] ?? ""
+    if name == "list" {
+        print(fuzzTargets.keys.sorted().joined(separator: "\n"))
+        exit(0)
+    }
     guard let target = fuzzTargets[name] else {
         FileHandle.standardError.write(Data("FUZZ_TARGET must be one of: \(fuzzTargets.keys.sorted().joined(separator: ", "))\n".utf8))
         exit(2)
