@@ -9,8 +9,9 @@ import NIOHTTP1
 /// before the WebSocket upgrade: a WebSocket request from a foreign origin gets **403 Forbidden**.
 ///
 /// Hummingbird answers every refused upgrade with 400, whatever the router's handler threw, so the
-/// check sits in the pipeline, right after the HTTP decoder: it sees each request head, answers a
-/// foreign upgrade itself and closes the connection. Other requests pass untouched.
+/// check sits in the pipeline, right after the HTTP decoder: a foreign upgrade request loses its
+/// upgrade headers there and reaches the router as a plain request, which it refuses with 403.
+/// Other requests pass untouched.
 struct OriginCheckedChannel<Inner: ServerChildChannel>: ServerChildChannel {
     typealias Value = Inner.Value
     let inner: Inner
@@ -29,32 +30,18 @@ struct OriginCheckedChannel<Inner: ServerChildChannel>: ServerChildChannel {
     }
 }
 
-/// Answers a WebSocket upgrade request whose `Origin` is not the server's own with 403 and closes.
+/// Turns a WebSocket upgrade request whose `Origin` is not the server's own into a plain request:
+/// without its `Upgrade` and `Connection: upgrade` headers it is not upgraded, and the router's
+/// `/ws` route answers it with 403 like any other foreign request to `/ws`.
 final class ForeignOriginRefuser: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
-
-    /// Set once a request has been refused: its body and anything after it are dropped.
-    private var refused = false
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if refused { return }
-        let part = unwrapInboundIn(data)
-        if case .head(let head) = part, Self.isForeignUpgrade(head) {
-            refused = true
-            let body = "{\"error\":{\"message\":\"WebSocket from another origin refused\"}}"
-            var headers = HTTPHeaders()
-            headers.add(name: "Content-Type", value: "application/json; charset=utf-8")
-            headers.add(name: "Content-Length", value: String(body.utf8.count))
-            headers.add(name: "Connection", value: "close")
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .forbidden, headers: headers))),
-                          promise: nil)
-            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: body)))), promise: nil)
-            let closed = context.eventLoop.makePromise(of: Void.self)
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: closed)
-            let channel = context.channel
-            closed.futureResult.whenComplete { _ in channel.close(promise: nil) }
+        if case .head(var head) = unwrapInboundIn(data), Self.isForeignUpgrade(head) {
+            head.headers.remove(name: "upgrade")
+            head.headers.remove(name: "connection")
+            context.fireChannelRead(wrapInboundOut(.head(head)))
             return
         }
         context.fireChannelRead(data)
