@@ -110,6 +110,8 @@ import Testing
                 problems.append("exit status \(r.status)")
             } else if lines.count != 1 || !lines[0].hasPrefix("Error: ") {
                 problems.append("stderr is not one 'Error: ' line: \(r.stderr.debugDescription)")
+            } else if value.hasPrefix("-"), r.stderr.contains("Missing value") {
+                problems.append("a negative value read as a missing one (declare the option with parsing: .unconditional)")
             }
             if !problems.isEmpty { results.withLock { $0.append("\(args.joined(separator: " ")): \(problems.joined(separator: ", "))") } }
         }
