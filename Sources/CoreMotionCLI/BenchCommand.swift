@@ -15,6 +15,7 @@ struct BenchCommand: AsyncParsableCommand {
             BenchStepsCommand.self,
             BenchReadCommand.self,
             BenchPhoneCommand.self,
+            BenchSoakCommand.self,
         ]
     )
 }

@@ -17,13 +17,13 @@ public struct BenchDashboardCommand: AsyncParsableCommand {
         abstract: "Measure the dashboard server's CPU with many WebSocket clients at 100 Hz on every sensor."
     )
 
-    @Option(help: "How many WebSocket clients to connect.")
+    @Option(parsing: .unconditional, help: "How many WebSocket clients to connect (1…200).", transform: OptionValue.count(1...200))
     var clients: Int = 10
 
-    @Option(help: "How long to measure, in seconds (after a 2 s warm-up).")
+    @Option(parsing: .unconditional, help: "How long to measure, in seconds (after a 2 s warm-up; 1…600).", transform: OptionValue.seconds(1...600))
     var seconds: Double = 10
 
-    @Option(name: .customLong("interval-ms"), help: "The update interval to set, in ms (10…100, steps of 5).")
+    @Option(name: .customLong("interval-ms"), parsing: .unconditional, help: "The update interval to set, in ms (10…100, steps of 5).", transform: OptionValue.count(10...100))
     var intervalMilliseconds: Int = 10
 
     @Option(help: "The motion source for the server.")
@@ -37,9 +37,7 @@ public struct BenchDashboardCommand: AsyncParsableCommand {
 
     /// Refuses out-of-range options with one clear line.
     public func validate() throws {
-        guard (1...200).contains(clients) else { throw ValidationError("--clients must be 1…200") }
-        guard seconds >= 1, seconds <= 600 else { throw ValidationError("--seconds must be 1…600") }
-        guard (10...100).contains(intervalMilliseconds), intervalMilliseconds % 5 == 0 else {
+        guard intervalMilliseconds % 5 == 0 else {
             throw ValidationError("--interval-ms must be 10…100 in steps of 5")
         }
     }

@@ -33,10 +33,10 @@ struct BenchDeliveryCommand: AsyncParsableCommand {
         discussion: "Latency runs from a sample's timestamp to the start of its handler call. Build with -c release for real figures."
     )
 
-    @Option(help: "Accelerometer rate in Hz.")
+    @Option(parsing: .unconditional, help: "Accelerometer rate in Hz (at most 1000).", transform: OptionValue.hertz(maximum: 1000))
     var rate: Double = 1000
 
-    @Option(help: "How long to measure, in seconds.")
+    @Option(parsing: .unconditional, help: "How long to measure, in seconds (at most 3600).", transform: OptionValue.seconds(0...3600))
     var seconds: Double = 10
 
     @Flag(help: "Make the handler sleep 50 ms once a second, to show that a slow handler loses nothing.")
@@ -44,11 +44,6 @@ struct BenchDeliveryCommand: AsyncParsableCommand {
 
     @Flag(help: "Print JSON: rate_hz, seconds, expected, delivered, lost, out_of_order, latency_us {p50, p99, max}.")
     var json = false
-
-    func validate() throws {
-        guard rate.isFinite, rate > 0, rate <= 1000 else { throw ValidationError("--rate must be in (0, 1000] Hz") }
-        guard seconds.isFinite, seconds > 0 else { throw ValidationError("--seconds must be positive") }
-    }
 
     struct Result: Codable {
         var rate_hz: Double

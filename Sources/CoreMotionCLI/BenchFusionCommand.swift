@@ -14,7 +14,7 @@ public struct BenchFusionCommand: ParsableCommand {
     @Flag(help: "Print JSON (keys samples_per_second_9d, samples_per_second_6d).")
     var json = false
 
-    @Option(help: "Samples per run.")
+    @Option(parsing: .unconditional, help: "Samples per run.", transform: OptionValue.count())
     var samples = 1_000_000
 
     /// Creates the command with default options (ArgumentParser fills them in).
@@ -22,7 +22,6 @@ public struct BenchFusionCommand: ParsableCommand {
 
     /// Runs the command. Errors are reported by ArgumentParser.
     public func run() throws {
-        guard samples > 0 else { throw ValidationError("--samples must be positive") }
         let r = FusionThroughput.measure(count: samples)
         if json {
             let enc = JSONEncoder()

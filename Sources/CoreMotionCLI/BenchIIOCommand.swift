@@ -20,10 +20,10 @@ public struct BenchIIOCommand: ParsableCommand {
     @Flag(help: "Print the result as JSON.")
     var json = false
 
-    @Option(help: "Scans per second.")
+    @Option(parsing: .unconditional, help: "Scans per second (at most 4000).", transform: OptionValue.hertz(maximum: 4000))
     var rate: Double = 1000
 
-    @Option(help: "Seconds to run.")
+    @Option(parsing: .unconditional, help: "Seconds to run (at most 3600).", transform: OptionValue.seconds(0...3600))
     var seconds: Double = 10
 
     @Flag(help: "Measure at a CMMotionManager handler on an OperationQueue instead of at the source.")

@@ -24,7 +24,7 @@ public struct DashboardCommand: AsyncParsableCommand {
     @Option(help: "The address to listen on. Anything but loopback exposes the sensors to the network.")
     var host: String = "127.0.0.1"
 
-    @Option(help: "The TCP port to listen on (0 picks a free one).")
+    @Option(parsing: .unconditional, help: "The TCP port to listen on (0 picks a free one).", transform: OptionValue.port)
     var port: Int = 8080
 
     /// Creates the command with its defaults; ArgumentParser fills the options.
@@ -32,7 +32,6 @@ public struct DashboardCommand: AsyncParsableCommand {
 
     /// Refuses out-of-range options with one clear line.
     public func validate() throws {
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535; got \(port)") }
         guard !host.isEmpty else { throw ValidationError("--host must not be empty") }
     }
 

@@ -12,28 +12,20 @@ struct DemoCommand: AsyncParsableCommand {
 
     @OptionGroup var sourceOptions: SourceOptions
 
-    @Option(help: "Stop after this many seconds (default: until Ctrl-C).")
+    @Option(parsing: .unconditional, help: "Stop after this many seconds (default: until Ctrl-C).", transform: OptionValue.seconds())
     var duration: Double?
 
     @Option(help: "Reference frame: x-arbitrary-z-vertical, x-arbitrary-corrected-z-vertical or x-magnetic-north-z-vertical (default when the source has a magnetometer).")
     var referenceFrame: ReferenceFrameOption?
 
-    @Option(help: "Seconds between screen refreshes.")
+    @Option(parsing: .unconditional, help: "Seconds between screen refreshes (0.02…3600).", transform: OptionValue.seconds(0.02...3600))
     var refresh: Double = 0.1
 
-    @Option(help: "Port of the web dashboard on 127.0.0.1 (0 picks a free one).")
+    @Option(parsing: .unconditional, help: "Port of the web dashboard on 127.0.0.1 (0 picks a free one).", transform: OptionValue.port)
     var port: Int = 8080
 
     @Flag(help: "Do not serve the web dashboard.")
     var noDashboard = false
-
-    func validate() throws {
-        if let duration, !(duration.isFinite && duration > 0) {
-            throw ValidationError("--duration must be a positive number of seconds")
-        }
-        guard refresh.isFinite, refresh >= 0.02 else { throw ValidationError("--refresh must be at least 0.02 s") }
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535; got \(port)") }
-    }
 
     func run() async throws {
         let source = try sourceOptions.resolve(defaultSpec: "sim:handheld")

@@ -22,10 +22,10 @@ public struct OrientationCommand: AsyncParsableCommand {
     @Flag(help: "Print the current orientation and exit.")
     var once = false
 
-    @Option(help: "With --once, seconds to wait for a decisive reading.")
+    @Option(parsing: .unconditional, help: "With --once, seconds to wait for a decisive reading.", transform: OptionValue.seconds(allowZero: true))
     var timeout: Double = 5
 
-    @Option(help: ArgumentHelp("Exit after printing this many changes.", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Exit after printing this many changes.", valueName: "N"), transform: OptionValue.count())
     var count: Int?
 
     /// Creates the command with default options (ArgumentParser fills them in).
@@ -33,17 +33,10 @@ public struct OrientationCommand: AsyncParsableCommand {
 
     /// Runs the command.
     public func run() async throws {
-        let src: any SensorSource
-        do {
-            src = try sourceOptions.resolve()
-        } catch {
-            FileHandle.standardError.write(Data("coremotion orientation: \(error)\n".utf8))
-            throw ExitCode(2)
-        }
+        let src = try sourceOptions.resolve()
         let manager = CMMotionManager(source: src)
         guard manager.isAccelerometerAvailable else {
-            FileHandle.standardError.write(Data("coremotion orientation: \(src.info.identifier) has no accelerometer\n".utf8))
-            throw ExitCode(2)
+            throw CLIError("\(src.info.identifier) has no accelerometer")
         }
         let once = self.once
         let limit = count
@@ -67,7 +60,7 @@ public struct OrientationCommand: AsyncParsableCommand {
             return nil
         }
         // --once gives up after the timeout, even if no sample ever arrives.
-        let wait = UInt64(max(timeout, 0) * 1e9)
+        let wait = UInt64(timeout * 1e9)
         let timer = Task {
             guard once else { return }
             try? await Task.sleep(nanoseconds: wait)
@@ -83,8 +76,7 @@ public struct OrientationCommand: AsyncParsableCommand {
         } catch let e as ExitCode {
             throw e
         } catch {
-            FileHandle.standardError.write(Data("coremotion orientation: \(error.localizedDescription)\n".utf8))
-            throw ExitCode(1)
+            throw CLIError(String(describing: error))
         }
     }
 }

@@ -17,16 +17,10 @@ struct RecordCommand: AsyncParsableCommand {
 
     @OptionGroup var sourceOptions: SourceOptions
 
-    @Option(help: "Stop after this many seconds of samples (default and maximum: 12 hours).")
+    @Option(parsing: .unconditional, help: "Stop after this many seconds of samples (default and maximum: 12 hours).", transform: OptionValue.seconds(0...AccelerometerRecording.maximumDuration))
     var duration: Double?
 
     @OptionGroup var database: RecorderDatabaseOption
-
-    func validate() throws {
-        if let duration, !(duration.isFinite && duration > 0) {
-            throw ValidationError("--duration must be a positive number of seconds")
-        }
-    }
 
     func run() async throws {
         let source = try sourceOptions.resolve()

@@ -7,7 +7,9 @@ struct DateArgument: ExpressibleByArgument {
     var date: Date
 
     init?(argument: String) {
-        if let seconds = Double(argument), seconds.isFinite {
+        if let seconds = Double(argument) {
+            // Relative seconds: at most about 3 years either way (OptionValue.maximumSeconds).
+            guard seconds.isFinite, abs(seconds) <= OptionValue.maximumSeconds else { return nil }
             date = Date().addingTimeInterval(seconds)
         } else if let d = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(argument) {
             date = d
@@ -16,6 +18,14 @@ struct DateArgument: ExpressibleByArgument {
         } else {
             return nil
         }
+    }
+
+    /// ``init(argument:)`` with the reason when it fails (the `transform:` of `--from` and `--to`).
+    static func parse(_ text: String) throws -> DateArgument {
+        guard let d = DateArgument(argument: text) else {
+            throw OptionValue.Refusal("an ISO 8601 date such as 2026-11-23T10:00:00Z, or finite seconds from now within ±\(OptionValue.format(OptionValue.maximumSeconds))")
+        }
+        return d
     }
 }
 
@@ -35,20 +45,26 @@ struct RecordedCommand: AsyncParsableCommand {
         abstract: "Print the recorded accelerometer samples, oldest first.",
         discussion: """
             CSV columns: identifier (the batch), start_date (ISO 8601, UTC, milliseconds), timestamp (seconds \
-            since boot), x, y, z (g). Dates are ISO 8601 (2026-11-23T10:00:00Z) or seconds relative to now, written --from=-3600 so that the minus sign is not read as an option.
+            since boot), x, y, z (g). Dates are ISO 8601 (2026-11-23T10:00:00Z) or seconds relative to now (--from -3600).
             """
     )
 
-    @Option(help: ArgumentHelp("The first date, ISO 8601 or seconds relative to now such as --from=-3600 (default: 3 days ago).", valueName: "date"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The first date, ISO 8601 or seconds relative to now such as -3600 (default: 3 days ago).", valueName: "date"), transform: DateArgument.parse)
     var from: DateArgument?
 
-    @Option(help: ArgumentHelp("The last date, ISO 8601 or seconds relative to now (default: now).", valueName: "date"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The last date, ISO 8601 or seconds relative to now (default: now).", valueName: "date"), transform: DateArgument.parse)
     var to: DateArgument?
 
     @OptionGroup var database: RecorderDatabaseOption
 
     @Option(help: "Line format: csv or jsonl.")
     var format: SampleFormat = .csv
+
+    @Option(name: .customLong("source"), help: ArgumentHelp("Only the samples recorded from this source (as --sessions lists them, e.g. sim:walk or iio:iio:device0).", valueName: "src"))
+    var recordedSource: String?
+
+    @Flag(help: "List the recordings (sessions) instead: id, source, requested start and end, samples.")
+    var sessions = false
 
     func run() async throws {
         let path = database.path
@@ -59,8 +75,19 @@ struct RecordedCommand: AsyncParsableCommand {
         let start = from?.date ?? end.addingTimeInterval(-RecordingStore.retention)
         let samples: [RecordedSample]
         do {
-            samples = try RecordingStore(location: .file(path)).samples(from: start, to: end)
-        } catch {
+            // Read-only: works on a database in a read-only place, and never races a recorder.
+            let store = try RecordingStore(readingFrom: path)
+            if sessions {
+                let writer = try LineWriter(path: nil)
+                writer.write("session,source,requested_start,requested_end,samples")
+                for (session, count) in try store.sessionsWithSampleCounts() {
+                    writer.write("\(session.id),\(session.source),\(RecordedFormat.date(session.requestedStart)),\(RecordedFormat.date(session.requestedEnd)),\(count)")
+                }
+                writer.flush()
+                return
+            }
+            samples = try store.samples(from: start, to: end, source: recordedSource)
+        } catch let error as RecorderError {
             throw CLIError(error.description)
         }
         let writer = try LineWriter(path: nil)

@@ -58,10 +58,10 @@ struct StreamCommand: AsyncParsableCommand {
     @Option(help: "The stream to write: accelerometer, gyro, magnetometer, device-motion, or raw (all raw sensors).")
     var sensor: StreamSensor
 
-    @Option(help: "Seconds between samples; clamped to what the source supports.")
+    @Option(parsing: .unconditional, help: "Seconds between samples; clamped to what the source supports.", transform: OptionValue.seconds(allowZero: true))
     var interval: Double = 0.01
 
-    @Option(help: "Stop after this many seconds (default: until Ctrl-C or the end of a recording).")
+    @Option(parsing: .unconditional, help: "Stop after this many seconds (default: until Ctrl-C or the end of a recording).", transform: OptionValue.seconds())
     var duration: Double?
 
     @Option(help: "Line format: csv or jsonl.")
@@ -73,19 +73,11 @@ struct StreamCommand: AsyncParsableCommand {
     @Option(help: "Latitude and longitude in degrees, for x-true-north-z-vertical, e.g. 52.52,13.40.")
     var location: LocationArgument?
 
-    @Option(help: "Seconds a sample may wait so that samples are written in batches and the process wakes less often; 0 writes each at once.")
+    @Option(parsing: .unconditional, help: "Seconds a sample may wait so that samples are written in batches and the process wakes less often; 0 writes each at once (at most 1).", transform: OptionValue.seconds(0...1, allowZero: true))
     var latency: Double = 0.1
 
     @Option(name: .shortAndLong, help: "Write to this file instead of standard output.")
     var output: String?
-
-    func validate() throws {
-        guard interval.isFinite else { throw ValidationError("--interval must be a finite number of seconds") }
-        guard latency.isFinite, (0...1).contains(latency) else { throw ValidationError("--latency must be between 0 and 1 second") }
-        if let duration, !(duration.isFinite && duration > 0) {
-            throw ValidationError("--duration must be a positive number of seconds")
-        }
-    }
 
     func run() async throws {
         let source = try sourceOptions.resolve()

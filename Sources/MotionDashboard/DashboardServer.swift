@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -121,11 +122,15 @@ public final class DashboardServer: Sendable {
     public func run(onRunning: @escaping @Sendable (URL) -> Void = { _ in }) async throws {
         let router = DashboardApplication.makeRouter(hub: hub)
         let host = self.host
+        let webSocketResponder = router.buildResponder()
         let app = Application(
             router: router,
-            server: .http1WebSocketUpgrade(
-                webSocketRouter: router,
-                configuration: .init(ws: .init(maxFrameSize: DashboardApplication.maximumInboundMessage))),
+            server: HTTPServerBuilder { responder in
+                // The Origin rule (403) applies before Hummingbird's upgrade, which answers 400.
+                OriginCheckedChannel(inner: HTTP1WebSocketUpgradeChannel(
+                    responder: responder, webSocketResponder: webSocketResponder,
+                    configuration: .init(ws: .init(maxFrameSize: DashboardApplication.maximumInboundMessage))))
+            },
             configuration: .init(address: .hostname(host, port: port), serverName: "coremotion-dashboard"),
             onServerRunning: { [self] channel in
                 let port = channel.localAddress?.port ?? 0

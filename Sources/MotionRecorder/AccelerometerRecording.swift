@@ -28,6 +28,8 @@ public final class AccelerometerRecording: Sendable {
         var duration: TimeInterval
         var requestedStart: Date
         var firstTimestamp: Double?
+        /// The earliest time the next sample is kept, for thinning a faster source to ``rate``.
+        var nextDue: Double?
         var finished = false
     }
 
@@ -61,23 +63,33 @@ public final class AccelerometerRecording: Sendable {
         return min(duration, maximumDuration)
     }
 
-    /// Records one sample (acceleration in g, `timestamp` in seconds since boot).
+    /// Records one sample (acceleration in g, `timestamp` in seconds since boot). Samples closer
+    /// together than 1/``rate`` are thinned out, so a faster source is stored at 50 Hz.
     ///
     /// - Returns: `false` once the recording is over: the sample is at or past the end (it is not
     ///   stored), ``finish()`` was called, or a write failed.
     /// - Throws: the ``RecorderError`` of a failed batch write, once; the recording is then over.
     @discardableResult
     public func receive(timestamp: Double, x: Double, y: Double, z: Double) throws(RecorderError) -> Bool {
-        let keep = state.withLock { s -> Bool in
-            guard !s.finished else { return false }
+        // nil: over; false: thinned out (the recording goes on); true: store it.
+        let keep = state.withLock { s -> Bool? in
+            guard !s.finished else { return nil }
             if timestamp.isFinite, s.firstTimestamp == nil { s.firstTimestamp = timestamp }
             if let first = s.firstTimestamp, timestamp >= first + s.duration {
                 s.finished = true
-                return false
+                return nil
             }
+            // Thin a faster source to 50 Hz, so that the stored rate is the rate reported: keep a
+            // sample when it is at most 30 % of a period early (jitter at 50 Hz passes; the odd
+            // samples of a 100 Hz source do not); a late one moves the schedule along.
+            guard timestamp.isFinite else { return true }
+            let period = 1 / Self.rate
+            if let due = s.nextDue, timestamp < due - 0.3 * period { return false }
+            s.nextDue = max((s.nextDue ?? timestamp) + period, timestamp + 0.5 * period)
             return true
         }
-        guard keep else { return false }
+        guard let keep else { return false }
+        guard keep else { return true }
         let reading = AccelerometerReading(
             date: Date(timeIntervalSince1970: timestamp + wallClockOffset), timestamp: timestamp, x: x, y: y, z: z
         )

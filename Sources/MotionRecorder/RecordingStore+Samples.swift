@@ -28,15 +28,28 @@ extension RecordingStore {
     /// The samples whose wall-clock date lies in `from…to` (both inclusive), oldest first (samples
     /// with the same date in the order they were written).
     ///
-    /// - Parameter limit: the most samples to return; `nil` (default) for all.
+    /// - Parameters:
+    ///   - limit: the most samples to return; `nil` (default) for all.
+    ///   - source: only the samples of sessions recorded from this source identifier (such as
+    ///     `sim:walk`, see ``sessions()``); `nil` (default) for every source.
     /// - Throws: ``RecorderError/Kind/invalidRequest`` when `to` is before `from` or either is not finite.
-    public func samples(from: Date, to: Date, limit: Int? = nil) throws(RecorderError) -> [RecordedSample] {
+    public func samples(from: Date, to: Date, limit: Int? = nil, source: String? = nil) throws(RecorderError) -> [RecordedSample] {
         let a = from.timeIntervalSince1970, b = to.timeIntervalSince1970
         guard !a.isNaN, !b.isNaN, a <= b else {
             throw RecorderError(.invalidRequest, "the range must not end (\(to)) before it starts (\(from))", path: path)
         }
         return try read { db in
-            let rows = try Row.fetchCursor(
+            let rows = try source.map { source in
+                try Row.fetchCursor(
+                    db,
+                    sql: """
+                        SELECT samples.batch, samples.date, samples.timestamp, samples.x, samples.y, samples.z
+                        FROM samples JOIN batches ON batches.id = samples.batch JOIN sessions ON sessions.id = batches.session
+                        WHERE samples.date BETWEEN ? AND ? AND sessions.source = ? ORDER BY samples.date, samples.id LIMIT ?
+                        """,
+                    arguments: [a, b, source, limit.map { max($0, 0) } ?? -1]
+                )
+            } ?? Row.fetchCursor(
                 db,
                 sql: "SELECT batch, date, timestamp, x, y, z FROM samples WHERE date BETWEEN ? AND ? ORDER BY date, id LIMIT ?",
                 arguments: [a, b, limit.map { max($0, 0) } ?? -1]

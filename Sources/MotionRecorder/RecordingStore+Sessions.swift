@@ -38,4 +38,17 @@ extension RecordingStore {
             }
         }
     }
+
+    /// Every stored session with how many samples it holds, oldest request first.
+    public func sessionsWithSampleCounts() throws(RecorderError) -> [(session: RecordingSession, samples: Int)] {
+        let all = try sessions()
+        let counts: [Int64: Int] = try read { db in
+            var out: [Int64: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT batches.session, COUNT(*) FROM samples JOIN batches ON batches.id = samples.batch WHERE batches.session IS NOT NULL GROUP BY batches.session") {
+                out[row[0]] = row[1]
+            }
+            return out
+        }
+        return all.map { ($0, counts[$0.id] ?? 0) }
+    }
 }

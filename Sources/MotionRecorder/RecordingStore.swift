@@ -65,14 +65,79 @@ public final class RecordingStore: Sendable {
         case .inMemory:
             path = nil
         }
+        // Several processes may open a fresh file at once: switching it to WAL and creating the
+        // tables then race, and SQLite answers the loser "database is locked" at once, without its
+        // busy timeout (a deferred transaction cannot wait for a snapshot that moved). The loser
+        // retries after a short random pause, for up to 15 s; the migrator then finds the tables.
         do {
-            database = try path.map { try DatabaseQueue(path: $0, configuration: config) }
-                ?? DatabaseQueue(configuration: config)
-            try Self.migrator.migrate(database)
+            database = try Self.openAndMigrate(path: path, configuration: config)
         } catch {
             throw Self.recorderError(error, path: path)
         }
+        readOnly = false
         _ = try deleteSamples(before: now.addingTimeInterval(-Self.retention))
+    }
+
+    /// Opens an existing database only to read it: nothing is created, migrated, deleted or
+    /// written, not even SQLite's `-wal` and `-shm` files when the folder is read-only (a database
+    /// on read-only media or in another user's folder, a backup). Samples older than ``retention``
+    /// are still in such a file; ``samples(from:to:limit:source:)`` returns what is asked.
+    ///
+    /// - Parameter path: the SQLite file.
+    /// - Throws: ``RecorderError`` of kind ``RecorderError/Kind/unwritable`` when the file cannot be
+    ///   opened (it does not exist, say), ``RecorderError/Kind/corruptDatabase`` when it is not a
+    ///   recordings database.
+    public init(readingFrom path: String) throws(RecorderError) {
+        location = .file(path)
+        readOnly = true
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw RecorderError(.unwritable, "no such database", path: path)
+        }
+        var config = Configuration()
+        config.readonly = true
+        config.busyMode = .timeout(5)
+        config.label = "MotionRecorder (read-only)"
+        func open(_ name: String) throws -> DatabaseQueue {
+            let queue = try DatabaseQueue(path: name, configuration: config)
+            // The schema is read now, so that a file SQLite cannot read fails here.
+            _ = try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sessions") }
+            return queue
+        }
+        do {
+            database = try open(path)
+        } catch {
+            // A WAL database in a folder where its -shm file cannot be created: SQLite reads it
+            // only as immutable (nobody is writing there anyway).
+            let encoded = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
+            do {
+                database = try open("file:\(encoded)?immutable=1")
+            } catch {
+                throw Self.recorderError(error, path: path)
+            }
+        }
+    }
+
+    /// `true` for a store opened with ``init(readingFrom:)``.
+    public let readOnly: Bool
+
+    /// Opens the database and brings its schema up to date, retrying while another process holds
+    /// the lock (see ``init(location:now:)``).
+    static func openAndMigrate(path: String?, configuration: Configuration) throws -> DatabaseQueue {
+        let deadline = Date().addingTimeInterval(15)
+        while true {
+            do {
+                let queue = try path.map { try DatabaseQueue(path: $0, configuration: configuration) }
+                    ?? DatabaseQueue(configuration: configuration)
+                try migrator.migrate(queue)
+                return queue
+            } catch let error as DatabaseError where isBusy(error) && Date() < deadline {
+                usleep(useconds_t.random(in: 5_000...50_000))
+            }
+        }
+    }
+
+    static func isBusy(_ error: DatabaseError) -> Bool {
+        error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
     }
 
     /// The default database file: `COREMOTION_RECORDER_DATABASE` when set, else
@@ -90,9 +155,22 @@ public final class RecordingStore: Sendable {
     }
 
     /// Runs `body` in one write transaction, mapping SQLite errors to ``RecorderError``.
+    ///
+    /// The transaction is IMMEDIATE: it takes SQLite's write lock when it begins, waiting up to the
+    /// busy timeout (5 s) while another process writes, so concurrent writers queue instead of
+    /// failing with "database is locked" when a deferred transaction tries to upgrade.
     func write<T>(_ body: (Database) throws -> T) throws(RecorderError) -> T {
+        if readOnly { throw RecorderError(.unwritable, "opened read-only", path: path) }
         do {
-            return try database.write(body)
+            return try database.writeWithoutTransaction { db in
+                var result: T?
+                try db.inTransaction(.immediate) {
+                    result = try body(db)
+                    return .commit
+                }
+                guard let result else { throw RecorderError(.database, "transaction ended without a result", path: path) }
+                return result
+            }
         } catch {
             throw Self.recorderError(error, path: path)
         }
@@ -116,6 +194,8 @@ public final class RecordingStore: Sendable {
         switch db.resultCode {
         case .SQLITE_NOTADB, .SQLITE_CORRUPT:
             return RecorderError(.corruptDatabase, "not a usable recordings database (\(message)); move it away to start a new one", path: path)
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            return RecorderError(.database, "database is locked by another process for more than 5 s (\(message))", path: path)
         case .SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_FULL, .SQLITE_IOERR, .SQLITE_AUTH:
             return RecorderError(.unwritable, "cannot be opened or written (\(message))", path: path)
         default:

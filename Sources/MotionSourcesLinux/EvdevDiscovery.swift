@@ -57,7 +57,7 @@ enum EvdevDiscovery {
         let node = joinPath(options.sysfsRoot, "class/input/" + event)
         if let d = fs.attribute(joinPath(node, "dev")), let text = try? fs.readText(joinPath(options.udevDataRoot, "c" + d)) {
             for line in text.split(separator: "\n") where line.hasPrefix("E:ACCEL_MOUNT_MATRIX=") {
-                if let m = MountMatrix(parsing: String(line.dropFirst("E:ACCEL_MOUNT_MATRIX=".count))) { return m }
+                if let m = valid(String(line.dropFirst("E:ACCEL_MOUNT_MATRIX=".count)), "udev ACCEL_MOUNT_MATRIX", event) { return m }
             }
         }
         // The input device's parent (…/eventN/device/device) is the ACPI or platform device.
@@ -76,7 +76,18 @@ enum EvdevDiscovery {
         }
         let dmi = fs.attribute(joinPath(options.sysfsRoot, "class/dmi/id/modalias")) ?? ""
         let hwdb = options.hwdb ?? SensorHwdb.load(directories: options.hwdbDirectories, fileSystem: fs)
-        return hwdb.properties(forKey: "sensor:modalias:\(modalias):\(dmi)")["ACCEL_MOUNT_MATRIX"].flatMap { MountMatrix(parsing: $0) }
+        return hwdb.properties(forKey: "sensor:modalias:\(modalias):\(dmi)")["ACCEL_MOUNT_MATRIX"].flatMap { valid($0, "hwdb ACCEL_MOUNT_MATRIX", event) }
+    }
+
+    /// The matrix `text` stands for when it is valid (``MountMatrix/resolving(_:)``), else `nil`
+    /// after a warning, so that the next source of the matrix is used.
+    static func valid(_ text: String, _ source: String, _ event: String) -> MountMatrix? {
+        switch MountMatrix.resolving(text) {
+        case .success(let m): return m
+        case .failure(let why):
+            IIODiscovery.logger.warning("\(event): \(source) '\(SysfsValue.trimmed(text))' refused (\(why)); using the next source")
+            return nil
+        }
     }
 
     static func reports(_ options: LinuxDiscoveryOptions) -> [LinuxDeviceReport] {

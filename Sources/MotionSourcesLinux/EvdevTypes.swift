@@ -58,8 +58,12 @@ public struct InputEvent: Sendable, Hashable {
     public static func encode(_ events: [InputEvent]) -> [UInt8] {
         var out: [UInt8] = []
         for e in events {
-            let sec = Int64(e.time.rounded(.down))
-            let usec = Int64(((e.time - Double(sec)) * 1e6).rounded())
+            // Any time decode() can produce (up to ±9.2e18 s) encodes without trapping: seconds
+            // clamp to Int64's range, microseconds to 0…999999; a non-finite time encodes as 0.
+            let t = e.time.isFinite ? e.time : 0
+            let whole = t.rounded(.down)
+            let sec = whole >= 0x1p63 ? Int64.max : whole < -0x1p63 ? Int64.min : Int64(whole)
+            let usec = Int64(min(max(((t - whole) * 1e6).rounded(), 0), 999_999))
             withUnsafeBytes(of: sec.littleEndian) { out += $0 }
             withUnsafeBytes(of: usec.littleEndian) { out += $0 }
             withUnsafeBytes(of: e.type.littleEndian) { out += $0 }

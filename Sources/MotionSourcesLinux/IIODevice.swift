@@ -13,6 +13,8 @@ public struct IIOAxisChannel: Sendable, Hashable {
     public var scale: Double
     /// Added to the raw count before scaling (`in_accel_offset`). Default 0.
     public var offset: Double
+    /// Why ``scale`` is not what sysfs says, when it is not (a scale of 0 is treated as missing).
+    public var scaleNote: String?
     /// The buffer `scan_index`, when the channel can be captured through the buffer.
     public var scanIndex: Int?
     /// The buffer storage type, when the channel can be captured through the buffer.

@@ -35,6 +35,29 @@ public enum IIODiscovery {
         }
     }
 
+    /// The first valid matrix of `candidates` (see ``MountMatrix/resolving(_:)``: an empty text is
+    /// the identity), else the identity. Each one refused before it is logged at `warning` and
+    /// named in the returned source, so that `coremotion sensors` shows it.
+    static func chooseMountMatrix(_ candidates: [(text: String, source: String)], device: String, sensor: String)
+        -> (MountMatrix, String)
+    {
+        var refused: [String] = []
+        func noted(_ source: String) -> String {
+            refused.isEmpty ? source : source + "; refused: " + refused.joined(separator: "; ")
+        }
+        for c in candidates {
+            switch MountMatrix.resolving(c.text) {
+            case .success(let m):
+                let empty = SysfsValue.trimmed(c.text).isEmpty
+                return (m, noted(empty ? c.source + " (empty: identity)" : c.source))
+            case .failure(let why):
+                logger.warning("\(device) \(sensor): \(c.source) '\(SysfsValue.trimmed(c.text))' refused (\(why)); using the next source")
+                refused.append("\(c.source) '\(SysfsValue.trimmed(c.text))' (\(why))")
+            }
+        }
+        return (.identity, noted("none (identity)"))
+    }
+
     static func numericSuffix(_ s: String) -> Int {
         Int(s.reversed().prefix(while: { $0.isNumber }).reversed().map(String.init).joined()) ?? Int.max
     }
@@ -55,12 +78,13 @@ public enum IIODiscovery {
         let parentModalias = fs.attribute(joinPath(parent, "modalias"))
 
         // udev's database and hwdb, for ACCEL_MOUNT_MATRIX.
-        var udevMatrix: (MountMatrix, String)?
+        // The texts of ACCEL_MOUNT_MATRIX, udev's first: each is checked where the matrix is chosen.
+        var udevMatrices: [(text: String, source: String)] = []
         var location: String?
         if let dev = fs.attribute(joinPath(dir, "dev")), let text = try? fs.readText(joinPath(options.udevDataRoot, "c" + dev)) {
             for line in text.split(separator: "\n") {
-                if line.hasPrefix("E:ACCEL_MOUNT_MATRIX="), let m = MountMatrix(parsing: String(line.dropFirst("E:ACCEL_MOUNT_MATRIX=".count))) {
-                    udevMatrix = (m, "udev ACCEL_MOUNT_MATRIX")
+                if line.hasPrefix("E:ACCEL_MOUNT_MATRIX=") {
+                    udevMatrices.append((String(line.dropFirst("E:ACCEL_MOUNT_MATRIX=".count)), "udev ACCEL_MOUNT_MATRIX"))
                 }
                 if line.hasPrefix("E:ACCEL_LOCATION=") { location = String(line.dropFirst("E:ACCEL_LOCATION=".count)) }
             }
@@ -68,11 +92,7 @@ public enum IIODiscovery {
         if let pm = parentModalias {
             let key = SensorHwdb.lookupKey(label: label, parentModalias: pm, dmiModalias: dmiModalias)
             let props = hwdb.properties(forKey: key)
-            if udevMatrix == nil, let text = props["ACCEL_MOUNT_MATRIX"] {
-                if let m = MountMatrix(parsing: text) { udevMatrix = (m, "hwdb ACCEL_MOUNT_MATRIX") } else {
-                    logger.warning("\(id): hwdb ACCEL_MOUNT_MATRIX '\(text)' does not parse; ignored")
-                }
-            }
+            if let text = props["ACCEL_MOUNT_MATRIX"] { udevMatrices.append((text, "hwdb ACCEL_MOUNT_MATRIX")) }
             if location == nil { location = props["ACCEL_LOCATION"] }
         }
         // The label (accel-base, accel-display) says it too.
@@ -97,10 +117,17 @@ public enum IIODiscovery {
                 case .success: break
                 }
                 var scale = 1.0, offset = 0.0
+                var scaleNote: String?
                 if !processed {
                     for candidate in ["in_\(ch)_scale", "in_\(type)_scale"] where entries.contains(candidate) {
                         switch readNumber(fs, joinPath(dir, candidate)) {
                         case .failure(let e): return .skipped(id: id, name: name, error: e)
+                        case .success(let v) where v == 0:
+                            // A scale of 0 would zero every reading; iio-sensor-proxy treats it as
+                            // missing, and so do we: 1 unit per count (directions, and so the
+                            // orientation, stay right; magnitudes are off by the chip's real scale).
+                            scaleNote = "\(candidate) is 0: treated as missing (1 per count)"
+                            logger.warning("\(id): \(candidate) is 0; treated as missing (1 per count)")
                         case .success(let v): scale = v
                         }
                         break
@@ -114,6 +141,7 @@ public enum IIODiscovery {
                     }
                 }
                 var channel = IIOAxisChannel(name: ch, valuePath: valuePath, processed: processed, scale: scale, offset: offset)
+                channel.scaleNote = scaleNote
                 if scanEntries.contains("in_\(ch)_type"), scanEntries.contains("in_\(ch)_index") {
                     let se = joinPath(dir, "scan_elements")
                     guard let typeText = fs.attribute(joinPath(se, "in_\(ch)_type")), let t = IIOScanType(parsing: typeText) else {
@@ -132,21 +160,19 @@ public enum IIODiscovery {
             guard present == 3 else {
                 return .skipped(id: id, name: name, error: SourceError(.malformedInput, "\(type) has \(present) of 3 axes", path: dir))
             }
-            // Mount matrix: override > udev/hwdb > per-type attribute > shared attribute > identity.
-            var matrix = MountMatrix.identity
-            var source = "none (identity)"
-            var own = false
-            for attr in ["in_\(type)_mount_matrix", "in_mount_matrix", "mount_matrix"] where entries.contains(attr) {
-                guard let text = fs.attribute(joinPath(dir, attr)), let m = MountMatrix(parsing: text) else {
-                    return .skipped(id: id, name: name, error: SourceError(.malformedInput, "mount matrix does not parse", path: joinPath(dir, attr)))
-                }
-                matrix = m; source = attr; own = attr.hasPrefix("in_\(type)")
-                break
-            }
+            // Mount matrix, the first valid of: override > udev ACCEL_MOUNT_MATRIX > hwdb
+            // ACCEL_MOUNT_MATRIX > in_<type>_mount_matrix > in_mount_matrix > mount_matrix >
+            // identity (iio-sensor-proxy's order: udev, then sysfs, then identity).
+            var candidates: [(text: String, source: String)] = []
+            if let o = override { candidates.append((o.description, "override")) }
             // udev's matrix is for the accelerometer; it also orients the other sensors of the same
             // chip unless they carry a matrix of their own.
-            if let (m, s) = udevMatrix, kind == .accelerometer || !own { matrix = m; source = s }
-            if let o = override { matrix = o; source = "override" }
+            let own = entries.contains("in_\(type)_mount_matrix")
+            if kind == .accelerometer || !own { candidates += udevMatrices }
+            for attr in ["in_\(type)_mount_matrix", "in_mount_matrix", "mount_matrix"] where entries.contains(attr) {
+                candidates.append((fs.attribute(joinPath(dir, attr)) ?? "", attr))
+            }
+            let (matrix, source) = chooseMountMatrix(candidates, device: id, sensor: type)
 
             // Rates.
             var rateAttr: String?

@@ -52,7 +52,8 @@ public struct IIOScanType: Sendable, Hashable, CustomStringConvertible {
         shift = sh
         repeatCount = 1
         if let x = storage.firstIndex(where: { $0 == "X" || $0 == "x" }) {
-            guard let r = Int(storage[storage.index(after: x)...]), r >= 1 else { return nil }
+            // The kernel's scan_type.repeat is a u8: 1…255 (a huge count made a huge scan size).
+            guard let r = Int(storage[storage.index(after: x)...]), (1...255).contains(r) else { return nil }
             repeatCount = r
             storage = storage[..<x]
         }

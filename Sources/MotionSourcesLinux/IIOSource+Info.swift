@@ -28,12 +28,12 @@ extension IIOSource {
                 let scales = Set(s.axes.map(\.scale))
                 let offsets = Set(s.axes.map(\.offset))
                 details.append(("\(k) scale", (scales.count == 1 ? formatNumber(scales.first!) : s.axes.map { formatNumber($0.scale) }.joined(separator: ", ")) + " \(unit) per count"
-                                + (offsets == [0] ? "" : ", offset " + s.axes.map { formatNumber($0.offset) }.joined(separator: ", "))))
+                                + (offsets == [0] ? "" : ", offset " + s.axes.map { formatNumber($0.offset) }.joined(separator: ", "))
+                                + (s.axes.compactMap(\.scaleNote).first.map { " (\($0))" } ?? "")))
                 details.append(("\(k) rates available", s.availableRates == .unknown ? "not listed by the driver" : s.availableRates.description + " Hz"))
                 details.append(("\(k) rate now", (current.map(formatHz) ?? "unknown") + " Hz"
                                 + (s.rateAttribute == nil ? " (no rate attribute)" : s.rateWritable ? " (writable)" : " (read-only)")))
-                details.append(("\(k) mount matrix", "\(s.mountMatrix) [\(s.mountMatrixSource)]"
-                                + (abs(s.mountMatrix.determinant) < 1e-9 ? " (degenerate: a row repeats)" : "")))
+                details.append(("\(k) mount matrix", "\(s.mountMatrix) [\(s.mountMatrixSource)]"))
             }
             let buffered: String
             switch d.bufferAccess {

@@ -18,7 +18,10 @@ public struct MountMatrix: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses the text form; `nil` when it does not hold exactly nine finite numbers.
     public init?(parsing text: String) {
-        let t = SysfsValue.trimmed(text)
+        var t = SysfsValue.trimmed(text)
+        // A trailing `;` (as some quirks write it) ends the last row; iio-sensor-proxy's sscanf
+        // ignores it too.
+        if t.hasSuffix(";") { t = SysfsValue.trimmed(String(t.dropLast())) }
         var numbers: [Double] = []
         let rowTexts = t.split(separator: ";", omittingEmptySubsequences: false)
         if rowTexts.count == 3 {
@@ -43,6 +46,40 @@ public struct MountMatrix: Sendable, Hashable, CustomStringConvertible {
         guard numbers.count == 9 else { return nil }
         self.init(Vector3(numbers[0], numbers[1], numbers[2]), Vector3(numbers[3], numbers[4], numbers[5]),
                   Vector3(numbers[6], numbers[7], numbers[8]))
+    }
+
+    /// Why this matrix cannot orient a sensor, or `nil` when it can: a non-finite entry, a row of
+    /// zeros (iio-sensor-proxy's own check: that axis would always read 0), two equal rows, or any
+    /// other matrix that is not invertible (determinant 0: two device axes would read the same
+    /// combination of chip axes).
+    public var invalidity: String? {
+        let names = ["x", "y", "z"]
+        for (i, r) in rows.enumerated() where !(r.x.isFinite && r.y.isFinite && r.z.isFinite) {
+            return "row \(names[i]) has an entry that is not a finite number"
+        }
+        for (i, r) in rows.enumerated() where r.x == 0 && r.y == 0 && r.z == 0 {
+            return "row \(names[i]) is all zeros"
+        }
+        for i in 0..<3 {
+            for j in (i + 1)..<3 where rows[i] == rows[j] {
+                return "rows \(names[i]) and \(names[j]) repeat"
+            }
+        }
+        let scale = rows.map(\.length).reduce(1, *)
+        if !(abs(determinant) > 1e-6 * scale) { return "not invertible (determinant 0)" }
+        return nil
+    }
+
+    /// The matrix a mount-matrix text stands for, as iio-sensor-proxy reads it: an empty text means
+    /// the identity; otherwise nine numbers (see ``init(parsing:)``) forming a valid matrix (see
+    /// ``invalidity``). The failure says why, for a warning.
+    public static func resolving(_ text: String) -> Result<MountMatrix, MountMatrixRejection> {
+        if SysfsValue.trimmed(text).isEmpty { return .success(.identity) }
+        guard let m = MountMatrix(parsing: text) else {
+            return .failure(MountMatrixRejection(reason: "not nine numbers as 'a, b, c; d, e, f; g, h, i'"))
+        }
+        if let why = m.invalidity { return .failure(MountMatrixRejection(reason: why)) }
+        return .success(m)
     }
 
     /// `M × v`.
@@ -76,4 +113,12 @@ public struct MountMatrix: Sendable, Hashable, CustomStringConvertible {
         }
         return rows.map { "\(f($0.x)), \(f($0.y)), \(f($0.z))" }.joined(separator: "; ")
     }
+}
+
+/// Why a mount matrix was refused (see ``MountMatrix/resolving(_:)``).
+public struct MountMatrixRejection: Error, Sendable, Hashable, CustomStringConvertible {
+    /// One line: `row z is all zeros`.
+    public var reason: String
+    /// The reason.
+    public var description: String { reason }
 }
