@@ -25,39 +25,34 @@ struct BenchFleetCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Number of devices (publishers), 1 to 10000.")
+    @Option(parsing: .unconditional, help: "Number of devices (publishers), 1 to 10000.", transform: OptionValue.count(1...10_000))
     var devices: Int = 50
 
-    @Option(help: "Samples per second per device, up to 10000.")
+    @Option(parsing: .unconditional, help: "Samples per second per device, up to 10000.", transform: OptionValue.hertz(maximum: 10_000))
     var rate: Double = 100
 
-    @Option(help: "Seconds of publishing, up to 86400.")
+    @Option(parsing: .unconditional, help: "Seconds of publishing, up to 86400.", transform: OptionValue.seconds(0...86_400))
     var seconds: Double = 10
 
     @Option(help: "The broker: mqtt://[USER:PASS@]HOST:PORT[/TOPIC].")
     var broker: String
 
-    @Option(help: "QoS 0 or 1.")
+    @Option(parsing: .unconditional, help: "QoS 0 or 1.", transform: OptionValue.count(0...1))
     var qos: Int = 1
 
-    @Option(help: "Seconds per batch (one message per device), 0.001 to 10.")
+    @Option(parsing: .unconditional, help: "Seconds per batch (one message per device), 0.001 to 10.", transform: OptionValue.seconds(0.001...10))
     var batch: Double = 0.1
 
     @Flag(help: "Use the compact binary payload.")
     var binary = false
 
-    @Option(help: "The broker's process id, to report its CPU time.")
+    @Option(parsing: .unconditional, help: "The broker's process id, to report its CPU time.", transform: { Int32(try OptionValue.count(1...Int(Int32.max))($0)) })
     var brokerPid: Int32?
 
     @Flag(help: "Print JSON.")
     var json = false
 
     func validate() throws {
-        guard (1...10_000).contains(devices) else { throw ValidationError("--devices must be from 1 to 10000") }
-        guard rate.isFinite, rate > 0, rate <= 10_000 else { throw ValidationError("--rate must be above 0 and at most 10000 Hz") }
-        guard seconds.isFinite, seconds > 0, seconds <= 86_400 else { throw ValidationError("--seconds must be above 0 and at most 86400") }
-        guard qos == 0 || qos == 1 else { throw ValidationError("--qos must be 0 or 1") }
-        guard batch.isFinite, batch >= 0.001, batch <= 10 else { throw ValidationError("--batch must be between 0.001 and 10 seconds") }
         do { _ = try MQTTURL(parsing: broker) } catch { throw ValidationError(error.message) }
     }
 

@@ -23,7 +23,7 @@ public struct BenchFuseCommand: ParsableCommand {
     @Flag(help: "Print JSON (keys input_bytes, samples, rows, seconds, peak_rss_mb, samples_per_second).")
     var json = false
 
-    @Option(help: "Size of the generated recording in MB (1…2000).")
+    @Option(parsing: .unconditional, help: "Size of the generated recording in MB (1…2000).", transform: OptionValue.number(1...2000, unit: "MB"))
     var megabytes = 50.0
 
     @Option(help: "Keep the generated recording at this path (default: a temporary file, deleted).")
@@ -37,9 +37,6 @@ public struct BenchFuseCommand: ParsableCommand {
 
     /// Runs the command.
     public func run() throws {
-        guard megabytes.isFinite, (1...2000).contains(megabytes) else {
-            throw ValidationError("--megabytes must be between 1 and 2000")
-        }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bench-fuse-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }

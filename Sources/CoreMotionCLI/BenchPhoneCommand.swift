@@ -24,10 +24,10 @@ struct BenchPhoneCommand: AsyncParsableCommand {
     @Option(help: "The app to play: hyperimu (UDP), sensorlog (TCP, JSON), sensorlogger (HTTP POST per sample).")
     var app: String = "hyperimu"
 
-    @Option(help: "Samples per second per sensor.")
+    @Option(parsing: .unconditional, help: "Samples per second per sensor, at most 500.", transform: OptionValue.hertz(maximum: 500))
     var rate: Double = 200
 
-    @Option(help: "How long to send, in seconds.")
+    @Option(parsing: .unconditional, help: "How long to send, in seconds (at most 600).", transform: OptionValue.seconds(0...600))
     var seconds: Double = 5
 
     @Flag(help: "Print JSON: app, rate_hz, seconds, sent, delivered, lost, out_of_order, latency_us {p50, p99, max}, clock_error_us {p50, p99, max}.")
@@ -35,8 +35,6 @@ struct BenchPhoneCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard ["hyperimu", "sensorlog", "sensorlogger"].contains(app) else { throw ValidationError("--app must be hyperimu, sensorlog or sensorlogger") }
-        guard rate.isFinite, rate > 0, rate <= 500 else { throw ValidationError("--rate must be in (0, 500] Hz") }
-        guard seconds.isFinite, seconds > 0, seconds <= 600 else { throw ValidationError("--seconds must be in (0, 600]") }
     }
 
     struct Result: Codable {

@@ -18,7 +18,7 @@ public struct BenchReadCommand: ParsableCommand {
     @Option(name: .customLong("input-format"), help: "Force the format (\(RecordingFormat.allCases.map(\.rawValue).joined(separator: ", "))); default: detected from content.")
     var inputFormat: String?
 
-    @Option(help: "Times to read the recording; the best run is reported.")
+    @Option(parsing: .unconditional, help: "Times to read the recording (1–100); the best run is reported.", transform: OptionValue.count(1...100))
     var runs = 3
 
     @Flag(help: "Print JSON (keys bytes, samples, seconds, megabytes_per_second, samples_per_second, peak_rss_megabytes).")
@@ -46,7 +46,6 @@ public struct BenchReadCommand: ParsableCommand {
 
     /// Runs the command: one line on stderr and exit status 1 on a recording error.
     public func run() throws {
-        guard (1...100).contains(runs) else { throw ValidationError("--runs must be between 1 and 100") }
         var format: RecordingFormat? = nil
         if let inputFormat {
             guard let f = RecordingFormat(rawValue: inputFormat) else {

@@ -70,6 +70,18 @@ public enum OptionValue {
         }
     }
 
+    /// A finite number within `range`, in `unit` (metres, megabytes, …), for options that are neither
+    /// durations nor rates.
+    public static func number(_ range: ClosedRange<Double>, unit: String) -> @Sendable (String) throws -> Double {
+        { text in
+            let x = try finite(text, unit: unit)
+            guard range.contains(x) else {
+                throw Refusal("must be from \(format(range.lowerBound)) to \(format(range.upperBound)) \(unit)")
+            }
+            return x
+        }
+    }
+
     /// A whole number within `range` (clamped to at most ``maximumCount``).
     public static func count(_ range: ClosedRange<Int> = 1...maximumCount) -> @Sendable (String) throws -> Int {
         let high = min(range.upperBound, maximumCount)

@@ -22,31 +22,25 @@ struct PublishCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The broker and topic: mqtt://[USER:PASS@]HOST:PORT/TOPIC (mqtts:// for TLS).", valueName: "url"))
     var to: String
 
-    @Option(help: "MQTT quality of service: 0 or 1.")
+    @Option(parsing: .unconditional, help: "MQTT quality of service: 0 or 1.", transform: OptionValue.count(0...1))
     var qos: Int = 1
 
     @Option(help: "The deviceId sent in every message (default: this machine's host name).")
     var deviceId: String?
 
-    @Option(help: "Stop after this many seconds (default: until Ctrl-C or the end of a recording).")
+    @Option(parsing: .unconditional, help: "Stop after this many seconds (default: until Ctrl-C or the end of a recording).", transform: OptionValue.seconds())
     var duration: Double?
 
-    @Option(help: "Sampling rate asked of the source, in Hz (clamped to what it supports).")
+    @Option(parsing: .unconditional, help: "Sampling rate asked of the source, in Hz (clamped to what it supports), at most 10000.", transform: OptionValue.hertz(maximum: 10_000))
     var rate: Double = 100
 
-    @Option(help: "Seconds per batch (one message), 0.001 to 60.")
+    @Option(parsing: .unconditional, help: "Seconds per batch (one message), 0.001 to 60.", transform: OptionValue.seconds(0.001...60))
     var batch: Double = 0.1
 
     @Flag(help: "Send the compact binary payload (README: Fleets over MQTT) instead of JSON.")
     var binary = false
 
     func validate() throws {
-        guard qos == 0 || qos == 1 else { throw ValidationError("--qos must be 0 or 1") }
-        if let duration, !(duration.isFinite && duration > 0 && duration <= 31_536_000) {
-            throw ValidationError("--duration must be a positive number of seconds, at most one year")
-        }
-        guard rate.isFinite, rate > 0, rate <= 10_000 else { throw ValidationError("--rate must be a number of Hz above 0 and at most 10000") }
-        guard batch.isFinite, batch >= 0.001, batch <= 60 else { throw ValidationError("--batch must be between 0.001 and 60 seconds") }
         if let deviceId, deviceId.isEmpty || deviceId.utf8.count > 255 { throw ValidationError("--device-id must be 1 to 255 bytes") }
         do {
             let url = try MQTTURL(parsing: to)

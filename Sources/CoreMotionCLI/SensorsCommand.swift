@@ -16,7 +16,7 @@ struct SensorsCommand: AsyncParsableCommand {
 
     @OptionGroup var sourceOptions: SourceOptions
 
-    @Option(help: "For a phone source (sensorlogger://, sensorserver://, sensorlog://, hyperimu://): seconds to receive before listing what the phone sends.")
+    @Option(parsing: .unconditional, help: "For a phone source (sensorlogger://, sensorserver://, sensorlog://, hyperimu://): seconds to receive before listing what the phone sends (at most 3600).", transform: OptionValue.seconds(0...3600))
     var listen: Double = 5
 
     func run() async throws {
@@ -24,7 +24,6 @@ struct SensorsCommand: AsyncParsableCommand {
         if sourceOptions.spec() != nil {
             let source = try sourceOptions.resolve()
             if let phone = source as? PhoneSource {
-                guard listen.isFinite, listen > 0, listen <= 3600 else { throw CLIError("--listen must be in (0, 3600] seconds") }
                 blocks.append(try await Self.observe(phone, seconds: listen))
             } else {
                 blocks.append(Self.describe(source.info))

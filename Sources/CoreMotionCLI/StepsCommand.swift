@@ -21,7 +21,7 @@ public struct StepsCommand: ParsableCommand {
     @Flag(help: "Print JSON instead of text.")
     var json = false
 
-    @Option(help: "The walker's height in metres, for the step length (0.5–2.5).")
+    @Option(parsing: .unconditional, help: "The walker's height in metres, for the step length (0.5–2.5).", transform: OptionValue.number(0.5...2.5, unit: "metres"))
     var height: Double = 1.70
 
     /// Creates the command with default options (ArgumentParser fills them in).
@@ -39,9 +39,6 @@ public struct StepsCommand: ParsableCommand {
 
     /// Runs the command.
     public func run() throws {
-        guard height.isFinite, height >= 0.5, height <= 2.5 else {
-            throw CLIError("--height must be between 0.5 and 2.5 m")
-        }
         let rec = try AccelerometerInput(path: input)
         var pedometer = PedometerAccumulator(lengthModel: StepLengthModel(height: height))
         for i in rec.t.indices {
