@@ -38,13 +38,28 @@ final class ForeignOriginRefuser: ChannelInboundHandler, RemovableChannelHandler
     typealias InboundOut = HTTPServerRequestPart
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .head(var head) = unwrapInboundIn(data), Self.isForeignUpgrade(head) {
+        guard case .head(var head) = unwrapInboundIn(data) else {
+            context.fireChannelRead(data)
+            return
+        }
+        if Self.isForeignUpgrade(head) {
             head.headers.remove(name: "upgrade")
             head.headers.remove(name: "connection")
             context.fireChannelRead(wrapInboundOut(.head(head)))
             return
         }
         context.fireChannelRead(data)
+        if Self.isUpgrade(head) {
+            // An upgrade this handler lets through ends HTTP on the connection: once it completes,
+            // the HTTP decoder is removed and hands on raw bytes, which are not this handler's
+            // input. Leave the pipeline now, while the request's remaining parts are still HTTP.
+            context.pipeline.syncOperations.removeHandler(context: context).whenFailure { _ in }
+        }
+    }
+
+    /// A request asking for a protocol upgrade (`Upgrade: …`).
+    static func isUpgrade(_ head: HTTPRequestHead) -> Bool {
+        !head.headers["upgrade"].isEmpty
     }
 
     /// An upgrade to WebSocket (`Upgrade: websocket`) from an origin other than the request's host.
