@@ -134,6 +134,30 @@ import Testing
         #expect(try closed.readAllInFileOrder().map(\.sample) == s.map(\.sample))
     }
 
+    /// When the metadata does not tell the convention (no Metadata.csv, no platform, or a
+    /// standardisation value this reader does not know), the raw acceleration's size does: about 1
+    /// is g with Apple's sign (iOS), about 9.8 is m/s² with Android's sign.
+    @Test func conventionInferredFromRawAccelerationWhenMetadataDoesNotTell() throws {
+        let iosRaw = Self.xyz([(0, 0.01, -0.02, -1.0), (10_000_000, 0.0, -0.01, -1.01)])
+        let androidRaw = Self.xyz([(0, -0.1, 0.2, 9.8), (10_000_000, 0.0, 0.1, 9.81)])
+        for (meta, raw, expectedZ) in [
+            (nil, iosRaw, -1.0),
+            (nil, androidRaw, -9.8 / 9.80665),
+            (Self.metadata(platform: "ios", standardisation: "Some New Value"), iosRaw, -1.0),
+            (Self.metadata(platform: "ios", standardisation: "Some New Value"), androidRaw, -9.8 / 9.80665),
+            (Self.metadata(platform: ""), androidRaw, -9.8 / 9.80665),
+        ] as [(String?, String, Double)] {
+            var entries = ["AccelerometerUncalibrated.csv": raw, "Gyroscope.csv": Self.xyz([(0, 0.1, 0.2, 0.3)])]
+            if let meta { entries["Metadata.csv"] = meta }
+            let acc = try readAll(entries: entries).1.filter { $0.sample.sensor == .accelerometer }
+            #expect(acc.count == 2)
+            #expect(abs(acc[0].sample.value.z - expectedZ) < 1e-12, "\(meta ?? "no metadata"): \(acc[0].sample.value)")
+        }
+        // Metadata that says the platform still decides, whatever the data.
+        let stated = try readAll(entries: ["Metadata.csv": Self.metadata(platform: "android"), "AccelerometerUncalibrated.csv": iosRaw]).1
+        #expect(abs(stated[0].sample.value.z - 1.0 / 9.80665) < 1e-12)
+    }
+
     @Test func errorsNameFileAndLine() {
         let meta = Self.metadata(platform: "ios")
         #expect(errorText { _ = try readAll(entries: ["Metadata.csv": meta, "Gyroscope.csv": "time,seconds_elapsed,z,y,x\n1,0,1,2,nan\n"]) }

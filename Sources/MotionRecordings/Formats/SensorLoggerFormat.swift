@@ -43,6 +43,7 @@ enum SensorLoggerReader {
 
     static func open(_ c: Container) throws(RecordingError) -> ([any SampleStream], [String: String]) {
         var metadata: [String: String] = [:]
+        var missingMetadata: RecordingError?
         let layout: Layout
         var files: [String: Container.Entry] = [:]
         for e in c.entries where e.baseName.lowercased().hasSuffix(".csv") {
@@ -51,15 +52,15 @@ enum SensorLoggerReader {
         }
         if files.keys.contains(where: { $0 != "metadata" }) {
             layout = .csv(files)
-            guard let meta = files["metadata"] else {
-                if c.entries.count == 1 {
-                    throw RecordingError("a Sensor Logger CSV file alone cannot be read: open the whole export (folder or zip), whose Metadata.csv says the platform",
-                                         path: c.entries[0].displayPath)
-                }
-                throw RecordingError("no Metadata.csv: it says whether the export is from iOS (g, Apple's sign) or Android (m/s², opposite sign)",
-                                     path: c.displayPath)
+            if let meta = files["metadata"] {
+                metadata = try readMetadataCSV(meta)
+            } else if c.entries.count == 1 {
+                throw RecordingError("a Sensor Logger CSV file alone cannot be read: open the whole export (folder or zip), whose Metadata.csv says the platform",
+                                     path: c.entries[0].displayPath)
+            } else {
+                missingMetadata = RecordingError("no Metadata.csv: it says whether the export is from iOS (g, Apple's sign) or Android (m/s², opposite sign)",
+                                                 path: c.displayPath)
             }
-            metadata = try readMetadataCSV(meta)
         } else {
             var json: [Container.Entry] = []
             for e in c.entries {
@@ -78,8 +79,6 @@ enum SensorLoggerReader {
             layout = .json(json[0], names)
             metadata = meta
         }
-        let convention = try self.convention(metadata, path: c.displayPath)
-
         func rows(_ name: String) throws(RecordingError) -> SLRowSource? {
             switch layout {
             case .csv(let files):
@@ -89,6 +88,21 @@ enum SensorLoggerReader {
                 guard names.contains(name) else { return nil }
                 return SLCleanRows(SLJSONRows(reader: try e.reader(), sensor: name))
             }
+        }
+
+        let convention: Convention
+        if missingMetadata == nil, let stated = try self.convention(metadata, path: c.displayPath) {
+            convention = stated
+        } else if let inferred = try inferConvention(rows) {
+            convention = inferred
+            metadata["conventionInferred"] = inferred == .apple
+                ? "raw acceleration about 1 in size: g, Apple's sign (iOS, not standardised)"
+                : "raw acceleration about 9.8 in size: m/s², Android's sign (Android, or iOS standardised)"
+        } else if let missingMetadata {
+            throw missingMetadata
+        } else {
+            throw RecordingError("the metadata does not say the platform or the standardisation in a known form (platform '\(metadata["platform"] ?? "")', standardisation '\(metadata["standardisation"] ?? metadata["standardization"] ?? "")'), and there is no raw acceleration to tell the units and signs from",
+                                 path: c.displayPath)
         }
 
         var streams: [any SampleStream] = []
@@ -139,24 +153,46 @@ enum SensorLoggerReader {
         return (streams, metadata)
     }
 
-    /// The sign convention of the export, from its metadata.
-    static func convention(_ metadata: [String: String], path: String) throws(RecordingError) -> Convention {
+    /// The sign convention of the export, from its metadata; `nil` when the metadata does not tell
+    /// (no platform, or an iOS export whose standardisation value is not one this reader knows), so
+    /// that ``inferConvention(_:)`` decides from the data.
+    static func convention(_ metadata: [String: String], path: String) throws(RecordingError) -> Convention? {
         let platform = metadata["platform"]?.lowercased() ?? ""
         let standardised = (metadata["standardisation"] ?? metadata["standardization"] ?? "").lowercased()
-        let on: Bool
+        let on: Bool?
         switch standardised {
         case "", "false", "0", "no", "off", "none", "disabled", "null": on = false
         case "true", "1", "yes", "on", "enabled", "android", "standardised", "standardized": on = true
-        default:
-            throw RecordingError("unknown standardisation '\(standardised)' in the metadata: cannot tell the sign convention", path: path)
+        default: on = nil
         }
-        if on { return .android }
+        if on == true { return .android }
         switch platform {
-        case "ios": return .apple
-        case "android": return .android
-        case "": throw RecordingError("the metadata does not name the platform (ios or android): cannot tell the units and signs", path: path)
+        case "ios": return on == nil ? nil : .apple
+        case "android": return .android  // standardised or not, Android's convention
+        case "": return nil
         default: throw RecordingError("unknown platform '\(platform)' in the metadata (expected ios or android)", path: path)
         }
+    }
+
+    /// The sign convention told from the data when the metadata does not say it. Raw acceleration
+    /// is in g with Apple's sign only in an iOS export that is not standardised, and in m/s² with
+    /// Android's sign otherwise, so its size at the start (median of the first 50 rows' magnitudes:
+    /// about 1 or about 9.8 for a phone held or lying still) tells which. `TotalAcceleration` exists on
+    /// Android only. Without either, `nil`: calibrated `Gravity` is m/s² on both platforms and its
+    /// sign cannot be told apart.
+    static func inferConvention(_ rows: (String) throws(RecordingError) -> SLRowSource?) throws(RecordingError) -> Convention? {
+        if let raw = try rows("accelerometeruncalibrated") {
+            var magnitudes: [Double] = []
+            while magnitudes.count < 50, let row = try raw.next() {
+                let m = row.value.length
+                if m.isFinite && m > 0 { magnitudes.append(m) }
+            }
+            guard !magnitudes.isEmpty else { return nil }
+            magnitudes.sort()
+            return magnitudes[magnitudes.count / 2] < 4 ? .apple : .android
+        }
+        if try rows("totalacceleration") != nil { return .android }
+        return nil
     }
 
     /// `Metadata.csv`: a header row and one row of values, read by column name.
