@@ -116,7 +116,7 @@ let package = Package(
         ),
         .target(
             name: "MotionBenchmarks",
-            dependencies: ["MotionFusion"],
+            dependencies: ["MotionFusion", "MotionRecordings"],
             swiftSettings: swiftSettings
         ),
         .target(

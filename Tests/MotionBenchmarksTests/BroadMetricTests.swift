@@ -65,12 +65,4 @@ import Testing
         let trial = try BroadTrial(contentsOf: Self.trialURL)
         #expect(throws: BroadError.self) { try BroadErrors(estimates: [.identity], trial: trial) }
     }
-
-    @Test func csvTableReadsEmptyFieldsAsNaN() {
-        let t = CSVTable(data: Data("# c\na,b,c\n1,,3\n4,5,6\n".utf8))
-        #expect(t.names == ["a", "b", "c"])
-        #expect(t.rowCount == 2)
-        #expect(t.column("b")![0].isNaN && t.column("b")![1] == 5)
-        #expect(t.comment == " c")
-    }
 }

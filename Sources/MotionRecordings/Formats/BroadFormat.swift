@@ -23,16 +23,21 @@ enum BroadReader {
 }
 
 struct BroadStream: SampleStream {
+    /// The IMU columns, in the order rows return them.
+    static let imuColumns = ["acc_x", "acc_y", "acc_z", "gyr_x", "gyr_y", "gyr_z", "mag_x", "mag_y", "mag_z"]
+
     private let reader: ByteReader
     private var splitter = FieldSplitter(separator: UInt8(ascii: ","))
-    private var columns: [Int] = []  // acc xyz, gyr xyz, mag xyz
+    private var columns: [Int] = []  // the IMU columns, then the extra ones asked for
     private var width = 0
     private(set) var rate = BroadReader.defaultRate
     private var index = 0
     private var pending = PendingSamples()
     private var batch: [RecordedSample] = []
 
-    init(reader: ByteReader) throws(RecordingError) {
+    /// Reads the header; `extraColumns` are further columns that ``nextRow()`` returns after the
+    /// nine IMU values (BROAD's truth quaternion and movement flag, for the benchmark).
+    init(reader: ByteReader, extraColumns: [String] = []) throws(RecordingError) {
         self.reader = reader
         while let line = try reader.nextLine() {
             if line.isBlank { continue }
@@ -50,7 +55,7 @@ struct BroadStream: SampleStream {
             }
             splitter.split(line)
             let names = splitter.ranges.map { headerName(line.slice($0)) }
-            for name in ["acc_x", "acc_y", "acc_z", "gyr_x", "gyr_y", "gyr_z", "mag_x", "mag_y", "mag_z"] {
+            for name in Self.imuColumns + extraColumns {
                 guard let i = names.firstIndex(of: name) else {
                     throw reader.error("BROAD header without a column '\(name)'")
                 }
@@ -62,14 +67,26 @@ struct BroadStream: SampleStream {
         throw RecordingError("no BROAD header line", path: reader.path)
     }
 
-    mutating func next() throws(RecordingError) -> RecordedSample? {
-        if let s = pending.pop() { return s }
+    /// The next row's values, in the order of the columns read (IMU, then extra), unconverted; `nil`
+    /// at the end.
+    mutating func nextRow() throws(RecordingError) -> [Double]? {
         guard let line = try reader.nextDataLine() else { return nil }
         splitter.split(line)
         let f = splitter.ranges
         guard f.count >= width else { throw reader.error("expected \(width) columns or more, found \(f.count)") }
-        var v = [Double](repeating: 0, count: 9)
-        for k in 0..<9 { v[k] = try reader.number(line.slice(f[columns[k]])) }
+        var v = [Double](repeating: 0, count: columns.count)
+        for k in columns.indices {
+            let field = line.slice(f[columns[k]])
+            // An extra column may be empty: BROAD leaves the truth empty where the optical system lost
+            // the markers, which the benchmark reads as NaN (unscored). The IMU never is.
+            v[k] = k >= Self.imuColumns.count && field.isEmpty ? .nan : try reader.number(field)
+        }
+        return v
+    }
+
+    mutating func next() throws(RecordingError) -> RecordedSample? {
+        if let s = pending.pop() { return s }
+        guard let v = try nextRow() else { return nil }
         let t = Double(index) / rate
         index += 1
         let p = reader.path, n = reader.lineNumber
@@ -78,5 +95,40 @@ struct BroadStream: SampleStream {
         batch.append(RecordedSample(sample: RawSample(sensor: .magnetometer, timestamp: t, value: Vector3(v[6], v[7], v[8])), path: p, line: n))
         pending.refill(&batch)
         return pending.pop()
+    }
+}
+
+/// A BROAD trial read whole, for the benchmark: the IMU in Core Motion's units (as ``BroadReader``
+/// converts them) and the optical truth. Read through this module's line reader and number parser,
+/// so it accepts and rejects exactly what `fuse` and `replay:` do.
+public struct BroadTable: Sendable {
+    /// Samples per second (`sampling_rate_hz=` in a comment, else 285.714… Hz).
+    public var rate: Double
+    /// Specific force in g, Apple's sign, one per row.
+    public var accelerometer: [Vector3] = []
+    /// Angular rate in rad/s, one per row.
+    public var gyro: [Vector3] = []
+    /// Magnetic field in µT, one per row.
+    public var magnetometer: [Vector3] = []
+    /// The optical truth, sensor → ENU (`q_w,q_x,q_y,q_z`), one per row.
+    public var truth: [Quaternion] = []
+    /// BROAD's `movement` flag (1 = moving), one per row.
+    public var movement: [Bool] = []
+
+    /// Reads the BROAD CSV at `path`.
+    /// - Throws: ``RecordingError`` naming the file and line that cannot be read.
+    /// - Complexity: O(rows), memory O(rows).
+    public static func read(path: String) throws(RecordingError) -> BroadTable {
+        let entry = try FormatDetection.single(of: try Container.open(path: path), as: .broad)
+        var stream = try BroadStream(reader: entry.reader(), extraColumns: ["q_w", "q_x", "q_y", "q_z", "movement"])
+        var table = BroadTable(rate: stream.rate)
+        while let v = try stream.nextRow() {
+            table.accelerometer.append(androidToCoreMotion(v[0], v[1], v[2]))
+            table.gyro.append(Vector3(v[3], v[4], v[5]))
+            table.magnetometer.append(Vector3(v[6], v[7], v[8]))
+            table.truth.append(Quaternion(w: v[9], x: v[10], y: v[11], z: v[12]))
+            table.movement.append(v[13] == 1)
+        }
+        return table
     }
 }
