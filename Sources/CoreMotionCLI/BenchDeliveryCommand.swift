@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MotionSources
 import OpenCoreMotion
 
 /// Passes a source through, counting the samples it emits up to a cut-off time.
@@ -71,7 +72,7 @@ struct BenchDeliveryCommand: AsyncParsableCommand {
         let manager = CMMotionManager(source: source)
         manager.accelerometerUpdateInterval = 1 / rate
         let tally = Tally()
-        tally.latencies.reserveCapacity(Int(rate * seconds * 1.2))
+        tally.latencies.reserveCapacity(Int(rate * seconds * 1.2))  // safe: --rate and --seconds are validated
         let cutoff = Locked(Double.infinity)
         let slow = slowHandler
         let queue = OperationQueue()
@@ -93,7 +94,7 @@ struct BenchDeliveryCommand: AsyncParsableCommand {
             tally.lock.unlock()
             if sleep { usleep(50_000) }
         }
-        try await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+        try await Task.sleep(nanoseconds: UInt64(seconds * 1e9))  // safe: --seconds is validated (≤ 3600)
         let end = MonotonicClock.now()
         cutoff.withLock { $0 = end }
         source.setCutoff(end)
@@ -108,7 +109,7 @@ struct BenchDeliveryCommand: AsyncParsableCommand {
         let result = tally.lock.withLock {
             let sorted = tally.latencies.sorted()
             func pct(_ p: Double) -> Double {
-                sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int((p * Double(sorted.count)).rounded(.up)) - 1)]
+                sorted.nearestRankPercentile(p) ?? 0
             }
             let expected = source.emitted
             return Result(

@@ -232,7 +232,7 @@ struct BenchFleetCommand: AsyncParsableCommand {
                                         app_duplicated: d.appDuplicated, app_out_of_order: d.appOutOfOrder))
             }
             let lat = tally.latencies.sorted()
-            func pct(_ p: Double) -> Double { lat.isEmpty ? 0 : lat[min(lat.count - 1, Int(Double(lat.count - 1) * p))] * 1000 }
+            func pct(_ p: Double) -> Double { (lat.nearestRankPercentile(p) ?? 0) * 1000 }
             var cpu = ["publishers": pubCPU, "subscriber": subCPU, "process": Self.processCPU(getpid()) ?? 0]
             if let brokerCPU { cpu["broker"] = brokerCPU }
             let received = per.reduce(0) { $0 + $1.received }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MotionPhones
+import MotionSources
 import OpenCoreMotion
 #if canImport(Glibc)
 import Glibc
@@ -151,7 +152,7 @@ struct BenchPhoneCommand: AsyncParsableCommand {
         let result = tally.lock.withLock {
             func pct(_ values: [Double]) -> Result.Percentiles {
                 let s = values.sorted()
-                func p(_ q: Double) -> Double { s.isEmpty ? 0 : s[min(s.count - 1, max(0, Int((q * Double(s.count)).rounded(.up)) - 1))] }
+                func p(_ q: Double) -> Double { s.nearestRankPercentile(q) ?? 0 }
                 return .init(p50: p(0.5).rounded(), p99: p(0.99).rounded(), max: (s.last ?? 0).rounded())
             }
             return Result(app: app, rate_hz: rate, seconds: seconds, sent: 3 * count, delivered: tally.delivered,
@@ -342,7 +343,7 @@ struct ClockSimulation {
             pending.removeAll()
         }
         let sorted = errors.sorted()
-        func p(_ q: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, max(0, Int((q * Double(sorted.count)).rounded(.up)) - 1))] }
+        func p(_ q: Double) -> Double { sorted.nearestRankPercentile(q) ?? 0 }
         return Row(name: name, p50_us: p(0.5).rounded(), p99_us: p(0.99).rounded(), max_us: (sorted.last ?? 0).rounded(), spacing_max_us: spacing.rounded())
     }
 }

@@ -92,7 +92,7 @@ struct SensorsCommand: AsyncParsableCommand {
         } catch {
             throw CLIError(error.description)
         }
-        try await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+        try await Task.sleep(nanoseconds: UInt64(seconds * 1e9))  // safe: --listen is validated (≤ 3600 s)
         _ = try? phone.apply(.none) { _ in }
         let stats = phone.statistics
         var lines = ["\(phone.info.identifier)  \(phone.info.name)"]

@@ -278,7 +278,7 @@ public final class MQTTClient: Sendable {
         let jitter = configuration.backoffJitter
         if jitter.isFinite, jitter > 0 { delay += delay * Double.random(in: 0...min(jitter, 1)) }
         core.onEvent(.disconnected(reason: reason, retryIn: delay))
-        core.retry = eventLoop.scheduleTask(in: .nanoseconds(Int64(delay * 1e9))) { [self] in self.connect() }
+        core.retry = eventLoop.scheduleTask(in: .nanoseconds(Int64(delay * 1e9))) { [self] in self.connect() }  // safe: the backoff is bounded by the client configuration
     }
 
     /// Makes `channel` the current transport (once), whichever of connect completion and channelActive comes first.

@@ -64,7 +64,7 @@ public final class MQTTMotionPublisher: Sendable {
         self.batchPeriod = batchPeriod.isFinite ? min(max(batchPeriod, 0.001), 60) : 0.1
         self.epochOffset = mqttEpochOffsetNanoseconds()
         client.start()
-        let period = TimeAmount.nanoseconds(Int64(self.batchPeriod * 1e9))
+        let period = TimeAmount.nanoseconds(Int64(self.batchPeriod * 1e9))  // safe: --batch is validated to 0.001…60 s
         let task = client.eventLoop.scheduleRepeatedTask(initialDelay: period, delay: period) { [weak self] _ in self?.flush() }
         ticker.withLockedValue { $0 = task }
     }

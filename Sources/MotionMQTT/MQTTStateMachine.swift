@@ -220,7 +220,7 @@ public struct MQTTStateMachine: Sendable {
     /// Time passed: keepalive (PINGREQ after `keepAlive` seconds without sending) and timeouts
     /// (no CONNACK or PINGRESP within ``responseTimeout``). Call it at least every second.
     public mutating func tick(now: NIODeadline) -> [MQTTAction] {
-        let timeout = TimeAmount.nanoseconds(Int64(responseTimeout * 1e9))
+        let timeout = TimeAmount.nanoseconds(Int64(responseTimeout * 1e9))  // safe: a configuration constant, not user input
         switch connection {
         case .awaitingConnack(let since) where now - since >= timeout:
             connection = .closing

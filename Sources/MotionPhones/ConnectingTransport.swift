@@ -67,7 +67,7 @@ final class ConnectingTransport: PhoneTransport, @unchecked Sendable {
         switch action {
         case .connect: connect()
         case .wait(let delay):
-            timer = eventLoop.scheduleTask(in: .nanoseconds(Int64(delay * 1e9))) { [weak self] in
+            timer = eventLoop.scheduleTask(in: .nanoseconds(Int64(delay * 1e9))) { [weak self] in  // safe: delay ≤ backoff ≤ 3600 s (validated spec)
                 guard let self else { return }
                 self.perform(self.machine.timerFired())
             }

@@ -70,9 +70,9 @@ public enum IIOBenchmark {
 
         let options = LinuxDiscoveryOptions(sysfsRoot: root + "/sys", devRoot: root + "/dev", hwdb: SensorHwdb(parsing: ""), fileSystem: fs)
         let source = try LinuxSensorDiscovery.source(forSpec: "iio", options: options)
-        let stats = Stats(capacity: Int(rate * seconds) + 16)
+        let stats = Stats(capacity: Int(rate * seconds) + 16)  // safe: --rate and --seconds are validated (≤ 4 kHz, ≤ 3600 s)
         let deliver: @Sendable (Double, Double) -> Void = { timestamp, x in
-            stats.record(latency: LinuxClock.monotonic() - timestamp, sequence: Int((x * 9.80665 / 0.00980665).rounded()))
+            stats.record(latency: LinuxClock.monotonic() - timestamp, sequence: Int((x * 9.80665 / 0.00980665).rounded()))  // safe: x is the benchmark's own scan counter, read back
         }
         let stop: @Sendable () -> Void
         if let consumer {
@@ -98,12 +98,12 @@ public enum IIOBenchmark {
         pthread_getschedparam(pthread_self(), &oldPolicy, &oldParam)
         _ = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param)
         defer { _ = pthread_setschedparam(pthread_self(), oldPolicy, &oldParam) }
-        let total = Int(rate * seconds)
-        let period = Int64(1e9 / rate)
+        let total = Int(rate * seconds)  // safe: --rate and --seconds are validated (≤ 4 kHz, ≤ 3600 s)
+        let period = Int64(1e9 / rate)  // safe: rate > 0, validated
         var next = LinuxClock.monotonicNs() + period
         var scan = [UInt8](repeating: 0, count: 16)
         for i in 0..<total {
-            var ts = timespec(tv_sec: Int(next / 1_000_000_000), tv_nsec: Int(next % 1_000_000_000))
+            var ts = timespec(tv_sec: Int(next / 1_000_000_000), tv_nsec: Int(next % 1_000_000_000))  // safe: integer nanoseconds, no conversion from Double
             while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}
             let seq = Int16(truncatingIfNeeded: i % 30_000)
             withUnsafeBytes(of: seq.littleEndian) { scan[0] = $0[0]; scan[1] = $0[1] }
@@ -146,10 +146,7 @@ public enum IIOBenchmark {
         func result(sent: Int, rate: Double, seconds: Double, mode: String) -> Result {
             lock.withLock {
                 let sorted = latencies.sorted()
-                func pct(_ p: Double) -> Double {
-                    guard !sorted.isEmpty else { return .nan }
-                    return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)] * 1000
-                }
+                func pct(_ p: Double) -> Double { sorted.nearestRankPercentile(p).map { $0 * 1000 } ?? .nan }
                 let span = (first.map { last - $0 } ?? 0)
                 return Result(sent: sent, received: sorted.count, lost: gaps + max(0, sent - sorted.count - gaps),
                               p50Milliseconds: pct(0.5), p99Milliseconds: pct(0.99), p999Milliseconds: pct(0.999),

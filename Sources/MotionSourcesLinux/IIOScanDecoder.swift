@@ -69,7 +69,7 @@ public struct IIOScanDecoder: Sendable {
                     t = Double(rawNs &+ clockOffsetNs) / 1e9
                 } else {
                     t = arrival - Double(count - 1 - i) * interval
-                    rawNs = Int64(t * 1e9)
+                    rawNs = Int64(t * 1e9)  // safe: t is this machine's monotonic time, less whole scan periods
                 }
                 for r in routes {
                     let v = r.sensor.coreMotionValue(raw: (r.slots[0].type.decode(scan, at: r.slots[0].offset),

@@ -89,7 +89,7 @@ final class IIOSession: @unchecked Sendable {
         var items = kinds.compactMap { (d, k) -> Item? in
             guard let s = d.sensors[k] else { return nil }
             let rate = min(max(rates[k] ?? 50, 0.1), 1000)
-            return Item(sensor: s, periodNs: Int64(1e9 / rate), nextNs: start)
+            return Item(sensor: s, periodNs: Int64(1e9 / rate), nextNs: start)  // safe: rate clamped to 0.1…1000 Hz
         }
         var warned = Set<String>()
         while !stopSignal.isRaised && !isEnded {

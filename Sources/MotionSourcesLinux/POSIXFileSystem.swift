@@ -122,7 +122,7 @@ final class POSIXDeviceHandle: LinuxDeviceHandle, @unchecked Sendable {
             if e == EINTR { continue }
             if e != EAGAIN && e != EWOULDBLOCK { throw LinuxIOError(code: e, path: path, operation: "read") }
             var pfds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.0, events: Int16(POLLIN), revents: 0)]
-            let ms = timeout.isFinite ? Int32(max(0, min(timeout * 1000, 60_000)).rounded(.up)) : -1
+            let ms = timeout.isFinite ? Int32(max(0, min(timeout * 1000, 60_000)).rounded(.up)) : -1  // safe: clamped to 0…60 000
             let r = poll(&pfds, 2, ms)
             if r < 0 {
                 if errno == EINTR { continue }

@@ -39,7 +39,7 @@ extension SensorLoggerPush {
             let (delta, overflow) = e.time.subtractingReportingOverflow(base)
             guard !overflow, delta / 1000 <= Int64(UInt32.max) else { throw RecordingError("a binary message spans at most 4,294 s") }
             out.append(code)
-            append(UInt64(delta / 1000), 4, &out)
+            append(UInt64(delta / 1000), 4, &out)  // safe: 0 ≤ delta / 1000 ≤ UInt32.max, checked above
             for k in ["x", "y", "z"] {
                 let v = e.values[k] ?? 0
                 guard v.isFinite else { throw RecordingError("\(e.name).\(k) is \(v); a push message carries finite numbers only") }
@@ -50,7 +50,7 @@ extension SensorLoggerPush {
     }
 
     private static func append(_ v: UInt64, _ bytes: Int, _ out: inout [UInt8]) {
-        for i in 0..<bytes { out.append(UInt8(truncatingIfNeeded: v >> (8 * UInt64(i)))) }
+        for i in 0..<bytes { out.append(UInt8(truncatingIfNeeded: v >> (8 * UInt64(i)))) }  // safe: i is a loop index
     }
 
     /// Decodes the binary form; never traps (truncated input, unknown codes and bad UTF-8 throw).

@@ -57,7 +57,7 @@ public struct SensorLoggerPushConverter: Sendable {
     public static func entry(for sample: RawSample, epochOffsetNanoseconds: Int64) -> SensorLoggerPushEntry? {
         let v = sample.value
         guard v.x.isFinite, v.y.isFinite, v.z.isFinite, sample.timestamp.isFinite, abs(sample.timestamp) < 9e9 else { return nil }
-        let (time, overflow) = Int64((sample.timestamp * 1e9).rounded()).addingReportingOverflow(epochOffsetNanoseconds)
+        let (time, overflow) = Int64((sample.timestamp * 1e9).rounded()).addingReportingOverflow(epochOffsetNanoseconds)  // safe: |timestamp| < 9e9 s, checked above
         guard !overflow else { return nil }
         switch sample.sensor {
         case .accelerometer:
