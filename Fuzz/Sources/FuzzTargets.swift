@@ -18,7 +18,6 @@ let fuzzTargets: [String: @Sendable ([UInt8]) -> Void] = recordingTargets.mergin
     "evdev": fuzzEvdev,
     "iio": fuzzIIO,
     "control": fuzzControl,
-    "replay": fuzzReplay,
 ]) { a, _ in a }
 
 nonisolated(unsafe) var selectedTarget: (@Sendable ([UInt8]) -> Void)?
@@ -173,22 +172,5 @@ func fuzzControl(_ bytes: [UInt8]) {
         }
     case .failure(let error):
         require(!error.message.isEmpty, "an error says why")
-    }
-}
-
-// MARK: - replay CSV (MotionSources' ReplayFormat)
-
-func fuzzReplay(_ bytes: [UInt8]) {
-    var parser = ReplayFormat.Parser(path: "fuzz.csv")
-    for (n, line) in text(bytes).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-        do {
-            if let s = try parser.parse(line: line, number: n + 1) {
-                require(s.timestamp.isFinite && s.value.x.isFinite && s.value.y.isFinite && s.value.z.isFinite,
-                        "accepted samples are finite")
-            }
-        } catch {
-            // Refused with a SourceError: the reader stops at this line.
-            return
-        }
     }
 }
