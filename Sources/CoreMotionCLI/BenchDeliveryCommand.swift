@@ -3,24 +3,41 @@ import Foundation
 import MotionSources
 import OpenCoreMotion
 
-/// Passes a source through, counting the samples it emits up to a cut-off time.
+/// Passes a source through, counting what it emits up to a cut-off time: every sample, and the
+/// gyroscope samples that can produce a device-motion update (those after the first accelerometer
+/// sample, where fusion starts). The delivery and soak benchmarks compare these with what their
+/// handlers got.
 final class CountingSource: SensorSource {
     let inner: any SensorSource
-    private let counts = Locked<(emitted: Int, cutoff: Double)>((0, .infinity))
+    private struct Counts {
+        var emitted = 0
+        var deviceMotionUpdates = 0
+        var sawAccelerometer = false
+        var cutoff = Double.infinity
+    }
+    private let counts = Locked(Counts())
 
     init(_ inner: any SensorSource) { self.inner = inner }
 
     var info: SourceInfo { inner.info }
 
-    /// Samples emitted with a timestamp at or before ``cutoff``.
+    /// Samples emitted with a timestamp at or before the cut-off.
     var emitted: Int { counts.withLock { $0.emitted } }
+
+    /// Device-motion updates the source made possible up to the cut-off.
+    var deviceMotionUpdates: Int { counts.withLock { $0.deviceMotionUpdates } }
 
     func setCutoff(_ t: Double) { counts.withLock { $0.cutoff = t } }
 
     func apply(_ demand: SensorDemand, sink: @escaping @Sendable (SourceEvent) -> Void) throws(SourceError) -> [SensorKind: Double] {
         try inner.apply(demand) { [self] event in
             if case .sample(let s) = event {
-                counts.withLock { if s.timestamp <= $0.cutoff { $0.emitted += 1 } }
+                counts.withLock {
+                    if s.sensor == .accelerometer { $0.sawAccelerometer = true }
+                    guard s.timestamp <= $0.cutoff else { return }
+                    $0.emitted += 1
+                    if s.sensor == .gyro, $0.sawAccelerometer { $0.deviceMotionUpdates += 1 }
+                }
             }
             sink(event)
         }

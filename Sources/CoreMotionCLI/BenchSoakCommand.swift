@@ -3,34 +3,6 @@ import Foundation
 import MotionSources
 import OpenCoreMotion
 
-/// Counts the gyro samples that produce a device-motion update: those after the first
-/// accelerometer sample (the fusion starts there), up to a cut-off time.
-final class DeviceMotionCountingSource: SensorSource {
-    let inner: any SensorSource
-    private let counts = Locked<(sawAccelerometer: Bool, gyro: Int, cutoff: Double)>((false, 0, .infinity))
-
-    init(_ inner: any SensorSource) { self.inner = inner }
-
-    var info: SourceInfo { inner.info }
-
-    /// Device-motion updates the source made possible up to the cut-off.
-    var expected: Int { counts.withLock { $0.gyro } }
-
-    func setCutoff(_ t: Double) { counts.withLock { $0.cutoff = t } }
-
-    func apply(_ demand: SensorDemand, sink: @escaping @Sendable (SourceEvent) -> Void) throws(SourceError) -> [SensorKind: Double] {
-        try inner.apply(demand) { [self] event in
-            if case .sample(let s) = event {
-                counts.withLock {
-                    if s.sensor == .accelerometer { $0.sawAccelerometer = true }
-                    if s.sensor == .gyro, $0.sawAccelerometer, s.timestamp <= $0.cutoff { $0.gyro += 1 }
-                }
-            }
-            sink(event)
-        }
-    }
-}
-
 /// `coremotion bench soak`: device motion at 1 kHz for a long time; memory growth and lost samples.
 struct BenchSoakCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -82,7 +54,7 @@ struct BenchSoakCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let source = DeviceMotionCountingSource(SimulatedDevice(scenario: .handheld))
+        let source = CountingSource(SimulatedDevice(scenario: .handheld))
         let manager = CMMotionManager(source: source)
         guard manager.isDeviceMotionAvailable else { throw CLIError("the simulator has no device motion") }
         manager.deviceMotionUpdateInterval = 1 / rate
@@ -130,8 +102,8 @@ struct BenchSoakCommand: AsyncParsableCommand {
         manager.stopDeviceMotionUpdates()
         let after = rssAfterWarmup ?? rssStart
         let result = tally.lock.withLock {
-            Result(rate_hz: rate, seconds: seconds, warmup_seconds: warmup, expected: source.expected, delivered: tally.delivered,
-                   lost: max(0, source.expected - tally.delivered), out_of_order: tally.outOfOrder,
+            Result(rate_hz: rate, seconds: seconds, warmup_seconds: warmup, expected: source.deviceMotionUpdates, delivered: tally.delivered,
+                   lost: max(0, source.deviceMotionUpdates - tally.delivered), out_of_order: tally.outOfOrder,
                    rss_kb: .init(start: rssStart, after_warmup: after, end: rssEnd, max: rssMax), growth_kb: rssEnd - after)
         }
         if json {
