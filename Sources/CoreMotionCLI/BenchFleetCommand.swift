@@ -191,7 +191,7 @@ struct BenchFleetCommand: AsyncParsableCommand {
         let pubCPU0 = Self.threadCPU(pubTID), subCPU0 = Self.threadCPU(subTID)
         let start = ProcessInfo.processInfo.systemUptime
         var sent = [Int](repeating: 0, count: devices)
-        let total = Int((rate * seconds).rounded())
+        let total = Int((rate * seconds).rounded())  // safe: --rate ≤ 10 kHz, --seconds ≤ 86 400, validated
         while true {
             let now = ProcessInfo.processInfo.systemUptime
             let due = min(total, Int(((now - start) * rate).rounded(.down)) + 1)
@@ -203,7 +203,7 @@ struct BenchFleetCommand: AsyncParsableCommand {
                 }
             }
             if due >= total { break }
-            try await Task.sleep(nanoseconds: UInt64(max(0.001, min(0.01, 0.5 / rate)) * 1e9))
+            try await Task.sleep(nanoseconds: UInt64(max(0.001, min(0.01, 0.5 / rate)) * 1e9))  // safe: clamped to 1–10 ms
         }
         let elapsed = ProcessInfo.processInfo.systemUptime - start
         for p in publishers { _ = await p.finish(timeout: 30) }

@@ -98,7 +98,7 @@ struct BenchPhoneCommand: AsyncParsableCommand {
             }
             return
         }
-        let count = Int(rate * seconds)
+        let count = Int(rate * seconds)  // safe: --rate ≤ 500 Hz, --seconds ≤ 600, validated
         let tally = Tally(count: count)
         let peer: Peer
         let spec: String

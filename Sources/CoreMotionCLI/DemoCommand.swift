@@ -75,7 +75,7 @@ struct DemoCommand: AsyncParsableCommand {
                 }
                 lastPrinted = now
             }
-            try await Task.sleep(nanoseconds: UInt64(refresh * 1e9))
+            try await Task.sleep(nanoseconds: UInt64(refresh * 1e9))  // safe: --refresh is validated
         }
     }
 

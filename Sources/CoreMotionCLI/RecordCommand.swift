@@ -60,7 +60,7 @@ struct RecordCommand: AsyncParsableCommand {
             // A source that goes silent: give up a little after the duration.
             let limit = recording.duration + 2
             group.addTask {
-                try? await Task.sleep(nanoseconds: UInt64(limit * 1e9))
+                try? await Task.sleep(nanoseconds: UInt64(limit * 1e9))  // safe: the recording clamps its duration to 0…12 h
                 return nil
             }
             failure = await group.next() ?? nil

@@ -105,7 +105,7 @@ enum RecordedFormat {
     static func date(_ d: Date) -> String {
         let milliseconds = (d.timeIntervalSince1970 * 1000).rounded()
         let seconds = (milliseconds / 1000).rounded(.down)
-        let fraction = Int(milliseconds - seconds * 1000)
+        let fraction = Int(milliseconds - seconds * 1000)  // safe: 0…999, the milliseconds of a whole second
         let whole = Date(timeIntervalSince1970: seconds).formatted(Date.ISO8601FormatStyle())
         let digits = String(fraction)
         return whole.dropLast() + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"

@@ -28,7 +28,7 @@ extension StreamCommand {
         }
         if let duration {
             Task {
-                try? await Task.sleep(nanoseconds: UInt64(duration * 1e9))
+                try? await Task.sleep(nanoseconds: UInt64(duration * 1e9))  // safe: --duration is validated (≤ 1e8 s)
                 continuation.yield(nil)
             }
         }
