@@ -41,7 +41,7 @@ public struct BenchFuseCommand: ParsableCommand {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let input = keep ?? dir.appendingPathComponent("raw.csv").path
-        let samples = try Self.generate(path: input, bytes: Int(megabytes * 1_000_000))
+        let samples = try Self.generate(path: input, bytes: Int(megabytes * 1_000_000))  // safe: --megabytes is validated (1…2000)
         let size = (try? FileManager.default.attributesOfItem(atPath: input)[.size] as? Int) ?? 0
         let output = dir.appendingPathComponent("fused.csv").path
 

@@ -60,7 +60,7 @@ public struct OrientationCommand: AsyncParsableCommand {
             return nil
         }
         // --once gives up after the timeout, even if no sample ever arrives.
-        let wait = UInt64(timeout * 1e9)
+        let wait = UInt64(timeout * 1e9)  // safe: --timeout is validated
         let timer = Task {
             guard once else { return }
             try? await Task.sleep(nanoseconds: wait)
