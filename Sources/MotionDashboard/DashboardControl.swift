@@ -9,6 +9,8 @@ enum DashboardControl: Equatable, Sendable {
     /// A Core Motion reference frame name, such as `xArbitraryZVertical`.
     case referenceFrame(String)
     case filter(DashboardFilter)
+    /// Shows one device of a multi-device source, by its id.
+    case device(String)
     /// Asks for a fresh `state` message.
     case state
 
@@ -20,6 +22,7 @@ enum DashboardControl: Equatable, Sendable {
         case .stop: "stop"
         case .referenceFrame: "referenceFrame"
         case .filter: "filter"
+        case .device: "device"
         case .state: "state"
         }
     }
@@ -68,21 +71,21 @@ struct DashboardControlError: Error, Equatable, Sendable {
     var message: String
     /// The `type` of the refused request, when it could be read.
     var request: String?
-    /// The request's `id`, echoed as JSON text, when it had one.
-    var id: String?
+    /// The request's `id`, when it had one.
+    var id: DashboardRequestID?
 }
 
-/// A parsed request: the control and the caller's correlation id (raw JSON text), if any.
+/// A parsed request: the control and the caller's correlation id, if any.
 struct DashboardRequest: Equatable, Sendable {
     var control: DashboardControl
-    var id: String?
+    var id: DashboardRequestID?
 }
 
 enum DashboardControlParser {
     /// Parses one text message. Range checks that do not depend on the source are done here;
     /// availability is checked by the hub.
     static func parse(_ text: String) -> Result<DashboardRequest, DashboardControlError> {
-        func fail(_ code: DashboardControlError.Code, _ message: String, _ request: String? = nil, _ id: String? = nil)
+        func fail(_ code: DashboardControlError.Code, _ message: String, _ request: String? = nil, _ id: DashboardRequestID? = nil)
             -> Result<DashboardRequest, DashboardControlError>
         {
             .failure(DashboardControlError(code: code, message: message, request: request, id: id))
@@ -100,15 +103,13 @@ enum DashboardControlParser {
         } catch {
             return fail(.malformed, "control message is not valid JSON")
         }
-        var id: String?
+        var id: DashboardRequestID?
         switch fields["id"] {
         case nil: break
         case .string(let s)?:
-            var j = JSONText()
-            j.string(s)
-            id = j.text
+            id = .string(s)
         case .number(let n)? where n == n.rounded() && abs(n) < 1e15:
-            id = String(Int64(n))
+            id = .integer(Int64(n))  // safe: integral and below 1e15
         default:
             return fail(.malformed, "\"id\" must be a string or an integer")
         }
@@ -177,6 +178,11 @@ enum DashboardControlParser {
                 return fail(.outOfRange, "filter factor must be \(lo)…\(hi); got \(factor)", type, id)
             }
             return .success(DashboardRequest(control: .filter(DashboardFilter(mode: mode, factor: factor)), id: id))
+        case "device":
+            guard let device = string("device"), !device.isEmpty else {
+                return fail(.malformed, "\"device\" needs a non-empty string \"device\"", type, id)
+            }
+            return .success(DashboardRequest(control: .device(device), id: id))
         case "state":
             return .success(DashboardRequest(control: .state, id: id))
         default:

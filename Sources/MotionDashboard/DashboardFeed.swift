@@ -1,7 +1,8 @@
 import MotionFusion
 import MotionSources
 
-/// The four streams the dashboard shows, one panel each.
+/// The streams the dashboard shows, one panel each: the four motion streams, and the pedometer and
+/// altimeter when the source supports them.
 ///
 /// The raw values are the names used on the wire (see `PROTOCOL.md`).
 public enum DashboardSensor: String, Sendable, Hashable, CaseIterable, Codable, Comparable {
@@ -13,6 +14,15 @@ public enum DashboardSensor: String, Sendable, Hashable, CaseIterable, Codable, 
     case magnetometer
     /// Fused device motion: attitude, gravity, user acceleration, rotation rate, calibrated field, heading.
     case deviceMotion
+    /// Steps, distance, cadence and pace of `CMPedometer`, counted from the accelerometer; one
+    /// reading each time the count grows.
+    case pedometer
+    /// Relative altitude (m) and pressure (kPa) of `CMAltimeter`, once a second, when the source has
+    /// a barometer.
+    case altitude
+
+    /// The four motion streams, whose rate follows the update-interval slider.
+    public static let motion: Set<DashboardSensor> = [.accelerometer, .gyro, .magnetometer, .deviceMotion]
 
     /// Panels are ordered as listed above.
     public static func < (a: DashboardSensor, b: DashboardSensor) -> Bool {
@@ -62,6 +72,40 @@ public struct DashboardDeviceMotion: Sendable, Hashable {
     }
 }
 
+/// One pedometer reading, as `CMPedometerData` reports it since the stream started.
+public struct DashboardPedometer: Sendable, Hashable {
+    /// Steps counted since the stream started.
+    public var steps: Int
+    /// Distance walked since the stream started, in metres, when estimated.
+    public var distance: Double?
+    /// Cadence of the current walking bout in steps per second; `nil` between bouts.
+    public var cadence: Double?
+    /// Pace of the current walking bout in seconds per metre; `nil` between bouts.
+    public var pace: Double?
+
+    /// Creates a reading; distance in m, cadence in steps/s, pace in s/m.
+    public init(steps: Int, distance: Double?, cadence: Double?, pace: Double?) {
+        self.steps = steps
+        self.distance = distance
+        self.cadence = cadence
+        self.pace = pace
+    }
+}
+
+/// One altimeter reading, as `CMAltitudeData`.
+public struct DashboardAltitude: Sendable, Hashable {
+    /// Altitude relative to the first reading of the stream, in metres.
+    public var relativeAltitude: Double
+    /// Air pressure in kPa.
+    public var pressure: Double
+
+    /// Creates a reading; altitude in m, pressure in kPa.
+    public init(relativeAltitude: Double, pressure: Double) {
+        self.relativeAltitude = relativeAltitude
+        self.pressure = pressure
+    }
+}
+
 /// One reading delivered by a ``DashboardFeed``.
 public struct DashboardSample: Sendable, Hashable {
     /// What was measured.
@@ -70,6 +114,10 @@ public struct DashboardSample: Sendable, Hashable {
         case vector(Vector3)
         /// A device-motion reading.
         case deviceMotion(DashboardDeviceMotion)
+        /// A pedometer reading.
+        case pedometer(DashboardPedometer)
+        /// An altimeter reading.
+        case altitude(DashboardAltitude)
     }
 
     /// The stream the reading belongs to.
@@ -93,6 +141,20 @@ public struct DashboardSample: Sendable, Hashable {
         self.timestamp = timestamp
         self.value = .deviceMotion(deviceMotion)
     }
+
+    /// Creates a pedometer sample; `timestamp` is the time of the last step counted.
+    public init(timestamp: Double, pedometer: DashboardPedometer) {
+        self.sensor = .pedometer
+        self.timestamp = timestamp
+        self.value = .pedometer(pedometer)
+    }
+
+    /// Creates an altimeter sample.
+    public init(timestamp: Double, altitude: DashboardAltitude) {
+        self.sensor = .altitude
+        self.timestamp = timestamp
+        self.value = .altitude(altitude)
+    }
 }
 
 /// Something a feed reports to the dashboard.
@@ -103,6 +165,22 @@ public enum DashboardFeedEvent: Sendable, Hashable {
     case error(DashboardSensor?, String)
     /// The device orientation changed (`"faceUp"`, `"portrait"`, …); `nil` when unknown.
     case orientation(String?)
+    /// The devices a multi-device source (an MQTT broker) has heard, and the one shown (`nil`: none yet).
+    case devices([DashboardDevice], selected: String?)
+}
+
+/// One device of a multi-device source, as the page's device picker lists it.
+public struct DashboardDevice: Sendable, Hashable, Codable {
+    /// The device's identifier (for MQTT: the sender's `deviceId`, or its topic).
+    public var id: String
+    /// `true` when it has sent nothing for a while.
+    public var silent: Bool
+
+    /// Creates an entry.
+    public init(id: String, silent: Bool = false) {
+        self.id = id
+        self.silent = silent
+    }
 }
 
 /// What the dashboard wants a feed to deliver. Applied as a whole; a feed diffs it against what runs.
@@ -114,12 +192,16 @@ public struct DashboardFeedConfiguration: Sendable, Hashable {
     /// The attitude reference frame for device motion, by its Core Motion name
     /// (for example `"xArbitraryZVertical"`); one of ``DashboardSourceDescription/referenceFrames``.
     public var referenceFrame: String?
+    /// The device to show, for a multi-device source; `nil` leaves the choice to the feed (the first
+    /// device heard).
+    public var device: String?
 
     /// Creates a configuration; `interval` is in seconds.
-    public init(running: Set<DashboardSensor>, interval: Double, referenceFrame: String?) {
+    public init(running: Set<DashboardSensor>, interval: Double, referenceFrame: String?, device: String? = nil) {
         self.running = running
         self.interval = interval
         self.referenceFrame = referenceFrame
+        self.device = device
     }
 }
 

@@ -6,6 +6,11 @@ import OpenCoreMotion
 /// A ``DashboardFeed`` over a `CMMotionManager`: the dashboard's controls become the manager's
 /// `start…Updates(to:withHandler:)`, `stop…Updates()`, update intervals and reference frame.
 ///
+/// On the same source it runs a `CMPedometer` (when the source has an accelerometer) for the
+/// ``DashboardSensor/pedometer`` stream, and a `CMAltimeter` on the barometer given (if any) for
+/// ``DashboardSensor/altitude``. Given a ``DashboardDevicePicker`` (the manager's source), it lists the
+/// devices of a multi-device source and shows the one the page picks.
+///
 /// The feed takes over the manager's push handlers for the four sensors; don't start push updates
 /// on the same manager elsewhere. To show a device that other code also reads, give the feed its own
 /// manager on the same source with ``init(source:)``: managers on one source share its stream.
@@ -28,6 +33,20 @@ public final class MotionManagerFeed: DashboardFeed {
     /// `UIDevice.orientationUpdateInterval`) so the dashboard's accelerometer stream is left alone.
     private let device: UIDevice?
     private let orientationWatch = Locked<Task<Void, Never>?>(nil)
+    /// The barometer behind the altitude stream, if any.
+    public let barometer: (any BarometerSource)?
+    /// The device picker of a multi-device source, if any (it is also the manager's source).
+    public let devicePicker: DashboardDevicePicker?
+    /// The pedometer and altimeter while their streams run.
+    private struct Extras {
+        var pedometer: CMPedometer?
+        var altimeter: CMAltimeter?
+    }
+    private let extras = Locked(Extras())
+    /// Epoch seconds at boot: converts a pedometer's dates to seconds since boot.
+    private static func bootEpoch() -> Double {
+        Date().timeIntervalSince1970 - ProcessInfo.processInfo.systemUptime
+    }
 
     /// The Core Motion reference frames by the names used on the wire, in the order the page lists them.
     static let frameNames: [(CMAttitudeReferenceFrame, String)] = [
@@ -38,8 +57,17 @@ public final class MotionManagerFeed: DashboardFeed {
     ]
 
     /// Creates a feed driving `manager`. True north is offered only when the manager has a `location`.
-    public init(manager: CMMotionManager) {
+    ///
+    /// - Parameters:
+    ///   - manager: the manager the dashboard drives.
+    ///   - barometer: a barometer for the altitude stream (for example `CMAltimeter().barometer`), or
+    ///     `nil` (default) for none.
+    ///   - devicePicker: the picker when `manager`'s source is a ``DashboardDevicePicker``, so the page
+    ///     can choose the device; `nil` (default) otherwise.
+    public init(manager: CMMotionManager, barometer: (any BarometerSource)? = nil, devicePicker: DashboardDevicePicker? = nil) {
         self.manager = manager
+        self.barometer = barometer
+        self.devicePicker = devicePicker
         device = manager.source.map { UIDevice(source: $0) }
         queue = OperationQueue()
         queue.name = "coremotion.dashboard.feed"
@@ -49,17 +77,27 @@ public final class MotionManagerFeed: DashboardFeed {
             .filter { available.contains($0.0) && ($0.0 != .xTrueNorthZVertical || manager.location != nil) }
             .map(\.1)
         if let info = manager.source?.info {
-            sourceDescription = DashboardSourceDescription(
+            var description = DashboardSourceDescription(
                 info: info, deviceMotion: manager.isDeviceMotionAvailable, referenceFrames: frames)
+            if info.sensors[.accelerometer] != nil {
+                description.streams[.pedometer] = .init()
+            }
+            if let barometer {
+                description.streams[.altitude] = .init(minimumRate: 1, maximumRate: 1)
+                description.details.append(("barometer", barometer.name))
+            }
+            sourceDescription = description
         } else {
             sourceDescription = DashboardSourceDescription(
                 identifier: "none", name: "No motion source (set COREMOTION_SOURCE or pass --source)", streams: [:])
         }
     }
 
-    /// Creates a feed on its own `CMMotionManager` over `source`.
-    public convenience init(source: any SensorSource) {
-        self.init(manager: CMMotionManager(source: source))
+    /// Creates a feed on its own `CMMotionManager` over `source`, with the altitude stream from
+    /// `barometer` when one is given.
+    public convenience init(source: any SensorSource, barometer: (any BarometerSource)? = nil) {
+        self.init(manager: CMMotionManager(source: source), barometer: barometer,
+                  devicePicker: source as? DashboardDevicePicker)
     }
 
     deinit {
@@ -82,6 +120,9 @@ public final class MotionManagerFeed: DashboardFeed {
     /// ``DashboardFeedEvent/orientation(_:)`` until the feed is released.
     public func connect(_ sink: @escaping @Sendable (DashboardFeedEvent) -> Void) {
         self.sink.withLock { $0.send = sink }
+        devicePicker?.onChange { [weak self] devices, selected in
+            self?.emit(.devices(devices, selected: selected))
+        }
         guard let device else { return }
         orientationWatch.withLock { watch in
             guard watch == nil else { return }
@@ -103,9 +144,17 @@ public final class MotionManagerFeed: DashboardFeed {
             defer { c = configuration }
             return c
         }
-        let wasRunning = old?.running ?? []
-        for sensor in DashboardSensor.allCases where wasRunning.contains(sensor) && !configuration.running.contains(sensor) {
+        var wasRunning = old?.running ?? []
+        let switchesDevice = devicePicker != nil && configuration.device != nil && configuration.device != old?.device
+        for sensor in DashboardSensor.allCases where wasRunning.contains(sensor)
+            && (!configuration.running.contains(sensor) || switchesDevice)
+        {
             stop(sensor)
+        }
+        if switchesDevice, let device = configuration.device {
+            // Every stream restarts on the new device: fusion and step counting begin afresh.
+            devicePicker?.select(device)
+            wasRunning = []
         }
         // The manager applies a new interval at once, even while updates run.
         let interval = configuration.interval
@@ -163,6 +212,32 @@ public final class MotionManagerFeed: DashboardFeed {
                     emit(.sample(DashboardSample(timestamp: motion.timestamp, deviceMotion: Self.convert(motion))))
                 } else if let error { failure(.deviceMotion, error) }
             }
+        case .pedometer:
+            guard let source = manager.source else { return }
+            let pedometer = CMPedometer(source: source)
+            extras.withLock { $0.pedometer = pedometer }
+            let boot = Self.bootEpoch()
+            pedometer.startUpdates(from: Date()) { [weak self] data, error in
+                guard let self else { return }
+                if let data {
+                    let reading = DashboardPedometer(
+                        steps: data.numberOfSteps.intValue, distance: data.distance?.doubleValue,
+                        cadence: data.currentCadence?.doubleValue, pace: data.currentPace?.doubleValue)
+                    emit(.sample(DashboardSample(timestamp: data.endDate.timeIntervalSince1970 - boot, pedometer: reading)))
+                } else if let error { failure(.pedometer, error) }
+            }
+        case .altitude:
+            guard let barometer else { return }
+            let altimeter = CMAltimeter(barometer: barometer)
+            extras.withLock { $0.altimeter = altimeter }
+            altimeter.startRelativeAltitudeUpdates(to: queue) { [weak self] data, error in
+                guard let self else { return }
+                if let data {
+                    let reading = DashboardAltitude(
+                        relativeAltitude: data.relativeAltitude.doubleValue, pressure: data.pressure.doubleValue)
+                    emit(.sample(DashboardSample(timestamp: data.timestamp, altitude: reading)))
+                } else if let error { failure(.altitude, error) }
+            }
         }
     }
 
@@ -172,6 +247,16 @@ public final class MotionManagerFeed: DashboardFeed {
         case .gyro: manager.stopGyroUpdates()
         case .magnetometer: manager.stopMagnetometerUpdates()
         case .deviceMotion: manager.stopDeviceMotionUpdates()
+        case .pedometer:
+            extras.withLock { e -> CMPedometer? in
+                defer { e.pedometer = nil }
+                return e.pedometer
+            }?.stopUpdates()
+        case .altitude:
+            extras.withLock { e -> CMAltimeter? in
+                defer { e.altimeter = nil }
+                return e.altimeter
+            }?.stopRelativeAltitudeUpdates()
         }
     }
 
@@ -195,8 +280,11 @@ extension DashboardServer {
     }
 
     /// Creates a dashboard on its own `CMMotionManager` over `source`, leaving other managers on the
-    /// same source untouched. See ``init(feed:host:port:frameInterval:outboxCapacity:clock:logger:)``.
-    public convenience init(source: any SensorSource, host: String = "127.0.0.1", port: Int = 8080) {
-        self.init(feed: MotionManagerFeed(source: source), host: host, port: port)
+    /// same source untouched, with the altitude stream from `barometer` when one is given. See
+    /// ``init(feed:host:port:frameInterval:outboxCapacity:clock:logger:)``.
+    public convenience init(
+        source: any SensorSource, barometer: (any BarometerSource)? = nil, host: String = "127.0.0.1", port: Int = 8080
+    ) {
+        self.init(feed: MotionManagerFeed(source: source, barometer: barometer), host: host, port: port)
     }
 }

@@ -181,7 +181,7 @@ import Testing
                     })()
                     """) as? [String: [Int]] ?? [:]
                 print("dashboard e2e: trace pixels [red, green, blue] per graph: \(counts)")
-                for sensor in DashboardSensor.allCases {
+                for sensor in DashboardSensor.allCases where DashboardSensor.motion.contains(sensor) {
                     let c = counts[sensor.rawValue] ?? []
                     #expect(c.count == 3, "\(sensor) graph found")
                     #expect(c.reduce(0, +) > 300, "\(sensor) graph shows traces: \(c)")

@@ -73,10 +73,10 @@ import Testing
 
     @Test func idsAreEchoedAsJSON() throws {
         let r = try parse(#"{"type":"state","id":"a\"b"}"#).get()
-        #expect(r.id == #""a\"b""#)
-        #expect(try parse(#"{"type":"state","id":42}"#).get().id == "42")
+        #expect(r.id == .string(#"a"b"#))
+        #expect(try parse(#"{"type":"state","id":42}"#).get().id == .integer(42))
         #expect(error(#"{"type":"state","id":{"x":1}}"#)?.code == .malformed)
-        #expect(error(#"{"type":"interval","ms":3,"id":7}"#)?.id == "7")
+        #expect(error(#"{"type":"interval","ms":3,"id":7}"#)?.id == .integer(7))
     }
 
     @Test func oversizedMessagesAreRefused() {

@@ -47,7 +47,7 @@ import Testing
         let hub = DashboardHub(feed: feed)
         #expect(feed.applied.isEmpty)
         let a = hub.connect()
-        #expect(feed.last?.running == Set(DashboardSensor.allCases))
+        #expect(feed.last?.running == DashboardSensor.motion)
         #expect(feed.last?.interval == 0.020)
         let b = hub.connect()
         #expect(feed.applied.count == 1, "a second page changes nothing the feed must know")
@@ -81,7 +81,7 @@ import Testing
         hub.receive(#"{"type":"referenceFrame","frame":"xArbitraryZVertical"}"#, from: b)
         #expect(feed.last?.referenceFrame == "xArbitraryZVertical")
         hub.receive(#"{"type":"start","sensor":"gyro"}"#, from: b)
-        #expect(feed.last?.running == Set(DashboardSensor.allCases))
+        #expect(feed.last?.running == DashboardSensor.motion)
     }
 
     @Test func refusedControlsGetAnErrorReplyAndChangeNothing() async {

@@ -11,7 +11,7 @@ import Testing
         let feed = MotionManagerFeed(source: ManualSource(maximumRate: 100, identifier: "manual:test"))
         let d = feed.sourceDescription
         #expect(d.identifier == "manual:test")
-        #expect(Set(d.streams.keys) == Set(DashboardSensor.allCases))
+        #expect(Set(d.streams.keys) == DashboardSensor.motion.union([.pedometer]), "no barometer: no altitude")
         #expect(d.streams[.accelerometer]?.maximumRate == 100)
         #expect(d.referenceFrames == ["xArbitraryZVertical", "xArbitraryCorrectedZVertical", "xMagneticNorthZVertical"],
                 "true north needs a location")
@@ -79,14 +79,14 @@ import Testing
         source.fail(SourceError(.deviceRemoved, "the device was unplugged", path: "/dev/iio:device0"))
         // Every running stream's handler gets the error; each becomes a sourceError + state pair.
         var errors: [String: String] = [:]
-        for _ in 0..<8 {
+        for _ in 0..<10 {
             let m = await d.next().first ?? [:]
             if m["type"] as? String == "sourceError", let sensor = m["sensor"] as? String {
                 errors[sensor] = m["message"] as? String
             }
-            if errors.count == 4 { break }
+            if errors.count == 5 { break }
         }
-        #expect(Set(errors.keys) == ["accelerometer", "gyro", "magnetometer", "deviceMotion"])
+        #expect(Set(errors.keys) == ["accelerometer", "gyro", "magnetometer", "deviceMotion", "pedometer"])
         #expect(errors["gyro"]?.contains("unplugged") == true, "\(errors)")
         hub.disconnect(page)
     }

@@ -10,7 +10,7 @@ final class ScriptedFeed: DashboardFeed {
     private let sink = Locked(Sink())
     private let _applied = Locked<[DashboardFeedConfiguration]>([])
 
-    init(streams: [DashboardSensor] = DashboardSensor.allCases, frames: [String] = ["xArbitraryZVertical", "xMagneticNorthZVertical"]) {
+    init(streams: [DashboardSensor] = [.accelerometer, .gyro, .magnetometer, .deviceMotion], frames: [String] = ["xArbitraryZVertical", "xMagneticNorthZVertical"]) {
         var s: [DashboardSensor: DashboardSourceDescription.Stream] = [:]
         for sensor in streams { s[sensor] = .init(minimumRate: 1, maximumRate: 100, range: sensor == .accelerometer ? 8 : nil) }
         sourceDescription = DashboardSourceDescription(

@@ -1,7 +1,8 @@
 // OpenCoreMotion dashboard page: plain JS, no dependencies. Protocol: Sources/MotionDashboard/PROTOCOL.md
 "use strict";
 (function () {
-  const SENSORS = ["accelerometer", "gyro", "magnetometer", "deviceMotion"];
+  const SENSORS = ["accelerometer", "gyro", "magnetometer", "deviceMotion"];  // graphed streams
+  const COUNTERS = ["pedometer", "altitude"];  // streams shown as numbers, when the source has them
   const HISTORY_SECONDS = 5;          // visible time window of every graph
   const CAPACITY = 2048;              // samples kept per stream (≥ 5 s at 100 Hz)
   const COLORS = ["#ff5c5c", "#4cd964", "#4da3ff"];
@@ -21,9 +22,10 @@
     messages: 0, sampleMessages: 0, samples: 0, perSensor: {}, connects: 0, errors: 0,
     lastError: null, closeReason: null, intervalMs: null,
   };
-  SENSORS.forEach((s) => (stats.perSensor[s] = 0));
+  SENSORS.concat(COUNTERS).forEach((s) => (stats.perSensor[s] = 0));
   window.dashboardStats = stats;
   window.dashboardState = null; // the last `state` message
+  window.dashboardLast = {};    // the last row of each stream
 
   // ---- per-stream ring buffers ----------------------------------------------------------------
   function Series() {
@@ -65,6 +67,22 @@
       send({ type: panels[s].running ? "stop" : "start", sensor: s });
     });
   });
+  const counters = {};
+  COUNTERS.forEach((s) => {
+    const el = $("panel-" + s);
+    counters[s] = {
+      el, rate: el.querySelector("[data-rate]"), toggle: el.querySelector("[data-toggle]"),
+      error: el.querySelector("[data-error]"), running: false, available: false, rows: 0,
+    };
+    counters[s].toggle.addEventListener("click", () => {
+      send({ type: counters[s].running ? "stop" : "start", sensor: s });
+    });
+  });
+  let altitudeRange = null;
+  const devicePicker = $("device-picker");
+  const deviceSelect = $("device");
+  let shownDevice = null;
+  deviceSelect.addEventListener("change", () => send({ type: "device", device: deviceSelect.value }));
   const slider = $("interval");
   const sliderLabel = $("interval-label");
   const filterMode = $("filter-mode");
@@ -172,6 +190,7 @@
     }
     frameSelect.disabled = (msg.referenceFrames || []).length < 2;
     SENSORS.forEach((s) => series[s].clear());
+    for (const s of COUNTERS) counters[s].el.hidden = !(src.streams && src.streams[s]);
   }
 
   function onState(msg) {
@@ -194,6 +213,36 @@
       p.error.textContent = st.error ? "Source error: " + st.error : "";
       if (!st.running) { p.rate.textContent = st.available ? "stopped" : "unavailable"; }
     }
+    for (const s of COUNTERS) {
+      const st = msg.sensors[s], c = counters[s];
+      if (!st) continue;
+      c.running = !!st.running;
+      c.available = !!st.available;
+      c.el.hidden = !st.available;
+      c.toggle.textContent = st.running ? "Stop" : "Start";
+      c.el.classList.toggle("stopped", !st.running);
+      c.error.hidden = !st.error;
+      c.error.textContent = st.error ? "Source error: " + st.error : "";
+      c.rate.textContent = st.running ? (s === "altitude" ? "1 Hz" : "on each step") : "stopped";
+    }
+    const devices = msg.devices || [];
+    devicePicker.hidden = devices.length === 0;
+    if (document.activeElement !== deviceSelect) {
+      deviceSelect.innerHTML = "";
+      for (const d of devices) {
+        const o = document.createElement("option");
+        o.value = d.id; o.textContent = d.id + (d.silent ? " (silent)" : "");
+        deviceSelect.appendChild(o);
+      }
+      if (msg.device) deviceSelect.value = msg.device;
+    }
+    if ((msg.device || null) !== shownDevice) {
+      // Another device: its samples start afresh.
+      shownDevice = msg.device || null;
+      SENSORS.forEach((s) => series[s].clear());
+      lastMotion = null;
+      altitudeRange = null;
+    }
     const srcErr = $("source-error");
     srcErr.hidden = !msg.sourceError;
     srcErr.textContent = msg.sourceError ? "Source error: " + msg.sourceError : "";
@@ -212,8 +261,41 @@
     controlErrorTimer = setTimeout(() => (el.hidden = true), 6000);
   }
 
+  function num(v, digits) {
+    return v === null || v === undefined || !isFinite(v) ? "—" : v.toFixed(digits);
+  }
+  function onCounters(msg) {
+    const ped = msg.pedometer;
+    if (ped && ped.length) {
+      const r = ped[ped.length - 1];  // [t, steps, distance, cadence, pace]
+      window.dashboardLast.pedometer = r;
+      $("ped-steps").textContent = r[1];
+      $("ped-distance").textContent = num(r[2], 1);
+      $("ped-cadence").textContent = r[3] === null ? "— (not walking)" : num(r[3], 2);
+      $("ped-pace").textContent = num(r[4], 2);
+    }
+    const alt = msg.altitude;
+    if (alt && alt.length) {
+      for (const r of alt) {  // [t, relativeAltitude, pressure]
+        if (r[1] === null) continue;
+        altitudeRange = altitudeRange ? [Math.min(altitudeRange[0], r[1]), Math.max(altitudeRange[1], r[1])] : [r[1], r[1]];
+      }
+      const r = alt[alt.length - 1];
+      window.dashboardLast.altitude = r;
+      $("alt-relative").textContent = fmt(r[1], 2);
+      $("alt-pressure").textContent = num(r[2], 3);
+      $("alt-range").textContent = altitudeRange ? fmt(altitudeRange[0], 2) + " … " + fmt(altitudeRange[1], 2) : "—";
+    }
+    for (const s of COUNTERS) {
+      if (!msg[s]) continue;
+      stats.samples += msg[s].length;
+      stats.perSensor[s] += msg[s].length;
+    }
+  }
+
   function onSamples(msg) {
     stats.sampleMessages++;
+    onCounters(msg);
     const now = performance.now();
     for (const s of SENSORS) {
       const rows = msg[s];
