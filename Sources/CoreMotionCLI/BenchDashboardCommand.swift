@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HummingbirdWSClient
 import Logging
+import MotionDashboard
 import MotionSources
 
 /// `coremotion bench dashboard`: the dashboard server's cost with many pages at the fastest rate.
@@ -28,6 +29,9 @@ public struct BenchDashboardCommand: AsyncParsableCommand {
 
     @Option(help: "The motion source for the server.")
     var source: String = "sim:handheld"
+
+    @Flag(name: .customLong("motion-only"), help: "Stop the pedometer and altitude streams: only the four motion streams run (as before they existed).")
+    var motionOnly = false
 
     @Flag(help: "Print one JSON object instead of text.")
     var json = false
@@ -82,6 +86,7 @@ public struct BenchDashboardCommand: AsyncParsableCommand {
         }()
         let interval = intervalMilliseconds
         let seconds = self.seconds
+        let motionOnly = self.motionOnly
         let stop = Task<Void, Never> { try? await Task.sleep(for: .seconds(3600)) }
         typealias Measurement = (loaded: Double, before: [Tally.Counts], after: [Tally.Counts])
         let measured = try await withThrowingTaskGroup(of: Measurement?.self) { group in
@@ -90,6 +95,11 @@ public struct BenchDashboardCommand: AsyncParsableCommand {
                     let close = try await WebSocketClient.connect(url: ws, logger: logger) { inbound, outbound, _ in
                         if index == 0 {
                             try await outbound.write(.text(#"{"type":"interval","ms":\#(interval)}"#))
+                            if motionOnly {
+                                for extra in [DashboardSensor.pedometer, .altitude] {
+                                    try await outbound.write(.text(#"{"type":"stop","sensor":"\#(extra.rawValue)"}"#))
+                                }
+                            }
                         }
                         try await withThrowingTaskGroup(of: Void.self) { inner in
                             inner.addTask {
@@ -131,7 +141,7 @@ public struct BenchDashboardCommand: AsyncParsableCommand {
         let n = Double(clients)
         let messages = zip(before, after).map { Double($1.messages - $0.messages) }.reduce(0, +) / n / seconds
         var samples: [String: Double] = [:]
-        for name in ["accelerometer", "gyro", "magnetometer", "deviceMotion"] {
+        for name in Self.streamNames {
             let total = zip(before, after).map { Double(($1.samples[name] ?? 0) - ($0.samples[name] ?? 0)) }.reduce(0, +)
             samples[name] = total / n / seconds
         }
@@ -140,7 +150,7 @@ public struct BenchDashboardCommand: AsyncParsableCommand {
         if json {
             var fields = [
                 "\"clients\": \(clients)", "\"interval_ms\": \(intervalMilliseconds)", "\"seconds\": \(seconds)",
-                "\"source\": \"\(source)\"",
+                "\"source\": \"\(source)\"", "\"motion_only\": \(motionOnly)",
                 "\"server_cpu_percent\": \(r(loaded))", "\"idle_cpu_percent\": \(r(idle))",
                 "\"messages_per_s_per_client\": \(r(messages))",
             ]
@@ -157,14 +167,18 @@ public struct BenchDashboardCommand: AsyncParsableCommand {
         }
     }
 
+    /// The streams whose rows are counted.
+    static let streamNames = DashboardSensor.allCases.map(\.rawValue)
+
     /// Counts one message's samples without decoding it all: rows are the arrays inside each stream.
     static func count(_ text: String, into tally: Tally) {
-        guard text.hasPrefix(#"{"type":"samples""#) else {
+        // Keys are sorted, so "type" closes a samples message (older servers wrote it first).
+        guard text.hasSuffix(#""type":"samples"}"#) || text.hasPrefix(#"{"type":"samples""#) else {
             tally.counts.withLock { $0.messages += 1 }
             return
         }
         var counts: [String: Int] = [:]
-        for name in ["accelerometer", "gyro", "magnetometer", "deviceMotion"] {
+        for name in streamNames {
             guard let start = text.range(of: "\"\(name)\":[") else { continue }
             var depth = 1, rows = 0
             var i = start.upperBound

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MotionDashboard
+import MotionMQTT
 import MotionSources
 import OpenCoreMotion
 
@@ -16,6 +17,12 @@ public struct DashboardCommand: AsyncParsableCommand {
             offline and over SSH port forwarding (ssh -L 8080:127.0.0.1:8080 HOST). It listens on \
             127.0.0.1 unless --host says otherwise: anyone who can reach the port can watch and control \
             the sensors. The WebSocket protocol is in Sources/MotionDashboard/PROTOCOL.md.
+
+            Steps, distance and cadence (CMPedometer) are shown for any source with an accelerometer; \
+            altitude (CMAltimeter) when there is a barometer: COREMOTION_BAROMETER (sim:stairs, sim:lift, \
+            iio[:NAME]), an IIO pressure sensor, or the simulator's still barometer for sim: sources. With \
+            --source mqtt://HOST:PORT/FILTER and a + or # filter, the page lists every device heard and \
+            shows the one picked.
             """
     )
 
@@ -38,7 +45,8 @@ public struct DashboardCommand: AsyncParsableCommand {
     /// Runs the command until it is done (the dashboard: until interrupted).
     public func run() async throws {
         let source = try sourceOptions.resolve()
-        let server = DashboardServer(source: source, host: host, port: port)
+        let shown: any SensorSource = (source as? MQTTSensorSource).map(Self.devicePicker) ?? source
+        let server = DashboardServer(source: shown, barometer: Self.barometer(for: source), host: host, port: port)
         if let warning = server.exposureWarning {
             printError(warning)
         }
@@ -49,5 +57,33 @@ public struct DashboardCommand: AsyncParsableCommand {
         } catch let error as DashboardServerError {
             throw CLIError(error.description)
         }
+    }
+
+    /// The barometer behind the altitude stream: `CMAltimeter`'s default (`COREMOTION_BAROMETER`, the
+    /// simulator's when `COREMOTION_SOURCE` is `sim:…`, else the first IIO pressure sensor), or the
+    /// simulator's still barometer when the source is the simulator.
+    static func barometer(for source: any SensorSource) -> (any BarometerSource)? {
+        if let barometer = CMAltimeter().barometer { return barometer }
+        return source.info.identifier.hasPrefix("sim:") ? SimulatedBarometerSource(scenario: .still) : nil
+    }
+
+    /// A device picker over a broker: every device heard is listed on the page, and the one picked is
+    /// shown (the URL's `device=` first, if any, else the first heard).
+    static func devicePicker(for broker: MQTTSensorSource) -> DashboardDevicePicker {
+        let picker = DashboardDevicePicker(
+            info: broker.info,
+            start: { handler in
+                broker.startDevices { event in
+                    switch event {
+                    case .sample(let s): handler(.sample(device: s.device, s.sample))
+                    case .appeared(let id): handler(.appeared(id))
+                    case .silent(let id): handler(.silent(id))
+                    case .malformed, .broker, .subscribed: break
+                    }
+                }
+            },
+            stop: { Task { await broker.stopDevices() } })
+        if let device = broker.boundDevice { picker.select(device) }
+        return picker
     }
 }

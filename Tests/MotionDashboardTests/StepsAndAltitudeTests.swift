@@ -1,0 +1,106 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import MotionFusion
+import MotionSources
+import OpenCoreMotion
+import Testing
+@testable import MotionDashboard
+
+/// Collects every message queued for a page, as text, while the test polls.
+final class PageRecorder: Sendable {
+    let texts = Locked<[String]>([])
+    private let task: Task<Void, Never>
+
+    init(_ connection: DashboardConnection) {
+        let texts = self.texts
+        task = Task { for await m in connection.messages { texts.withLock { $0.append(m.string) } } }
+    }
+
+    deinit { task.cancel() }
+
+    /// The rows of `sensor` in every `samples` message so far, in order.
+    func rows(_ sensor: DashboardSensor) -> [[Any]] {
+        texts.withLock { $0 }.flatMap { text -> [[Any]] in
+            let m = json(text)
+            return m["type"] as? String == "samples" ? (m[sensor.rawValue] as? [[Any]] ?? []) : []
+        }
+    }
+}
+
+/// The pedometer and altimeter streams, through the app (Hummingbird's router test client, no
+/// sockets) and the hub, on the simulator's walk and stairs in virtual time.
+@Suite struct StepsAndAltitudeTests {
+    @Test(.timeLimit(.minutes(1)))
+    func aSimulatedWalkAndStairsReachThePage() async throws {
+        let device = SimulatedDevice(scenario: .walk, seed: 5, clock: .virtual(startTime: 1000))
+        let frequency = try #require(device.stepFrequency)
+        let barometer = SimulatedBarometerSource(scenario: .stairs, seed: 3, virtualStartTime: 1000)
+        let hub = DashboardHub(feed: MotionManagerFeed(source: device, barometer: barometer), outboxCapacity: 1 << 20)
+        let app = Application(router: DashboardApplication.makeRouter(hub: hub))
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/api/hello", method: .get) { response in
+                let hello = json(String(buffer: response.body))
+                let streams = try #require((hello["source"] as? [String: Any])?["streams"] as? [String: Any])
+                #expect(streams["pedometer"] != nil && streams["altitude"] != nil)
+                let columns = try #require(hello["columns"] as? [String: [String]])
+                #expect(columns["pedometer"] == ["t", "steps", "distance", "cadence", "pace"])
+                #expect(columns["altitude"] == ["t", "relativeAltitude", "pressure"])
+            }
+            let page = hub.connect()
+            defer { hub.disconnect(page) }
+            let recorder = PageRecorder(page)
+            // Virtual time runs the motion streams as fast as the CPU allows: keep only the two counted ones.
+            for sensor in DashboardSensor.motion.sorted() {
+                hub.receive(#"{"type":"stop","sensor":"\#(sensor.rawValue)"}"#, from: page)
+            }
+            try await client.execute(uri: "/api/state", method: .get) { response in
+                let sensors = try #require(json(String(buffer: response.body))["sensors"] as? [String: [String: Any]])
+                #expect(sensors["pedometer"]?["running"] as? Bool == true)
+                #expect(sensors["altitude"]?["running"] as? Bool == true)
+                #expect(sensors["gyro"]?["running"] as? Bool == false)
+            }
+            let deadline = Date().addingTimeInterval(45)
+            while Date() < deadline {
+                hub.flush()
+                let steps = (recorder.rows(.pedometer).last?[1] as? Int) ?? 0
+                if steps >= 150, recorder.rows(.altitude).count >= 90 { break }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            hub.flush()
+
+            // Steps: real counts from the walk, growing, at the walker's cadence.
+            let steps = recorder.rows(.pedometer)
+            let first = try #require(steps.first), last = try #require(steps.last)
+            let counts = steps.compactMap { $0[1] as? Int }
+            #expect(counts.count == steps.count && counts.count >= 10)
+            #expect(zip(counts.dropFirst(), counts).allSatisfy { $0 > $1 }, "the count only grows")
+            #expect(counts.last ?? 0 >= 150, "\(counts.last ?? 0) steps")
+            let t0 = try #require(first[0] as? Double), t1 = try #require(last[0] as? Double)
+            let rate = Double(counts.last! - counts.first!) / (t1 - t0)
+            #expect(abs(rate - frequency) < 0.03 * frequency, "\(rate) vs \(frequency) steps/s")
+            let cadence = try #require(last[3] as? Double)
+            #expect(abs(cadence - frequency) < 0.05 * frequency)
+            let distance = try #require(last[2] as? Double)
+            let length = StepLengthModel().stepLength(cadence: frequency)
+            #expect(abs(distance - Double(counts.last!) * length) < 0.05 * distance, "distance \(distance) m")
+
+            // Altitude: one row a second, following the stairs' three floors (9 m, reached after 52 s).
+            // The barometer also sees the weather (a few Pa over minutes), so the first minute is
+            // compared with the true height: within 0.35 m (noise 2 Pa ≈ 0.17 m, weather ≲ 0.15 m).
+            let altitude = recorder.rows(.altitude).compactMap { $0 as? [Double] }
+            #expect(altitude.count >= 90)
+            let start = try #require(altitude.first?[0])
+            let minute = altitude.filter { $0[0] - start <= 60 }
+            #expect(zip(minute.dropFirst(), minute).allSatisfy { abs($0[0] - $1[0] - 1) < 1e-6 }, "one row a second")
+            let top = minute.map { $0[1] }.max() ?? 0
+            #expect(top > 8.6 && top < 9.5, "top \(top) m")
+            for row in minute {
+                // Each row is the mean of the second before its timestamp: compare at its middle.
+                let truth = barometer.altitude(at: row[0] - 0.5) - barometer.altitude(at: start - 0.5)
+                #expect(abs(row[1] - truth) < 0.35, "t \(row[0] - start): \(row[1]) m vs \(truth) m")
+                #expect(row[2] > 90 && row[2] < 110, "pressure in kPa")
+            }
+        }
+    }
+}
