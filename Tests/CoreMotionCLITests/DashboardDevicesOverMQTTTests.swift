@@ -69,18 +69,21 @@ import Testing
             return MQTTMotionPublisher(configuration: config, topic: "fleet/\(device)", deviceID: device, batchPeriod: 0.02)
         }
         let x = ["robot-a": 0.25, "robot-b": -0.5]
-        let publishing = Task {
-            while !Task.isCancelled {
+        // On a thread of its own: the test's cooperative pool may be held by other tests running at once.
+        let stopPublishing = Locked(false)
+        let publishing = Thread {
+            while !stopPublishing.withLock({ $0 }) {
                 let t = MonotonicClock.now()
                 for (p, device) in zip(publishers, ["robot-a", "robot-b"]) {
                     p.add(RawSample(sensor: .accelerometer, timestamp: t, value: Vector3(x[device] ?? 0, 0, -1)))
                 }
-                try? await Task.sleep(for: .milliseconds(10))
+                usleep(10_000)
             }
         }
-        defer { publishing.cancel() }
+        publishing.start()
+        defer { stopPublishing.withLock { $0 = true } }
 
-        try await Self.wait(seconds: 20) { events.devices.withLock { $0.ids.count } == 2 && events.samples.withLock { $0.count } > 50 }
+        try await Self.wait(seconds: 30) { events.devices.withLock { $0.ids.count } == 2 && events.samples.withLock { $0.count } > 50 }
         let (ids, first) = events.devices.withLock { $0 }
         #expect(Set(ids) == ["robot-a", "robot-b"], "both devices are listed: \(ids)")
         let shown = try #require(first)
@@ -92,12 +95,12 @@ import Testing
         let switched = events.samples.withLock { $0.count }
         feed.apply(DashboardFeedConfiguration(running: [.accelerometer], interval: 0.01, referenceFrame: nil, device: other))
         #expect(events.devices.withLock { $0.selected } == other)
-        try await Self.wait(seconds: 20) { events.samples.withLock { $0.count } > switched + 50 }
+        try await Self.wait(seconds: 30) { events.samples.withLock { $0.count } > switched + 50 }
         let after = events.samples.withLock { Array($0.dropFirst(switched)) }
         #expect(after.count > 50)
         #expect(after.allSatisfy { abs($0.1 - (x[other] ?? .nan)) < 1e-3 }, "only \(other)'s samples after the switch")
 
-        publishing.cancel()
+        stopPublishing.withLock { $0 = true }
         feed.apply(DashboardFeedConfiguration(running: [], interval: 0.01, referenceFrame: nil))
         for p in publishers { _ = await p.finish(timeout: 2) }
         await source.stopDevices()

@@ -34,7 +34,7 @@ final class HandFleet: Sendable {
 /// and the feed follows the one it picks.
 @Suite struct DevicePickerTests {
     static func wait(_ condition: () -> Bool) async throws {
-        for _ in 0..<500 where !condition() { try await Task.sleep(for: .milliseconds(10)) }
+        for _ in 0..<2000 where !condition() { try await Task.sleep(for: .milliseconds(10)) }
     }
 
     @Test(.timeLimit(.minutes(1)))
