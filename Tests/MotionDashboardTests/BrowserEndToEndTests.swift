@@ -201,6 +201,42 @@ import Testing
         return (task, url)
     }
 
+    /// The pedometer and altitude panels on a walk up and down the simulated stairs, in real time.
+    @Test(.timeLimit(.minutes(1)))
+    func thePageCountsStepsAndShowsAltitude() async throws {
+        let source = try CMMotionManager.source(named: "sim:walk")
+        let server = DashboardServer(source: source, barometer: SimulatedBarometerSource(scenario: .stairs), port: 0)
+        let (urls, continuation) = AsyncStream.makeStream(of: URL.self)
+        let task = Task { try await server.run { url in continuation.yield(url) } }
+        defer { task.cancel() }
+        var iterator = urls.makeAsyncIterator()
+        let url = try #require(await iterator.next())
+        try await Chromium.withPage(url: url.absoluteString) { page in
+            try await Self.wait(page, for: "Number(document.getElementById('ped-steps').textContent) >= 8", seconds: 30)
+            try await Self.wait(page, for: "dashboardStats.perSensor.altitude >= 2", seconds: 10)
+            let shown = try await page.evaluate(
+                """
+                ({ pedometerHidden: document.getElementById('panel-pedometer').hidden,
+                   altitudeHidden: document.getElementById('panel-altitude').hidden,
+                   steps: Number(document.getElementById('ped-steps').textContent),
+                   cadence: Number(document.getElementById('ped-cadence').textContent),
+                   pressure: Number(document.getElementById('alt-pressure').textContent),
+                   lastSteps: window.dashboardLast.pedometer[1],
+                   picker: document.getElementById('device-picker').hidden })
+                """) as? [String: Any] ?? [:]
+            print("dashboard e2e: steps and altitude panels: \(shown)")
+            #expect(shown["pedometerHidden"] as? Bool == false && shown["altitudeHidden"] as? Bool == false)
+            #expect((shown["steps"] as? NSNumber)?.intValue == (shown["lastSteps"] as? NSNumber)?.intValue, "the panel shows the last row")
+            let cadence = (shown["cadence"] as? NSNumber)?.doubleValue ?? 0
+            #expect(cadence > 1.6 && cadence < 2.2, "the walk's 1.8–2.0 steps/s: \(cadence)")
+            let pressure = (shown["pressure"] as? NSNumber)?.doubleValue ?? 0
+            #expect(pressure > 95 && pressure < 105, "kPa: \(pressure)")
+            #expect(shown["picker"] as? Bool == true, "no device picker for a one-device source")
+        }
+        task.cancel()
+        _ = await task.result
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func thePageReconnectsWhenTheServerComesBack() async throws {
         let source = try CMMotionManager.source(named: "sim:still")
