@@ -172,8 +172,8 @@ public struct BenchDashboardCommand: AsyncParsableCommand {
 
     /// Counts one message's samples without decoding it all: rows are the arrays inside each stream.
     static func count(_ text: String, into tally: Tally) {
-        // Keys are sorted, so "type" closes a samples message (older servers wrote it first).
-        guard text.hasSuffix(#""type":"samples"}"#) || text.hasPrefix(#"{"type":"samples""#) else {
+        // The server writes "type" first (DashboardJSONEncoder writes keys in declaration order).
+        guard text.hasPrefix(#"{"type":"samples""#) else {
             tally.counts.withLock { $0.messages += 1 }
             return
         }

@@ -1,4 +1,3 @@
-import Foundation
 import MotionFusion
 import NIOCore
 
@@ -6,8 +5,9 @@ import NIOCore
 /// the only way a message becomes JSON (``DashboardServerMessage/encoded()``). `PROTOCOL.md` documents
 /// these types; `ProtocolDocumentTests` checks that it lists every message and every field.
 ///
-/// Keys are written sorted, so a message's text depends only on its content. Numbers in sample rows
-/// are rounded (``DashboardRow``); a value JSON cannot carry (NaN, ±∞) is written as `null`.
+/// Keys are written in declaration order, `type` first (``DashboardJSONEncoder``), so a message's text
+/// depends only on its content. Numbers in sample rows are rounded (``DashboardRow``); a value JSON
+/// cannot carry (NaN, ±∞) is written as `null`.
 enum DashboardServerMessage: Encodable, Sendable {
     case hello(Hello)
     case state(State)
@@ -46,21 +46,17 @@ enum DashboardServerMessage: Encodable, Sendable {
 
     /// The message as JSON text, ready to send in one WebSocket text frame.
     func encoded() -> ByteBuffer {
-        ByteBuffer(bytes: Self.json(self))
+        ByteBuffer(string: text)
     }
 
     /// The message as a `String` (the HTTP API and tests).
-    var text: String { String(decoding: Self.json(self), as: UTF8.self) }
-
-    private static func json(_ message: DashboardServerMessage) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Every field is finite or `Nullable` by construction; a failure here is a schema bug, and it
-        // is reported to the page rather than crashing the server.
+    var text: String {
+        // Every number is finite or `Nullable` by construction; a failure here is a schema bug, and
+        // it is reported to the page rather than crashing the server.
         do {
-            return try encoder.encode(message)
+            return try DashboardJSONEncoder.encode(self, capacity: kind == .samples ? 2048 : 512)
         } catch {
-            return Data(#"{"code":"internal","message":"message could not be encoded","type":"error"}"#.utf8)
+            return #"{"type":"error","code":"internal","message":"message could not be encoded","request":null}"#
         }
     }
 

@@ -79,10 +79,12 @@ final class HandFleet: Sendable {
         hub.receive(#"{"type":"device","device":"robot-2","id":1}"#, from: page)
         try await Self.wait { lastState()["device"] as? String == "robot-2" }
         #expect(picker.selected == "robot-2")
-        let before = recorder.rows(.accelerometer).count
+        // Rows of robot-1 still on their way from before the switch are older than `switchTime`.
+        let switchTime = t
+        func rowsSinceSwitch() -> [[Any]] { recorder.rows(.accelerometer).filter { ($0[0] as? Double ?? 0) >= switchTime } }
         try await stream(0.5)
-        try await Self.wait { recorder.rows(.accelerometer).count > before + 10 }
-        let after = Set(recorder.rows(.accelerometer).dropFirst(before).compactMap { $0[1] as? Double })
+        try await Self.wait { rowsSinceSwitch().count > 10 }
+        let after = Set(rowsSinceSwitch().compactMap { $0[1] as? Double })
         #expect(after == [0.9], "robot-2's samples only after the switch: \(after)")
 
         // An unknown device is refused and changes nothing.

@@ -107,10 +107,67 @@ import Testing
         }
     }
 
-    @Test func keysAreSortedAndNumbersRounded() throws {
+    @Test func typeComesFirstAndNumbersAreRounded() throws {
         let text = DashboardServerMessage.samples(.init(seq: 3, rows: [
             .gyro: [DashboardSample(sensor: .gyro, timestamp: 12.345_678_9, vector: Vector3(.nan, 1e-9, -0.000_000_4))],
         ])).text
-        #expect(text == #"{"gyro":[[12.345679,null,0,0]],"seq":3,"type":"samples"}"#)
+        #expect(text == #"{"type":"samples","seq":3,"gyro":[[12.345679,null,0,0]]}"#)
+        let hello = DashboardServerMessage.hello(Self.machine().hello).text
+        #expect(hello.hasPrefix(#"{"type":"hello","protocol":1,"source":{"identifier":"test:all""#))
+        #expect(hello == DashboardServerMessage.hello(Self.machine().hello).text, "dictionaries are written sorted")
+        #expect(hello.contains(#""units":{"accelerometer":"g","attitude":"rad","cadence":"steps/s""#))
+    }
+}
+
+/// The streaming JSON writer against Foundation's parser, on shapes the schema does not use yet.
+@Suite struct DashboardJSONEncoderTests {
+    struct Inner: Encodable { var a: [Int?]; var b: String }
+    struct Outer: Encodable {
+        var s = "quote \" backslash \\ newline \n tab \t bell \u{7} é 😀"
+        var n = [1.5, -2, 1e20, 0.000_01]
+        var inner = Inner(a: [1, nil, 3], b: "x")
+        var empty: [String] = []
+        var map = ["z": 1, "a": 2]
+        var flag = true
+        var nothing: Int? = nil
+        var nested = [[Inner(a: [], b: "")]]
+
+        enum CodingKeys: String, CodingKey { case s, n, inner, empty, map, flag, nothing, nested, deep }
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(s, forKey: .s)
+            try c.encode(n, forKey: .n)
+            try c.encode(inner, forKey: .inner)
+            try c.encode(empty, forKey: .empty)
+            try c.encode(map, forKey: .map)
+            try c.encode(flag, forKey: .flag)
+            try c.encodeNil(forKey: .nothing)
+            try c.encode(nested, forKey: .nested)
+            var deep = c.nestedContainer(keyedBy: CodingKeys.self, forKey: .deep)
+            try deep.encode(1, forKey: .s)
+            var list = deep.nestedUnkeyedContainer(forKey: .n)
+            try list.encode("x")
+            try list.encodeNil()
+        }
+    }
+
+    @Test func writesWhatFoundationReads() throws {
+        let text = try DashboardJSONEncoder.encode(Outer())
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "\(text)")
+        #expect(parsed["s"] as? String == Outer().s)
+        #expect(parsed["n"] as? [Double] == [1.5, -2, 1e20, 0.000_01])
+        #expect((parsed["inner"] as? [String: Any])?["b"] as? String == "x")
+        #expect(((parsed["inner"] as? [String: Any])?["a"] as? [Any])?[1] is NSNull)
+        #expect(parsed["empty"] as? [String] == [])
+        #expect(parsed["map"] as? [String: Int] == ["a": 2, "z": 1])
+        #expect(text.contains(#""map":{"a":2,"z":1}"#), "dictionaries sorted")
+        #expect(parsed["flag"] as? Bool == true)
+        #expect(parsed["nothing"] is NSNull)
+        #expect(((parsed["nested"] as? [[[String: Any]]])?.first?.first)?["b"] as? String == "")
+        let deep = try #require(parsed["deep"] as? [String: Any])
+        #expect(deep["s"] as? Int == 1)
+        #expect((deep["n"] as? [Any])?.count == 2)
+        #expect(text.hasPrefix(#"{"s":"quote \"#), "keys in the order encoded")
+        #expect(throws: DashboardJSONEncoder.Failure.nonFinite) { try DashboardJSONEncoder.encode([Double.nan]) }
     }
 }
