@@ -92,7 +92,10 @@ public struct BenchDashboardCommand: AsyncParsableCommand {
         let measured = try await withThrowingTaskGroup(of: Measurement?.self) { group in
             for (index, tally) in tallies.enumerated() {
                 group.addTask {
-                    let close = try await WebSocketClient.connect(url: ws, logger: logger) { inbound, outbound, _ in
+                    // A frame may carry a backlog of samples (a page's own limit is the browser's, far larger).
+                    let close = try await WebSocketClient.connect(
+                        url: ws, configuration: .init(maxFrameSize: 1 << 20), logger: logger
+                    ) { inbound, outbound, _ in
                         if index == 0 {
                             try await outbound.write(.text(#"{"type":"interval","ms":\#(interval)}"#))
                             if motionOnly {
@@ -116,8 +119,8 @@ public struct BenchDashboardCommand: AsyncParsableCommand {
                             inner.cancelAll()
                         }
                     }
-                    if let reason = close?.reason, close?.closeCode != .normalClosure {
-                        tally.counts.withLock { $0.closeReason = reason }
+                    if let close, close.closeCode != .normalClosure {
+                        tally.counts.withLock { $0.closeReason = close.reason ?? "closed with code \(close.closeCode)" }
                     }
                     return nil
                 }

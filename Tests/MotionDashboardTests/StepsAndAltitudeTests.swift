@@ -104,3 +104,48 @@ final class PageRecorder: Sendable {
         }
     }
 }
+
+/// Stopping the pedometer or altitude stream leaves the motion streams running.
+@Suite struct StoppingCountedStreamsTests {
+    @Test(.timeLimit(.minutes(1)))
+    func theMotionStreamsGoOn() async throws {
+        let device = SimulatedDevice(scenario: .handheld, seed: 2)
+        let feed = MotionManagerFeed(source: device, barometer: SimulatedBarometerSource(scenario: .still))
+        let counts = Locked<[DashboardSensor: Int]>([:])
+        feed.connect { e in if case .sample(let s) = e { counts.withLock { $0[s.sensor, default: 0] += 1 } } }
+        func count(_ s: DashboardSensor) -> Int { counts.withLock { $0[s] ?? 0 } }
+        feed.apply(DashboardFeedConfiguration(running: Set(DashboardSensor.allCases), interval: 0.01, referenceFrame: nil))
+        try await Task.sleep(for: .milliseconds(1500))
+        #expect(count(.gyro) > 50 && count(.altitude) >= 1)
+        for stopped in [DashboardSensor.pedometer, .altitude] {
+            var running = Set(DashboardSensor.allCases)
+            running.remove(stopped)
+            feed.apply(DashboardFeedConfiguration(running: running, interval: 0.01, referenceFrame: nil))
+        }
+        let before = (count(.accelerometer), count(.gyro), count(.deviceMotion))
+        try await Task.sleep(for: .milliseconds(1000))
+        #expect(count(.accelerometer) > before.0 + 30, "accelerometer goes on")
+        #expect(count(.gyro) > before.1 + 30, "gyro goes on")
+        #expect(count(.deviceMotion) > before.2 + 30, "device motion goes on")
+        feed.apply(DashboardFeedConfiguration(running: [], interval: 0.01, referenceFrame: nil))
+    }
+}
+
+extension StoppingCountedStreamsTests {
+    @Test(.timeLimit(.minutes(1)))
+    func throughTheHubToo() async throws {
+        let device = SimulatedDevice(scenario: .handheld, seed: 2)
+        let hub = DashboardHub(feed: MotionManagerFeed(source: device, barometer: SimulatedBarometerSource(scenario: .still)), outboxCapacity: 100_000)
+        let pages = (0..<3).map { _ in hub.connect() }
+        let recorders = pages.map(PageRecorder.init)
+        hub.receive(#"{"type":"interval","ms":10}"#, from: pages[0])
+        hub.receive(#"{"type":"stop","sensor":"pedometer"}"#, from: pages[0])
+        hub.receive(#"{"type":"stop","sensor":"altitude"}"#, from: pages[0])
+        #expect(hub.appliedConfiguration?.running == DashboardSensor.motion)
+        for _ in 0..<50 { hub.flush(); try await Task.sleep(for: .milliseconds(20)) }
+        #expect(hub.clientCount == 3)
+        #expect(hub.appliedConfiguration?.running == DashboardSensor.motion, "\(String(describing: hub.appliedConfiguration))")
+        for r in recorders { #expect(r.rows(.gyro).count > 30, "\(r.rows(.gyro).count)") }
+        for p in pages { hub.disconnect(p) }
+    }
+}
