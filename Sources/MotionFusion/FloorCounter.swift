@@ -1,7 +1,7 @@
 /// Counts floors climbed and descended on foot from barometric pressure, one reading per call.
 ///
 /// Readings are averaged over ``averagingTime`` (1 s), converted to altitude by the International
-/// Standard Atmosphere (`h = 44330.8 m · (1 − (p/101.325 kPa)^0.190263)`: 1 Pa ≈ 8.4 cm near sea level)
+/// Standard Atmosphere (`h = 44330.8 m · (1 − (p/101.325 kPa)^0.190263)`: 1 Pa ≈ 8.3 cm near sea level)
 /// and compared with a reference level:
 /// - a floor up is counted when the altitude is at least ``countingFraction`` × ``floorHeight`` above the
 ///   reference, which then moves up by one ``floorHeight``; a floor down likewise below it. The reference
