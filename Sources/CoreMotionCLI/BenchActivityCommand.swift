@@ -26,7 +26,7 @@ public struct BenchActivityCommand: ParsableCommand {
     @Option(help: "Directory of BROAD trials (rest phases labelled stationary).")
     var broad: String?
 
-    @Option(help: "Simulator seeds per scenario (1-50).")
+    @Option(parsing: .unconditional, help: "Simulator seeds per scenario (1…50).", transform: OptionValue.count(1...50))
     var seeds: Int = 5
 
     @Flag(help: "Print JSON instead of a table.")
@@ -42,8 +42,8 @@ public struct BenchActivityCommand: ParsableCommand {
 
     /// Runs the command.
     public func run() throws {
-        guard (1...50).contains(seeds) else { throw CLIError("--seeds must be 1-50, not \(seeds)") }
         var tables: [(String, ActivityConfusion)] = []
+        // safe: seeds is validated to 1…50 by its option.
         let seedRange = 1...UInt64(seeds)
         for gyro in [true, false] {
             var all = ActivityConfusion()
