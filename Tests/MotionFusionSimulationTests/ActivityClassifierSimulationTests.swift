@@ -41,3 +41,59 @@ import Testing
         }
     }
 }
+
+/// The classifier's hysteresis, confidence and handling of bad input.
+@Suite struct ActivityClassifierBehaviourTests {
+    @Test func aChangeIsReportedOnlyAfterItsConfirmationTimeAndConfidenceGrows() {
+        // 20 s still, then 60 s of the simulated walk (its samples shifted to follow on).
+        var still = MotionSimulator(options: SimulationOptions(scenario: .still, seed: 3))
+        var walk = MotionSimulator(options: SimulationOptions(scenario: .walk, seed: 3))
+        still.setRates([.accelerometer: 50], from: 0, keepUnchanged: false)
+        walk.setRates([.accelerometer: 50], from: 0, keepUnchanged: false)
+        var c = ActivityClassifier()
+        var changes: [(t: Double, kind: ActivityKind, confidence: ActivityConfidence)] = []
+        while let t = still.nextTimestamp, t < 20 {
+            let s = still.next()
+            if c.process(timestamp: s.timestamp, x: s.value.x, y: s.value.y, z: s.value.z) {
+                changes.append((s.timestamp, c.activity, c.confidence))
+            }
+        }
+        #expect(c.activity == .stationary && c.confidence == .high)
+        while let t = walk.nextTimestamp, t < 60 {
+            let s = walk.next()
+            if c.process(timestamp: 20 + s.timestamp, x: s.value.x, y: s.value.y, z: s.value.z) {
+                changes.append((20 + s.timestamp, c.activity, c.confidence))
+            }
+        }
+        let walking = changes.filter { $0.kind == .walking }
+        let first = walking.first
+        // The walk is confirmed by the step detector (4 steps, ≈2 s) and then 2.5 s of agreement.
+        #expect(first.map { $0.t > 22 && $0.t < 30 } == true, "\(changes)")
+        #expect(walking.map(\.confidence) == [.low, .medium, .high])
+        #expect(c.activityStart > 20 && c.activityStart < 26)
+        // Stationary → walking with no other class in between.
+        #expect(!changes.contains { $0.kind == .running || $0.kind == .cycling || $0.kind == .automotive })
+    }
+
+    @Test func badSamplesAreIgnoredAndAGapRestarts() {
+        var c = ActivityClassifier()
+        var t = 0.0
+        for k in 0..<1000 {
+            t = Double(k) / 50
+            c.process(timestamp: t, x: 0.001 * Double(k % 3), y: 0, z: -1)
+        }
+        #expect(c.activity == .stationary)
+        // NaN, infinite and backwards samples change nothing.
+        let before = (c.activity, c.confidence, c.magnitudeDeviation)
+        let nan = c.process(timestamp: t + 0.02, x: .nan, y: 0, z: -1)
+        let infinite = c.process(timestamp: .infinity, x: 0, y: 0, z: -1)
+        let backwards = c.process(timestamp: t - 1, x: 5, y: 5, z: 5)
+        #expect(!nan && !infinite && !backwards)
+        c.processRotationRate(timestamp: t, x: .nan, y: 0, z: 0)
+        #expect(before == (c.activity, c.confidence, c.magnitudeDeviation))
+        #expect(c.rotation == nil)
+        // A 10 s gap: unknown again until the statistics have filled.
+        let restarted = c.process(timestamp: t + 10, x: 0, y: 0, z: -1)
+        #expect(restarted && c.activity == .unknown && c.confidence == .low)
+    }
+}
