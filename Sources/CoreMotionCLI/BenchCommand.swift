@@ -6,6 +6,7 @@ struct BenchCommand: AsyncParsableCommand {
         abstract: "Benchmarks; each prints its figures, or JSON with --json.",
         subcommands: [
             BenchDeliveryCommand.self,
+            BenchActivityCommand.self,
             BenchIIOCommand.self,
             BenchBroadCommand.self,
             BenchFusionCommand.self,

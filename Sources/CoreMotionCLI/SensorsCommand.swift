@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MotionPhones
+import MotionRecordings
 import MotionSourcesLinux
 import OpenCoreMotion
 
@@ -26,7 +27,11 @@ struct SensorsCommand: AsyncParsableCommand {
             if let phone = source as? PhoneSource {
                 blocks.append(try await Self.observe(phone, seconds: listen))
             } else {
-                blocks.append(Self.describe(source.info))
+                var block = Self.describe(source.info)
+                if let spec = sourceOptions.spec(), spec.hasPrefix("replay:") {
+                    block += "\n" + (try Self.recordedPressure(String(spec.dropFirst("replay:".count))))
+                }
+                blocks.append(block)
             }
         }
         if sourceOptions.source == nil {
@@ -59,6 +64,22 @@ struct SensorsCommand: AsyncParsableCommand {
             blocks.append("sim:still, sim:stairs, sim:lift  simulated barometer (COREMOTION_BAROMETER=sim:SCENARIO)\n  pressure       25 Hz  kPa, 2 Pa rms noise, weather drift")
         }
         print(blocks.joined(separator: "\n\n"))
+    }
+
+    /// The pressure line of a recording: readings, mean rate and range (kPa), or that it has none.
+    static func recordedPressure(_ path: String) throws -> String {
+        let track: PressureTrack?
+        do throws(RecordingError) {
+            track = try PressureTrack.read(path: path)
+        } catch {
+            throw CLIError(error.description)
+        }
+        guard let track, let first = track.timestamps.first, let last = track.timestamps.last else {
+            return "  pressure       none in the recording"
+        }
+        let rate = last > first ? Double(track.count - 1) / (last - first) : 0
+        return "  pressure       " + String(format: "%.1f Hz  kPa, %d readings, %.3f–%.3f kPa", rate, track.count,
+                                             track.pressures.min() ?? 0, track.pressures.max() ?? 0) + " (\(track.path))"
     }
 
     /// The listing of one source: a title line, one line per sensor, then its details.

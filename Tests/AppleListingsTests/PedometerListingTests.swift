@@ -66,4 +66,18 @@ import OpenCoreMotion
         let counted = try #require(result.withLock { steps })
         #expect(abs(counted - 72) <= 2, "40 s at 1.8 steps/s: \(counted)")
     }
+
+    @Test func countsFloorsClimbedOnTheSimulatedStairs() {
+        // COREMOTION_SOURCE names the simulator, so the process has the simulator's barometer.
+        #expect(CMPedometer.isFloorCountingAvailable())
+        let listing = PedometerListing()
+        listing.pedometer = CMPedometer(source: SimulatedDevice(scenario: .walk, seed: 6, clock: .virtual(startTime: 300)),
+                                        barometer: SimulatedBarometerSource(scenario: .stairs, seed: 6, virtualStartTime: 300),
+                                        databasePath: NSTemporaryDirectory() + "cm-\(UUID().uuidString).sqlite")
+        listing.startCountingSteps()
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline && !listing.lock.withLock({ listing.stepsText.hasSuffix("(3 floors up)") }) { usleep(2_000) }
+        listing.stopCountingSteps()
+        #expect(listing.lock.withLock { listing.stepsText.hasSuffix(" (3 floors up)") }, "\(listing.stepsText)")
+    }
 }

@@ -131,4 +131,35 @@ import Glibc
         Thread.sleep(forTimeInterval: 0.2)
         #expect(barometer.reads.withLock { $0 } == after, "no reading once the altimeter is gone")
     }
+
+    @Test func aRecordingsPressureReplaysThroughTheAltimeter() throws {
+        // 20 s at 10 Hz: 5 s on one floor, a climb of 3 m (ISA) in 10 s, 5 s on the next floor; then the
+        // recording ends, which reaches the handler once as CMErrorNotAvailable.
+        var csv = "timestamp,sensor,x,y,z\n"
+        for k in 0..<200 {
+            let t = Double(k) / 10
+            let h = min(max(t - 5, 0), 10) * 0.3
+            csv += "\(500 + t),accelerometer,0,0,-1\n"
+            csv += "\(500 + t),pressure,\(SimulatedBarometer.pressure(altitude: h, seaLevel: 101.2)),0,0\n"
+        }
+        let path = NSTemporaryDirectory() + "cm-\(UUID().uuidString)-pressure.csv"
+        try csv.write(toFile: path, atomically: true, encoding: .utf8)
+        let barometer = try #require(AltimeterSelection.barometer(named: "replay:" + path))
+        #expect(barometer.identifier == "replay:" + path)
+        let altimeter = CMAltimeter(barometer: barometer)
+        let data = Recorder<CMAltitudeData>()
+        let errors = Recorder<NSError>()
+        altimeter.startRelativeAltitudeUpdates(to: serialQueue()) { d, error in
+            if let d { data.append(d) }
+            if let error { errors.append(error as NSError) }
+        }
+        #expect(waitUntil(timeout: 10) { errors.count == 1 })
+        altimeter.stopRelativeAltitudeUpdates()
+        let heights = data.all.map { $0.relativeAltitude.doubleValue }
+        #expect(heights.count >= 18 && heights.count <= 21, "\(heights)")
+        #expect(abs(heights.first ?? 1) < 0.05)
+        #expect(abs((heights.last ?? 0) - 3) < 0.1, "\(heights)")
+        #expect(errors.all.first?.code == Int(CMErrorNotAvailable.rawValue))
+        #expect(AltimeterSelection.barometer(named: "replay:/nonexistent.csv") == nil)
+    }
 }

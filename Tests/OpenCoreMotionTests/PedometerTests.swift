@@ -212,4 +212,32 @@ private func storeWalk(at path: String, start: Date, seconds: Double, cadence: D
         }
         #expect(events == [.resume])
     }
+
+    @Test func floorsComeFromTheBarometerWhileWalking() throws {
+        // The simulator's walk and its stairs barometer on one virtual clock: 10 s standing, 3 floors up,
+        // 10 s on the top floor, 3 floors down (104 s). The walker walks throughout; only height counts.
+        let device = SimulatedDevice(scenario: .walk, seed: 5, clock: .virtual(startTime: 2000))
+        let barometer = SimulatedBarometerSource(scenario: .stairs, seed: 5, virtualStartTime: 2000)
+        let pedometer = CMPedometer(source: device, barometer: barometer, databasePath: temporaryDatabase())
+        let records = Recorder<CMPedometerData>()
+        pedometer.startUpdates(from: Date()) { data, _ in if let data { records.append(data) } }
+        #expect(waitUntil(timeout: 30) { (records.all.last?.floorsDescended?.intValue ?? 0) >= 3 })
+        pedometer.stopUpdates()
+        let all = records.all
+        #expect(all.allSatisfy { $0.floorsAscended != nil && $0.floorsDescended != nil })
+        #expect(all.last?.floorsAscended?.intValue == 3 && all.last?.floorsDescended?.intValue == 3)
+        // Floors only grow, up before down.
+        let ups = all.compactMap { $0.floorsAscended?.intValue }
+        #expect(ups == ups.sorted())
+        let firstDown = try #require(all.firstIndex { ($0.floorsDescended?.intValue ?? 0) > 0 })
+        #expect(all[firstDown].floorsAscended?.intValue == 3)
+        // Without a barometer there are no floors.
+        let plain = CMPedometer(source: SimulatedDevice(scenario: .walk, seed: 5, clock: .virtual(startTime: 0)),
+                                databasePath: temporaryDatabase())
+        let plainRecords = Recorder<CMPedometerData>()
+        plain.startUpdates(from: Date()) { data, _ in if let data { plainRecords.append(data) } }
+        #expect(waitUntil { plainRecords.count >= 3 })
+        plain.stopUpdates()
+        #expect(plainRecords.all.allSatisfy { $0.floorsAscended == nil && $0.floorsDescended == nil })
+    }
 }

@@ -6,7 +6,8 @@ import MotionSources
 /// The header names the columns (any order, case-insensitive): `timestamp`, `sensor` (optional), `x`,
 /// `y`, `z`; other columns are ignored. Without a `sensor` column, rows belong to the sensor named by
 /// the last `# sensor=NAME` comment before them (`coremotion stream` writes it right after the header).
-/// Values are Core Motion's (g, rad/s, µT); `timestamp` is seconds since boot, kept as written.
+/// Values are Core Motion's (g, rad/s, µT); `timestamp` is seconds since boot, kept as written. Rows of
+/// the sensor `pressure` (kPa in `x`) are barometer readings, read by ``PressureTrack`` and skipped here.
 struct RawCSVStream: SampleStream {
     private let reader: ByteReader
     private var splitter = FieldSplitter(separator: UInt8(ascii: ","))
@@ -33,6 +34,8 @@ struct RawCSVStream: SampleStream {
             }
             let sensor: SensorKind
             if let si = c.sensor {
+                // Barometer rows (`pressure`, kPa in x) belong to PressureTrack, not to the motion streams.
+                if line.slice(f[si]).equals("pressure") { continue }
                 sensor = try parseSensor(line.slice(f[si]))
             } else if let s = commentSensor {
                 sensor = s

@@ -5,7 +5,7 @@ public enum BarometerScenario: String, Sendable, CaseIterable {
     /// Standing on one floor: constant altitude; only noise and drift.
     case still
     /// Stairs, repeatedly: 10 s standing, 3 floors (3 m each) up at 0.25 m/s vertical with a 3 s
-    /// landing between floors, 10 s standing, the same 3 floors down: one cycle every 86 s.
+    /// landing between floors, 10 s standing, the same 3 floors down, 42 s each way: one cycle every 104 s.
     case stairs
     /// A lift, repeatedly: 5 s waiting, 10 floors (30 m) up at 1.5 m/s, reached with 0.5 m/s²
     /// acceleration and braking, 20 s at the top, the same ride down, 20 s at the bottom.

@@ -30,4 +30,18 @@ public enum SimulationScenario: String, Sendable, CaseIterable {
     /// smaller motion on the other axes and ±12–16° wrist rotation about the device's y axis plus
     /// smaller pitch and yaw (≈3 g and ≈7 rad/s rms, peaks ≈5 g and ≈10 rad/s).
     case shake
+    /// Running at 2.8–3.5 m/s along a wide circle (radius 60–100 m) with the phone held in the hand:
+    /// step frequency 2.6–3.0 Hz, vertical bounce ≈4.5 cm (peaks ≈1.4 g), forward surge and lateral sway
+    /// as in ``walk`` but larger, gait-locked tilts of 3–4°.
+    case run
+    /// Cycling at 4–7 m/s along a wide circle (radius 80–150 m) with the phone on the handlebar:
+    /// the bicycle rocks at the pedalling cadence 1.0–1.5 Hz (roll 2–4°, lateral ±1 cm), the road shakes it
+    /// at 8–24 Hz (≈0.1 g rms vertical, stiff tyres and no suspension), and a small vertical push at twice
+    /// the cadence (≈0.02 g).
+    case cycle
+    /// Riding in a car with the phone lying in a holder: engine and road vibration at 6–25 Hz
+    /// (≈0.05 g rms, within the 0.3–0.6 m/s² of ISO 2631-1 for car floors), suspension bounce at
+    /// 1–2 Hz (≈0.02 g), accelerating, braking and cornering at 0.02–0.2 Hz (≈0.08 g), slow turns
+    /// (20° rms heading at 0.005–0.05 Hz) and small body roll and pitch (0.3°).
+    case drive
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MotionRecordings
 import MotionSources
 import MotionSourcesLinux
 
@@ -15,8 +16,9 @@ import MotionSourcesLinux
 ///
 /// ## On Linux
 /// `CMAltimeter()` reads the process's default barometer: `COREMOTION_BAROMETER` when set
-/// (`sim`, `sim:still|stairs|lift[:SEED]`, `iio`, `iio:NAME`, `none`), otherwise the simulator's still
-/// barometer when `COREMOTION_SOURCE` names the simulator, otherwise the first IIO pressure sensor
+/// (`sim`, `sim:still|stairs|lift[:SEED]`, `iio`, `iio:NAME`, `replay:PATH`, `none`), otherwise the
+/// simulator's still barometer when `COREMOTION_SOURCE` names the simulator, the recording's pressure
+/// (``PressureTrack``) when it is `replay:PATH`, otherwise the first IIO pressure sensor
 /// (`in_pressure_input` or `in_pressure_raw` × `in_pressure_scale`, kPa) under `COREMOTION_SYSFS_ROOT`
 /// or `/sys`. ``init(barometer:)`` takes one explicitly.
 ///
@@ -173,18 +175,16 @@ open class CMAltimeter: NSObject, @unchecked Sendable {
             } catch {
                 let ns = NSError.coreMotion(error.kind == .permissionDenied ? CMErrorNotAuthorized : CMErrorNotAvailable,
                                             error.description, path: error.path)
-                // The run ends here; its handlers get the error once (unless stopped meanwhile).
-                let ended = me.state.withLock { s -> Run? in
-                    guard s.run?.generation == generation, let r = s.run else { return nil }
-                    s.run = nil
-                    s.generation += 1
-                    return r
-                }
-                if let ended {
-                    nonisolated(unsafe) let r = ended
-                    ended.queue.addOperation {
-                        r.relative?(nil, ns)
-                        r.absolute?(nil, ns)
+                // The run ends here; its handlers get the error once (unless stopped meanwhile), after the
+                // updates already queued (a replayed recording queues many before it ends).
+                me.deliver(run, generation: generation) { [weak me] r in
+                    r.relative?(nil, ns)
+                    r.absolute?(nil, ns)
+                    me?.state.withLock { s in
+                        if s.run?.generation == generation {
+                            s.run = nil
+                            s.generation += 1
+                        }
                     }
                 }
                 return
@@ -247,10 +247,14 @@ enum AltimeterSelection {
         if let source = env["COREMOTION_SOURCE"], source == "sim" || source.hasPrefix("sim:") {
             return SimulatedBarometerSource(scenario: .still)
         }
+        if let source = env["COREMOTION_SOURCE"], source.hasPrefix("replay:") {
+            return barometer(named: source)
+        }
         return LinuxBarometers.first(sysfsRoot: env["COREMOTION_SYSFS_ROOT"] ?? "/sys", name: nil)
     }()
 
-    /// A barometer from a specification (`sim[:SCENARIO[:SEED]]`, `iio[:NAME]`, `none`), or `nil`.
+    /// A barometer from a specification (`sim[:SCENARIO[:SEED]]`, `iio[:NAME]`, `replay:PATH`, `none`), or
+    /// `nil` (also for a recording without pressure or that cannot be read).
     static func barometer(named spec: String) -> (any BarometerSource)? {
         let parts = spec.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         switch parts.first {
@@ -262,6 +266,10 @@ enum AltimeterSelection {
         case "iio":
             let root = ProcessInfo.processInfo.environment["COREMOTION_SYSFS_ROOT"] ?? "/sys"
             return LinuxBarometers.first(sysfsRoot: root, name: parts.count > 1 ? parts[1] : nil)
+        case "replay":
+            // The pressure of a recording (Sensor Logger Barometer.csv, SensorLog, phyphox, raw CSV).
+            let path = String(spec.dropFirst("replay:".count))
+            return path.isEmpty ? nil : (try? RecordedBarometerSource(path: path))
         default:
             return nil
         }

@@ -17,7 +17,7 @@ extension CMPedometer {
     /// - Returns: a sequence that throws an `NSError` in ``CMErrorDomain`` when step counting is not
     ///   available or the source fails.
     public func updates(from start: Date) -> AsyncThrowingStream<CMPedometerData, any Error> {
-        let pedometer = CMPedometer(optionalSource: source, databasePath: databasePath)
+        let pedometer = CMPedometer(optionalSource: source, databasePath: databasePath, barometer: barometer)
         pedometer.stepLengthModel = stepLengthModel
         return AsyncThrowingStream(bufferingPolicy: .unbounded) { continuation in
             pedometer.startUpdates(from: start) { data, error in
@@ -30,7 +30,7 @@ extension CMPedometer {
     /// Pause and resume events as an async sequence (beyond Apple); see
     /// ``startEventUpdates(handler:)`` and ``updates(from:)``.
     public func eventUpdates() -> AsyncThrowingStream<CMPedometerEvent, any Error> {
-        let pedometer = CMPedometer(optionalSource: source, databasePath: databasePath)
+        let pedometer = CMPedometer(optionalSource: source, databasePath: databasePath, barometer: barometer)
         return AsyncThrowingStream(bufferingPolicy: .unbounded) { continuation in
             pedometer.startEventUpdates { event, error in
                 if let event { continuation.yield(event) } else { continuation.finish(throwing: error) }

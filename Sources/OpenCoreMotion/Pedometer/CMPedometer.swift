@@ -33,8 +33,13 @@ import MotionSources
 /// (run `coremotion record` to collect them): the steps in a range are detected in the recorded
 /// samples of that range, at most 7 days back.
 ///
-/// Floors come from the barometer when the source has one (``isFloorCountingAvailable()``); otherwise
-/// the floor properties are `nil`.
+/// Floors come from the barometer when there is one (``isFloorCountingAvailable()``; the process's
+/// default barometer, as ``CMAltimeter``'s, or the one given to ``init(source:barometer:databasePath:)``):
+/// ``FloorCounter`` in MotionFusion counts a floor each 3 m of height gained or lost while walking (a
+/// floor is counted past 2.4 m, and the reference then moves by whole floors, so noise never counts
+/// twice); height changed while not walking (a lift) is not counted. Live updates carry the floors since
+/// they started; history queries have no pressure (the recorder stores the accelerometer only), so their
+/// floor properties are `nil`, as they are without a barometer.
 ///
 /// ## Threading
 /// Every member may be called from any thread. Handlers run on a private serial queue, one call at a
@@ -45,6 +50,8 @@ open class CMPedometer: NSObject, @unchecked Sendable {
     let source: (any SensorSource)?
     /// The recorder database history is read from.
     let databasePath: String
+    /// The barometer floors are counted from, or `nil`.
+    let barometer: (any BarometerSource)?
 
     private struct Live {
         var manager: CMMotionManager
@@ -54,6 +61,8 @@ open class CMPedometer: NSObject, @unchecked Sendable {
         var anchor: Date
         var updates: Updates?
         var events: CMPedometerEventHandler?
+        var floors: FloorCounter?
+        var nextPressureTime = -Double.infinity
     }
 
     private struct Updates {
@@ -65,6 +74,8 @@ open class CMPedometer: NSObject, @unchecked Sendable {
         var baseSteps: Int
         var baseDistance: Double
         var baseActiveTime: Double
+        var baseAscended: Int
+        var baseDescended: Int
     }
 
     private struct State {
@@ -83,12 +94,15 @@ open class CMPedometer: NSObject, @unchecked Sendable {
 
     /// Accelerometer rate of live step detection (Hz), the recorder's rate.
     static let rate = 50.0
+    /// Barometer readings per second for floors.
+    static let pressureRate = 25.0
     /// How far back history is kept (s): 7 days, as on Apple devices.
     static let historyLimit: TimeInterval = 7 * 24 * 3600
 
     /// A pedometer on the process's default source and the recorder's default database.
     public override convenience init() {
-        self.init(optionalSource: SourceSelection.defaultSource, databasePath: RecordingStore.defaultPath())
+        self.init(optionalSource: SourceSelection.defaultSource, databasePath: RecordingStore.defaultPath(),
+                  barometer: AltimeterSelection.defaultBarometer)
     }
 
     /// A pedometer on `source`, with history from the recorder database at `databasePath` (beyond Apple).
@@ -98,12 +112,22 @@ open class CMPedometer: NSObject, @unchecked Sendable {
     ///   - databasePath: the ``CMSensorRecorder`` database that history is read from. Default: the
     ///     process's default database.
     public convenience init(source: any SensorSource, databasePath: String = RecordingStore.defaultPath()) {
-        self.init(optionalSource: source, databasePath: databasePath)
+        self.init(optionalSource: source, databasePath: databasePath, barometer: nil)
     }
 
-    init(optionalSource: (any SensorSource)?, databasePath: String) {
+    /// A pedometer on `source` that counts floors from `barometer` (beyond Apple).
+    ///
+    /// The barometer is read at the accelerometer samples' timestamps (25 times a second), so a
+    /// virtual-time barometer must share the source's clock (for the simulator: the same virtual start).
+    public convenience init(source: any SensorSource, barometer: any BarometerSource,
+                            databasePath: String = RecordingStore.defaultPath()) {
+        self.init(optionalSource: source, databasePath: databasePath, barometer: barometer)
+    }
+
+    init(optionalSource: (any SensorSource)?, databasePath: String, barometer: (any BarometerSource)? = nil) {
         source = optionalSource
         self.databasePath = databasePath
+        self.barometer = barometer
         super.init()
     }
 
@@ -140,9 +164,11 @@ open class CMPedometer: NSObject, @unchecked Sendable {
     open class func isPaceAvailable() -> Bool { isStepCountingAvailable() }
     /// Whether pause and resume events are reported: as ``isStepCountingAvailable()``.
     open class func isPedometerEventTrackingAvailable() -> Bool { isStepCountingAvailable() }
-    /// Whether floors are counted: `false` (floors are reported only through ``CMAltimeter``'s
-    /// relative altitude, which this pedometer does not yet combine with steps).
-    open class func isFloorCountingAvailable() -> Bool { false }
+    /// Whether floors are counted: step counting is available and the process has a default barometer
+    /// (see ``CMAltimeter``).
+    open class func isFloorCountingAvailable() -> Bool {
+        isStepCountingAvailable() && AltimeterSelection.defaultBarometer != nil
+    }
 
     /// ``CMAuthorizationStatus/authorized`` when step counting is available, else
     /// ``CMAuthorizationStatus/restricted``. Linux has no per-app motion permission: access is decided
@@ -244,7 +270,8 @@ open class CMPedometer: NSObject, @unchecked Sendable {
             s.live?.updates = Updates(
                 handler: handler, from: start, historySteps: history.steps, historyDistance: history.distance,
                 historyActiveTime: history.activeTime, baseSteps: live.accumulator.steps,
-                baseDistance: live.accumulator.distance, baseActiveTime: live.accumulator.activeTime)
+                baseDistance: live.accumulator.distance, baseActiveTime: live.accumulator.activeTime,
+                baseAscended: live.floors?.ascended ?? 0, baseDescended: live.floors?.descended ?? 0)
             return created ? live.manager : nil
         }
         if let startManager { run(startManager) }
@@ -303,7 +330,8 @@ open class CMPedometer: NSObject, @unchecked Sendable {
         let manager = CMMotionManager(source: source)
         manager.accelerometerUpdateInterval = 1 / Self.rate
         s.live = Live(manager: manager, generation: s.generation,
-                      accumulator: PedometerAccumulator(lengthModel: s.lengthModel), anchor: Date())
+                      accumulator: PedometerAccumulator(lengthModel: s.lengthModel), anchor: Date(),
+                      floors: barometer == nil ? nil : FloorCounter())
         return true
     }
 
@@ -344,6 +372,20 @@ open class CMPedometer: NSObject, @unchecked Sendable {
             let a = data.acceleration
             let n = live.accumulator.process(timestamp: t, x: a.x, y: a.y, z: a.z)
             let walking = live.accumulator.detector.inBout
+            var floorsChanged = false
+            if live.floors != nil, let barometer, t >= live.nextPressureTime {
+                live.nextPressureTime = max(live.nextPressureTime + 1 / Self.pressureRate, t)
+                do {
+                    let pressure = try barometer.readPressure(at: t)
+                    // Walking: in a bout, or between a bout's steps (the detector confirms a bout late).
+                    let recent = live.accumulator.detector.lastStepTime.map { t - $0 < 2.5 } ?? false
+                    let change = live.floors?.process(timestamp: t, pressure: pressure, walking: walking || recent)
+                    floorsChanged = (change?.up ?? 0) + (change?.down ?? 0) > 0
+                } catch {
+                    // The barometer is gone: floors stop growing; steps go on.
+                    live.nextPressureTime = .infinity
+                }
+            }
             if let events = live.events, wasWalking != walking, let last = live.accumulator.detector.lastStepTime {
                 if walking {
                     let period = live.accumulator.detector.stepPeriod ?? 0
@@ -352,7 +394,7 @@ open class CMPedometer: NSObject, @unchecked Sendable {
                     eventOut = (events, CMPedometerEvent(date: date(last), type: .pause))
                 }
             }
-            if n > 0, let u = live.updates {
+            if n > 0 || floorsChanged, let u = live.updates {
                 let acc = live.accumulator
                 let steps = u.historySteps + acc.steps - u.baseSteps
                 let distance = u.historyDistance + acc.distance - u.baseDistance
@@ -360,6 +402,8 @@ open class CMPedometer: NSObject, @unchecked Sendable {
                 let end = date(acc.detector.lastStepTime ?? t)
                 dataOut = (u.handler, CMPedometerData(
                     startDate: u.from, endDate: max(end, u.from), numberOfSteps: steps, distance: distance,
+                    floorsAscended: live.floors.map { $0.ascended - u.baseAscended },
+                    floorsDescended: live.floors.map { $0.descended - u.baseDescended },
                     currentPace: acc.pace, currentCadence: acc.cadence,
                     averageActivePace: distance > 0 && active > 0 ? active / distance : nil))
             }

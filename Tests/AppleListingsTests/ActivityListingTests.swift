@@ -1,0 +1,72 @@
+import Foundation
+import MotionRecorder
+import Testing
+#if canImport(CoreMotion)
+import CoreMotion
+#else
+import OpenCoreMotion
+#endif
+
+@Suite(.serialized) struct ActivityListingTests {
+    init() { _ = simulatorSelected }
+
+    /// Runs the main run loop until `done` or `seconds` pass.
+    func spin(_ seconds: Double, until done: () -> Bool) {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline && !done() { RunLoop.main.run(until: Date().addingTimeInterval(0.01)) }
+    }
+
+    @Test(arguments: [(SimulationScenario.walk, "walking"), (.run, "running"), (.still, "stationary")])
+    func reportsTheSimulatedActivityOnTheMainQueue(_ scenario: SimulationScenario, _ expected: String) {
+        let listing = ActivityListing()
+        listing.activityManager = CMMotionActivityManager(
+            source: SimulatedDevice(scenario: scenario, seed: 4, clock: .virtual(startTime: 500)),
+            databasePath: NSTemporaryDirectory() + "cm-\(UUID().uuidString).sqlite")
+        listing.startTrackingActivity()
+        spin(60) { listing.lock.withLock { listing.confidences.contains(.high) } }
+        listing.stopTrackingActivity()
+        let (names, confidences, text) = listing.lock.withLock { (listing.activities, listing.confidences, listing.statusText) }
+        #expect(names.first == "unknown", "\(names)")
+        #expect(names.last == expected, "\(names)")
+        #expect(confidences.last == .high)
+        #expect(text == expected + " (high confidence)")
+        // Nothing arrives after stopActivityUpdates() returned.
+        let count = names.count
+        spin(0.3) { false }
+        #expect(listing.lock.withLock { listing.activities.count } == count)
+    }
+
+    @Test func theHandheldDefaultSourceIsStationary() {
+        // The process's default source here is sim:handheld (real time).
+        #expect(CMMotionActivityManager.isActivityAvailable())
+        #expect(CMMotionActivityManager.authorizationStatus() == .authorized)
+        let listing = ActivityListing()
+        listing.startTrackingActivity()
+        spin(8) { listing.lock.withLock { listing.activities.contains("stationary") } }
+        listing.stopTrackingActivity()
+        #expect(listing.lock.withLock { listing.activities } == ["unknown", "stationary"])
+    }
+
+    @Test func queriesTheRecordedHistory() throws {
+        let path = NSTemporaryDirectory() + "cm-\(UUID().uuidString)-activity-listing.sqlite"
+        let store = try RecordingStore(location: .file(path))
+        let start = Date().addingTimeInterval(-1800)
+        // 30 s lying still, then 40 s walking at 1.8 steps/s, recorded at 50 Hz.
+        _ = try store.insert((0..<3500).map { k in
+            let t = Double(k) / 50
+            let phase = 2 * Double.pi * 1.8 * t
+            let walking = t >= 30
+            return AccelerometerReading(date: start.addingTimeInterval(t), timestamp: 100 + t,
+                                        x: walking ? 0.02 * sin(phase / 2) : 0.001 * sin(7 * t),
+                                        y: walking ? -1 - 0.3 * sin(phase) : -1, z: 0.05)
+        })
+        let listing = ActivityListing()
+        listing.activityManager = CMMotionActivityManager(source: SimulatedDevice(scenario: .still), databasePath: path)
+        let done = NSLock()
+        var finished = false
+        listing.queryLastHour { done.withLock { finished = true } }
+        spin(10) { done.withLock { finished } }
+        let history = try #require(listing.lock.withLock { listing.history })
+        #expect(history == ["other", "stationary", "walking"], "\(history)")
+    }
+}
