@@ -58,10 +58,11 @@ public struct PhoneStatistics: Sendable, Hashable {
 /// for, the rate measured so far (more than ten readings), else ``SensorCapability/maximumRate``
 /// (500 Hz), so a consumer slower than the phone is thinned by timestamp downstream.
 ///
-/// Faults: after `silence` seconds without data (default 5) the sink gets one `.failed` with
-/// ``SourceError/Kind/deviceRemoved`` (`CMErrorNotAvailable` for `CMMotionManager` handlers), and the
-/// updates end, as with any Core Motion error; starting them again listens or connects afresh, and
-/// data flows as soon as the phone sends. Connecting sources reconnect with exponential backoff.
+/// Faults: after `silence` seconds without data (default 5), and when a connecting source loses its
+/// connection, the sink gets one `.interrupted` with ``SourceError/Kind/deviceRemoved``
+/// (`CMErrorNotAvailable` for `CMMotionManager` handlers, whose updates keep running); repeats are held
+/// back until a reading is delivered again, and readings resume delivery as soon as the phone sends.
+/// The source never sends `.failed` once started. Connecting sources reconnect with exponential backoff.
 /// Malformed or oversized messages are counted in ``statistics`` and logged (the first ten, then
 /// every hundredth), never fatal. Listening sources bind only HOST, print the addresses to type into
 /// the app, and fail to start with a clear ``SourceError`` when the port is in use.
@@ -85,7 +86,8 @@ public final class PhoneSource: SensorSource {
     struct State {
         var sink: (@Sendable (SourceEvent) -> Void)?
         var wanted: Set<SensorKind> = []
-        var failed = false
+        /// An interruption was reported and no reading was delivered since.
+        var interrupted = false
         var transport: (any PhoneTransport)?
         var ticker: RepeatedTask?
         var clocks: [String: PhoneClockMapper] = [:]
@@ -175,7 +177,7 @@ public final class PhoneSource: SensorSource {
         let needsStart = state.withLockedValue { s -> Bool in
             s.sink = sink
             s.wanted = Set(demand.rates.keys)
-            s.failed = false
+            if s.transport == nil { s.interrupted = false }
             return s.transport == nil
         }
         if needsStart {
@@ -239,7 +241,8 @@ public final class PhoneSource: SensorSource {
                 s.stats.sensors[r.sensor] = c
                 if s.wanted.contains(r.sensor) { samples.append(RawSample(sensor: r.sensor, timestamp: host, value: r.value)) }
             }
-            return (s.failed ? nil : s.sink, problems)
+            if !samples.isEmpty { s.interrupted = false }
+            return (s.sink, problems)
         }
         for p in problems { log(p) }
         guard let sink else { return }
@@ -280,19 +283,32 @@ public final class PhoneSource: SensorSource {
 
     private func checkSilence() {
         let now = MonotonicClock.now()
-        let sink = state.withLockedValue { s -> (@Sendable (SourceEvent) -> Void)? in
-            guard s.monitor.tick(now: now) else { return nil }
+        let silent = state.withLockedValue { s -> Bool in
+            guard s.monitor.tick(now: now) else { return false }
             s.stats.silences += 1
-            guard !s.failed, let sink = s.sink else { return nil }
-            s.failed = true
-            return sink
+            return true
         }
-        guard let sink else { return }
+        guard silent else { return }
         let what = spec.app.listens
             ? "the phone sent nothing for \(silence) s; check that \(spec.app.displayName) is still streaming to this machine"
             : "no data from the phone for \(silence) s; check that \(spec.app.displayName) is running and reachable at \(spec.host):\(spec.port)"
+        interrupt(what)
+    }
+
+    /// The connection to the phone was lost after it had been up; the transport reconnects.
+    func connectionLost(_ reason: String) {
+        interrupt("lost the connection to \(spec.app.displayName) at \(spec.host):\(spec.port) (\(reason)); reconnecting")
+    }
+
+    /// Reports a non-fatal interruption once: repeats are held back until data flows again.
+    private func interrupt(_ what: String) {
+        let sink = state.withLockedValue { s -> (@Sendable (SourceEvent) -> Void)? in
+            guard !s.interrupted, let sink = s.sink else { return nil }
+            s.interrupted = true
+            return sink
+        }
         log("\(spec): \(what)")
-        sink(.failed(SourceError(.deviceRemoved, "\(spec): \(what)")))
+        sink?(.interrupted(SourceError(.deviceRemoved, "\(spec): \(what)")))
     }
 }
 

@@ -54,11 +54,13 @@ final class PhoneEmulator: @unchecked Sendable {
 final class Collector: Sendable {
     let samples = NIOLockedValueBox<[RawSample]>([])
     let failures = NIOLockedValueBox<[SourceError]>([])
+    let interruptions = NIOLockedValueBox<[SourceError]>([])
     var sink: @Sendable (SourceEvent) -> Void {
         { [self] event in
             switch event {
             case .sample(let s): samples.withLockedValue { $0.append(s) }
             case .failed(let e): failures.withLockedValue { $0.append(e) }
+            case .interrupted(let e): interruptions.withLockedValue { $0.append(e) }
             case .finished: break
             }
         }
@@ -186,27 +188,74 @@ func waitFor(_ seconds: Double, until done: () -> Bool) {
         _ = try? first.apply(.none) { _ in }
     }
 
-    @Test func silenceGivesOneErrorAndARestartResumes() throws {
+    @Test func silenceInterruptsOnceAndDataResumes() throws {
         let source = try PhoneSource(spec: PhoneSpec(parsing: "hyperimu://127.0.0.1:0?silence=0.3"), log: quietLog)
         let c = Collector()
         try source.apply(allSensors, sink: c.sink)
         let port = try #require(source.boundAddress?.port)
         _ = try PhoneEmulator(["hyperimu", "127.0.0.1", String(port), "0.2", "100"]).wait()
-        waitFor(2) { !c.failures.withLockedValue { $0.isEmpty } }
+        waitFor(2) { !c.interruptions.withLockedValue { $0.isEmpty } }
         usleep(400_000)
-        let failures = c.failures.withLockedValue { $0 }
-        #expect(failures.count == 1)
-        #expect(failures.first?.kind == .deviceRemoved)
-        // As the hub does: stop, then start again when the application restarts updates.
+        let interruptions = c.interruptions.withLockedValue { $0 }
+        #expect(interruptions.count == 1, "one interruption per silence, not one per tick")
+        #expect(interruptions.first?.kind == .deviceRemoved)
+        #expect(c.failures.withLockedValue { $0.isEmpty }, "silence is not fatal")
+        // The phone sends again, to the same running source: readings flow without a restart.
+        let before = c.of(.gyro).count
+        _ = try PhoneEmulator(["hyperimu", "127.0.0.1", String(port), "0.3", "100"]).wait()
+        waitFor(1) { c.of(.gyro).count >= before + 20 }
+        #expect(c.of(.gyro).count >= before + 20)
+        // A second silence is reported again, once.
+        waitFor(2) { c.interruptions.withLockedValue { $0.count } >= 2 }
         _ = try? source.apply(.none) { _ in }
-        let again = Collector()
-        try source.apply(allSensors, sink: again.sink)
-        let port2 = try #require(source.boundAddress?.port)
-        _ = try PhoneEmulator(["hyperimu", "127.0.0.1", String(port2), "0.3", "100"]).wait()
-        waitFor(1) { again.of(.gyro).count >= 20 }
+        #expect(c.interruptions.withLockedValue { $0.count } == 2)
+        #expect(c.failures.withLockedValue { $0.isEmpty })
+    }
+
+    @Test func managerHandlersGetOneErrorThenDataAgainAfterSilence() throws {
+        let source = try PhoneSource(spec: PhoneSpec(parsing: "hyperimu://127.0.0.1:0?silence=0.3"), log: quietLog)
+        let manager = CMMotionManager(source: source)
+        manager.gyroUpdateInterval = 0.01
+        let events = NIOLockedValueBox<[String]>([])
+        manager.startGyroUpdates(to: OperationQueue()) { data, error in
+            if let error = error as NSError? {
+                events.withLockedValue { $0.append("error \(error.domain) \(error.code)") }
+            } else if data != nil {
+                events.withLockedValue { if $0.last != "data" { $0.append("data") } }
+            }
+        }
+        defer { manager.stopGyroUpdates() }
+        let port = try #require(source.boundAddress?.port)
+        _ = try PhoneEmulator(["hyperimu", "127.0.0.1", String(port), "0.2", "100"]).wait()
+        waitFor(2) { events.withLockedValue { $0.count } >= 2 }
+        usleep(500_000)
+        _ = try PhoneEmulator(["hyperimu", "127.0.0.1", String(port), "0.3", "100"]).wait()
+        waitFor(2) { events.withLockedValue { $0.count } >= 3 }
+        let seen = events.withLockedValue { $0 }
+        #expect(Array(seen.prefix(3)) == ["data", "error \(CMErrorDomain) \(CMErrorNotAvailable.rawValue)", "data"], "\(seen)")
+        #expect(manager.isGyroActive)
+    }
+
+    @Test func lostConnectionInterruptsAndTheReconnectResumes() throws {
+        let phone = try PhoneEmulator(["sensorlog", "0.3", "100"])
+        let port = try #require(phone.port())
+        let source = try PhoneSource(spec: PhoneSpec(parsing: "sensorlog://127.0.0.1:\(port)?backoff=0.1&silence=30"), log: quietLog)
+        let c = Collector()
+        try source.apply(allSensors, sink: c.sink)
+        _ = phone.wait()
+        waitFor(2) { !c.interruptions.withLockedValue { $0.isEmpty } }
+        #expect(c.interruptions.withLockedValue { $0.count } == 1, "the phone closed: one interruption")
+        let before = c.of(.gyro).count
+        #expect(before >= 10)
+        // The phone comes back on the same port; the source reconnects by itself.
+        let again = try PhoneEmulator(["sensorlog", "0.5", "100"], port: port)
+        #expect(again.port() == port)
+        waitFor(3) { c.of(.gyro).count >= before + 20 }
         _ = try? source.apply(.none) { _ in }
-        #expect(again.of(.gyro).count >= 20)
-        #expect(again.failures.withLockedValue { $0.isEmpty })
+        _ = again.wait()
+        #expect(c.of(.gyro).count >= before + 20)
+        #expect(c.failures.withLockedValue { $0.isEmpty })
+        #expect(source.statistics.connections == 2)
     }
 
     @Test func connectingSourceRetriesUntilThePhoneIsUp() throws {
