@@ -47,6 +47,7 @@ public struct PhoneStatistics: Sendable, Hashable {
 /// |---|---|---|
 /// | `sensorlogger://HOST:PORT` | Sensor Logger HTTP push | the phone POSTs to us; we listen on HOST:PORT |
 /// | `sensorserver://HOST:PORT` | SensorServer | we connect to the phone's WebSocket `/sensors/connect` |
+/// | `phyphox://HOST:PORT` | phyphox remote access | we poll the phone's REST interface (`/config`, `/control`, `/get`) |
 /// | `sensorlog://HOST:PORT` | SensorLog TCP stream | we connect to the phone |
 /// | `hyperimu://HOST:PORT` | HyperIMU UDP | the phone sends datagrams to us; we listen on HOST:PORT |
 ///
@@ -106,9 +107,6 @@ public final class PhoneSource: SensorSource {
     ///   - eventLoopGroup: the loops to pick one from (default: NIO's shared group).
     public init(spec: PhoneSpec, log: (@Sendable (String) -> Void)? = nil,
                 eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws(SourceError) {
-        if spec.app == .phyphox {
-            throw SourceError(.unavailable, "\(spec): the phyphox source is not implemented yet; export the experiment and read the file instead")
-        }
         self.spec = spec
         silence = try spec.number("silence", default: 5, in: 0.1...86_400)
         self.log = log ?? { FileHandle.standardError.write(Data(("coremotion: " + $0 + "\n").utf8)) }
@@ -158,7 +156,7 @@ public final class PhoneSource: SensorSource {
         case .hyperIMU: try HyperIMUReceiver(source: self)
         case .sensorServer: try ConnectingTransport(source: self, protocol: .sensorServer)
         case .sensorLog: try ConnectingTransport(source: self, protocol: .sensorLog)
-        case .phyphox: throw SourceError(.unavailable, "\(spec): not implemented")
+        case .phyphox: try PhyphoxTransport(source: self)
         }
     }
 

@@ -156,6 +156,26 @@ func waitFor(_ seconds: Double, until done: () -> Bool) {
         #expect(source.statistics.malformed == 0)
     }
 
+    @Test(arguments: ["android", "ios"]) func phyphoxREST(platform: String) throws {
+        let phone = try PhoneEmulator(["phyphox", "1.0", "100", platform])
+        let port = try #require(phone.port())
+        let source = try PhoneSource(spec: PhoneSpec(parsing: "phyphox://127.0.0.1:\(port)?interval=0.03"), log: quietLog)
+        let c = Collector()
+        try source.apply(allSensors, sink: c.sink)
+        _ = phone.wait()
+        waitFor(1) { c.of(.magnetometer).count >= 80 }
+        _ = try? source.apply(.none) { _ in }
+        checkPhysics(c, minimumCount: 80)
+        // Buffers of unequal length in one answer: nothing lost, nothing twice (100 Hz for 1 s, the
+        // first poll takes the last value only).
+        for sensor in SensorKind.allCases { #expect((95...101).contains(c.of(sensor).count), "\(sensor): \(c.of(sensor).count)") }
+        let gyro = c.of(.gyro)
+        let spacing = zip(gyro.dropFirst(), gyro).map { $0.0.timestamp - $0.1.timestamp }.sorted()
+        #expect(abs(spacing[spacing.count / 2] - 0.01) < 0.001, "median spacing \(spacing[spacing.count / 2])")
+        #expect(source.statistics.malformed == 0)
+        #expect(source.statistics.connections == 1)
+    }
+
     @Test func deviceMotionRunsOnAPhone() throws {
         let source = try PhoneSource(spec: PhoneSpec(parsing: "hyperimu://127.0.0.1:0"), log: quietLog)
         let manager = CMMotionManager(source: source)
