@@ -97,6 +97,10 @@ public final class PhoneSource: SensorSource {
         var monitor: SilenceMonitor
         var stats: PhoneStatistics
         var problemsLogged = 0
+        var extras = PhoneExtras()
+        var lastExtraPhone: [String: Double] = [:]
+        /// ``hold()`` calls not yet released: the transport runs while positive, whatever the demand.
+        var holders = 0
     }
 
     let state: NIOLockedValueBox<State>
@@ -163,33 +167,19 @@ public final class PhoneSource: SensorSource {
     @discardableResult
     public func apply(_ demand: SensorDemand, sink: @escaping @Sendable (SourceEvent) -> Void) throws(SourceError) -> [SensorKind: Double] {
         if demand.isEmpty {
-            let (transport, ticker) = state.withLockedValue { s -> ((any PhoneTransport)?, RepeatedTask?) in
-                defer { s.transport = nil; s.ticker = nil; s.sink = nil; s.wanted = []; s.monitor.disarm() }
-                return (s.transport, s.ticker)
-            }
-            ticker?.cancel()
-            transport?.stop()
-            if !eventLoop.inEventLoop { try? eventLoop.submit {}.wait() }
+            state.withLockedValue { s in s.sink = nil; s.wanted = [] }
+            stopIfUnused()
             return [:]
         }
-        let needsStart = state.withLockedValue { s -> Bool in
+        state.withLockedValue { s in
             s.sink = sink
             s.wanted = Set(demand.rates.keys)
-            if s.transport == nil { s.interrupted = false }
-            return s.transport == nil
         }
-        if needsStart {
-            let transport = try makeTransport()
-            try transport.start()
-            let now = MonotonicClock.now()
-            let ticker = eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(100), delay: .milliseconds(100)) { [weak self] _ in
-                self?.checkSilence()
-            }
-            state.withLockedValue { s in
-                s.transport = transport
-                s.ticker = ticker
-                if spec.app.listens { s.monitor.disarm() } else { s.monitor.arm(now: now) }
-            }
+        do {
+            try startIfStopped()
+        } catch {
+            state.withLockedValue { s in s.sink = nil; s.wanted = [] }
+            throw error
         }
         // The phone sends at its own rate, whatever is asked. Report the rate measured so far, else
         // the highest this source accepts, so the hub thins the stream for slower consumers by
@@ -197,6 +187,62 @@ public final class PhoneSource: SensorSource {
         let measured = state.withLockedValue { s in s.stats.sensors.compactMapValues { $0.count > 10 ? $0.rate : nil } }
         let maximum = info.sensors[.accelerometer]?.maximumRate ?? 500
         return demand.rates.mapValues { _ in maximum }.merging(measured.filter { demand.rates[$0.key] != nil }) { _, m in min(m, maximum) }
+    }
+
+    /// Keeps the transport running without a sink (a ``PhoneBarometer`` reading the phone's pressure),
+    /// until as many ``release()`` calls.
+    /// - Throws: ``SourceError`` when the transport cannot start.
+    public func hold() throws(SourceError) {
+        state.withLockedValue { $0.holders += 1 }
+        do {
+            try startIfStopped()
+        } catch {
+            state.withLockedValue { $0.holders -= 1 }
+            throw error
+        }
+    }
+
+    /// Ends one ``hold()``; the transport stops when nothing else uses it.
+    public func release() {
+        state.withLockedValue { $0.holders = max(0, $0.holders - 1) }
+        stopIfUnused()
+    }
+
+    /// The latest pressure, attitude and gravity the phone sent (host times).
+    public var extras: PhoneExtras { state.withLockedValue { $0.extras } }
+
+    private func startIfStopped() throws(SourceError) {
+        let needsStart = state.withLockedValue { s -> Bool in
+            if s.transport == nil { s.interrupted = false }
+            return s.transport == nil
+        }
+        guard needsStart else { return }
+        let transport = try makeTransport()
+        try transport.start()
+        let now = MonotonicClock.now()
+        let ticker = eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(100), delay: .milliseconds(100)) { [weak self] _ in
+            self?.checkSilence()
+        }
+        let extra = state.withLockedValue { s -> (any PhoneTransport, RepeatedTask)? in
+            // Another caller started one meanwhile: keep theirs.
+            if s.transport != nil { return (transport, ticker) }
+            s.transport = transport
+            s.ticker = ticker
+            if spec.app.listens { s.monitor.disarm() } else { s.monitor.arm(now: now) }
+            return nil
+        }
+        if let (t, k) = extra { k.cancel(); t.stop() }
+    }
+
+    private func stopIfUnused() {
+        let (transport, ticker) = state.withLockedValue { s -> ((any PhoneTransport)?, RepeatedTask?) in
+            guard s.sink == nil, s.holders == 0 else { return (nil, nil) }
+            defer { s.transport = nil; s.ticker = nil; s.monitor.disarm() }
+            return (s.transport, s.ticker)
+        }
+        ticker?.cancel()
+        transport?.stop()
+        if !eventLoop.inEventLoop { try? eventLoop.submit {}.wait() }
     }
 
     // MARK: From the transports (on the event loop)
@@ -214,14 +260,17 @@ public final class PhoneSource: SensorSource {
                 if Self.shouldLog(s.problemsLogged) { problems.append("\(spec): malformed message (\(reason)); skipped") }
                 s.problemsLogged += 1
             }
-            if decoded.readings.isEmpty && !decoded.rejected.isEmpty { return (nil, problems) }
+            if decoded.readings.isEmpty && decoded.extras.isEmpty && !decoded.rejected.isEmpty { return (nil, problems) }
             _ = s.monitor.heard(now: arrival)
             var clock = s.clocks[decoded.clock] ?? PhoneClockMapper()
             let resets = clock.resets
             for r in decoded.readings {
                 if let p = r.phoneTime { clock.observe(phoneTime: p, arrival: arrival) }
             }
-            if clock.resets != resets { s.lastPhone.removeAll() }
+            for e in decoded.extras {
+                if let p = e.phoneTime { clock.observe(phoneTime: p, arrival: arrival) }
+            }
+            if clock.resets != resets { s.lastPhone.removeAll(); s.lastExtraPhone.removeAll() }
             s.clocks[decoded.clock] = clock
             for r in decoded.readings {
                 guard r.value.x.isFinite, r.value.y.isFinite, r.value.z.isFinite else { s.stats.malformed += 1; continue }
@@ -238,6 +287,17 @@ public final class PhoneSource: SensorSource {
                 c.last = host
                 s.stats.sensors[r.sensor] = c
                 if s.wanted.contains(r.sensor) { samples.append(RawSample(sensor: r.sensor, timestamp: host, value: r.value)) }
+            }
+            for e in decoded.extras {
+                let name = e.quantity.name
+                var host = arrival
+                if let p = e.phoneTime {
+                    if let lp = s.lastExtraPhone[name], p <= lp { continue }
+                    s.lastExtraPhone[name] = p
+                    host = min(clock.hostTime(forPhoneTime: p) ?? arrival, arrival)
+                }
+                let count = (s.extras.latest[name]?.count ?? 0) + 1
+                s.extras.latest[name] = PhoneExtras.Latest(count: count, value: e.quantity, timestamp: host)
             }
             if !samples.isEmpty { s.interrupted = false }
             return (s.sink, problems)

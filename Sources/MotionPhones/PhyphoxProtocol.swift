@@ -12,14 +12,27 @@ public struct PhyphoxChannel: Sendable, Hashable {
     public var x: String
     public var y: String
     public var z: String
+    /// The buffer of the `abs` output where it is read: the quaternion's w for `attitude`.
+    public var abs: String?
 
-    /// Creates a channel.
-    public init(source: String, time: String, x: String, y: String, z: String) {
+    /// Creates a channel. A one-value sensor (`pressure`) names its `x` buffer for `y` and `z` too.
+    public init(source: String, time: String, x: String, y: String, z: String, abs: String? = nil) {
         self.source = source
         self.time = time
         self.x = x
         self.y = y
         self.z = z
+        self.abs = abs
+    }
+
+    /// Whether this project reads the channel: a raw sensor, or `pressure`, `attitude`, `gravity`.
+    public var isUsed: Bool { sensor != nil || ["pressure", "attitude", "gravity"].contains(source) }
+
+    /// The buffers the channel reads, without repeats.
+    var buffers: [String] {
+        var out: [String] = []
+        for b in [time, x, y, z] + (abs.map { [$0] } ?? []) where !out.contains(b) { out.append(b) }
+        return out
     }
 
     /// The sensor this project reads from it, `nil` for one it does not use.
@@ -56,10 +69,21 @@ public struct PhyphoxChannel: Sendable, Hashable {
             } else if let map = input["outputs"] as? [String: Any] {
                 for (k, v) in map { if let v = v as? String { outputs[k] = v } }
             }
-            guard let t = outputs["t"], let x = outputs["x"], let y = outputs["y"], let z = outputs["z"] else { continue }
-            if let known, !([t, x, y, z].allSatisfy { known.contains($0) }) { continue }
-            let channel = PhyphoxChannel(source: source, time: t, x: x, y: y, z: z)
-            if channel.sensor != nil, !out.contains(where: { $0.source == source }) { out.append(channel) }
+            guard let t = outputs["t"], let x = outputs["x"] else { continue }
+            let channel: PhyphoxChannel
+            if source == "pressure" {
+                channel = PhyphoxChannel(source: source, time: t, x: x, y: x, z: x)
+            } else {
+                guard let y = outputs["y"], let z = outputs["z"] else { continue }
+                if source == "attitude" {
+                    guard let w = outputs["abs"] else { continue }
+                    channel = PhyphoxChannel(source: source, time: t, x: x, y: y, z: z, abs: w)
+                } else {
+                    channel = PhyphoxChannel(source: source, time: t, x: x, y: y, z: z)
+                }
+            }
+            if let known, !(channel.buffers.allSatisfy { known.contains($0) }) { continue }
+            if channel.isUsed, !out.contains(where: { $0.source == source }) { out.append(channel) }
         }
         return out
     }
@@ -91,7 +115,9 @@ public enum PhyphoxPlatform: String, Sendable, Hashable {
 /// (phyphox-ios#22): only the first `min` entries of all four are used, and the threshold moves to the
 /// last time used, so the rest comes again with the next poll. An entry that is `null` (NaN, ∞) is
 /// skipped and counted. Acceleration (m/s², Android's sign on both platforms) is negated and divided by
-/// ``PhyphoxPlatform/gravity``; rotation rate (rad/s) and magnetic field (µT) pass unchanged. Times are
+/// ``PhyphoxPlatform/gravity``; rotation rate (rad/s) and magnetic field (µT) pass unchanged. Extras:
+/// `pressure` (hPa → kPa), `gravity` (as acceleration), `attitude` (x, y, z and w in `abs`, in Android's
+/// y-north frame on both platforms → Core Motion's, ``PhoneFrames``). Times are
 /// seconds since the experiment started, on a clock named by the session (a new session restarts the
 /// clock mapping and the thresholds).
 public struct PhyphoxPoller: Sendable {
@@ -124,10 +150,11 @@ public struct PhyphoxPoller: Sendable {
         for c in channels {
             if !probe, let t = thresholds[c.time] {
                 let v = Self.number(t)
-                parts.append("\(Self.escape(c.time))=\(v)")
-                for b in [c.x, c.y, c.z] { parts.append("\(Self.escape(b))=\(v)%7C\(Self.escape(c.time))") }
+                for b in c.buffers {
+                    parts.append(b == c.time ? "\(Self.escape(b))=\(v)" : "\(Self.escape(b))=\(v)%7C\(Self.escape(c.time))")
+                }
             } else {
-                for b in [c.time, c.x, c.y, c.z] { parts.append(Self.escape(b)) }
+                for b in c.buffers { parts.append(Self.escape(b)) }
             }
         }
         return "/get?" + parts.joined(separator: "&")
@@ -152,13 +179,17 @@ public struct PhyphoxPoller: Sendable {
         out.clock = "phyphox:" + newSession
         func values(_ name: String) -> [Any]? { (buffers[name] as? [String: Any])?["buffer"] as? [Any] }
         var any = false
-        for c in channels {
-            guard let sensor = c.sensor else { continue }
+        for c in channels where c.isUsed {
             guard let t = values(c.time), let x = values(c.x), let y = values(c.y), let z = values(c.z) else {
                 out.rejected.append("phyphox /get: buffers of \(c.source) missing")
                 continue
             }
-            let n = min(t.count, x.count, y.count, z.count)
+            let w = c.abs.flatMap { values($0) }
+            if c.abs != nil, w == nil {
+                out.rejected.append("phyphox /get: buffers of \(c.source) missing")
+                continue
+            }
+            let n = min(t.count, x.count, y.count, z.count, w?.count ?? Int.max)
             guard n > 0 else { continue }
             var last = thresholds[c.time]
             if probe {
@@ -175,11 +206,24 @@ public struct PhyphoxPoller: Sendable {
                     out.rejected.append("\(c.source): null value")
                     continue
                 }
-                let value = sensor == .accelerometer
-                    ? PhoneUnits.androidAcceleration(vx, vy, vz, gravity: platform.gravity)
-                    : Vector3(vx, vy, vz)
-                out.readings.append(PhoneReading(sensor: sensor, phoneTime: time, value: value))
                 any = true
+                if let sensor = c.sensor {
+                    let value = sensor == .accelerometer
+                        ? PhoneUnits.androidAcceleration(vx, vy, vz, gravity: platform.gravity)
+                        : Vector3(vx, vy, vz)
+                    out.readings.append(PhoneReading(sensor: sensor, phoneTime: time, value: value))
+                    continue
+                }
+                let quantity: PhoneQuantity?
+                switch c.source {
+                case "pressure": quantity = vx > 0 ? .pressure(vx / 10) : nil
+                case "gravity": quantity = .gravity(PhoneUnits.androidAcceleration(vx, vy, vz, gravity: platform.gravity))
+                case "attitude":
+                    let q = w.flatMap { jsonNumber($0[i]) }.map { Quaternion(w: $0, x: vx, y: vy, z: vz) }
+                    quantity = q.flatMap { PhoneFrames.coreMotionAttitude(fromAndroid: $0) }.map { .attitude($0) }
+                default: quantity = nil
+                }
+                if let quantity { out.extras.append(PhoneExtraReading(phoneTime: time, quantity: quantity)) } else { out.rejected.append("\(c.source): not a valid reading") }
             }
             if let last { thresholds[c.time] = last }
         }

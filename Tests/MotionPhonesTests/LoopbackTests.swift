@@ -174,6 +174,38 @@ func waitFor(_ seconds: Double, until done: () -> Bool) {
         #expect(abs(spacing[spacing.count / 2] - 0.01) < 0.001, "median spacing \(spacing[spacing.count / 2])")
         #expect(source.statistics.malformed == 0)
         #expect(source.statistics.connections == 1)
+        // The phone's own pressure, gravity and attitude, in Core Motion's units and frame.
+        let extras = source.extras
+        #expect(extras.latest["pressure"].map { (90...101).contains($0.count) } == true)
+        #expect(extras.pressure.map { abs($0.kPa - 101.325) < 1e-6 } == true, "\(String(describing: extras.pressure))")
+        let gravity = try #require(extras.gravity?.g)
+        #expect(abs(gravity.z + 1) < 0.001 && abs(gravity.x) < 1e-9, "gravity \(gravity)")
+        // The attitude maps the device frame to north-west-up: the field measured in the device frame,
+        // turned into the reference frame, points north (x) and down (z), with no west component.
+        let attitude = try #require(extras.attitude)
+        let field = try #require(c.of(.magnetometer).last)
+        #expect(abs(attitude.timestamp - field.timestamp) < 0.02)
+        let north = attitude.quaternion.rotate(field.value)
+        #expect(abs(north.x - 20) < 0.5 && abs(north.y) < 0.5 && abs(north.z + 40) < 0.01, "field in the reference frame \(north)")
+        #expect(abs(attitude.quaternion.inverseRotate(Vector3(0, 0, -1)).z + 1) < 1e-9)
+    }
+
+    @Test func phonePressureDrivesCMAltimeter() throws {
+        let phone = try PhoneEmulator(["phyphox", "2.5", "50"])
+        let port = try #require(phone.port())
+        let source = try PhoneSource(spec: PhoneSpec(parsing: "phyphox://127.0.0.1:\(port)"), log: quietLog)
+        let altimeter = CMAltimeter(barometer: try PhoneBarometer(source: source))
+        let readings = NIOLockedValueBox<[Double]>([])
+        let queue = OperationQueue()
+        altimeter.startRelativeAltitudeUpdates(to: queue) { data, error in
+            if let data { readings.withLockedValue { $0.append(data.pressure.doubleValue) } }
+        }
+        waitFor(4) { readings.withLockedValue { $0.count } >= 1 }
+        altimeter.stopRelativeAltitudeUpdates()
+        _ = phone.wait()
+        let got = readings.withLockedValue { $0 }
+        #expect(!got.isEmpty)
+        #expect(got.allSatisfy { abs($0 - 101.325) < 1e-6 }, "\(got)")
     }
 
     @Test func deviceMotionRunsOnAPhone() throws {

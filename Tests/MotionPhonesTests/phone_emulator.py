@@ -185,10 +185,16 @@ def phyphox(seconds, rate, platform):
     # Acceleration is m/s² with Android's sign on both platforms (+g on z face up); iOS scales Core
     # Motion's g by -9.81, Android reports the sensor's m/s².
     g = 9.81 if platform == "ios" else G
+    # Also pressure (hPa, in x), gravity (m/s², Android's sign) and attitude: Android's y-north frame
+    # (device -> east-north-up) on both platforms, x, y, z in x/y/z and w in abs. The device's x axis
+    # points north at t = 0 and turns counter-clockwise (seen from above) at RATE_Z.
     names = {"accelerometer": ("acc_time", "accX", "accY", "accZ", "acc"),
              "gyroscope": ("gyr_time", "gyrX", "gyrY", "gyrZ", "gyr"),
-             "magnetic_field": ("mag_time", "magX", "magY", "magZ", "mag")}
-    buffers = {b: [] for group in names.values() for b in group}
+             "magnetic_field": ("mag_time", "magX", "magY", "magZ", "mag"),
+             "pressure": ("pre_time", "pre", "pre", "pre", None),
+             "gravity": ("grav_time", "gravX", "gravY", "gravZ", "grav"),
+             "attitude": ("att_time", "attX", "attY", "attZ", "attW")}
+    buffers = {b: [] for group in names.values() for b in group if b is not None}
     lock = threading.Lock()
     state = {"start": None, "n": 0, "session": "%08x" % random.getrandbits(32)}
     period = 1.0 / rate
@@ -202,11 +208,16 @@ def phyphox(seconds, rate, platform):
         while state["n"] * period <= now:
             t = state["n"] * period
             acc, gyr, mag = (0.0, 0.0, g), (0.0, 0.0, RATE_Z), field(t)
-            for source, v in (("accelerometer", acc), ("gyroscope", gyr), ("magnetic_field", mag)):
+            heading = math.pi / 2 + RATE_Z * t  # the device's x axis, counter-clockwise from east
+            att = (0.0, 0.0, math.sin(heading / 2), math.cos(heading / 2))
+            for source, v in (("accelerometer", acc), ("gyroscope", gyr), ("magnetic_field", mag),
+                              ("gravity", acc), ("attitude", att)):
                 tb, xb, yb, zb, ab = names[source]
                 buffers[tb].append(t)
                 buffers[xb].append(v[0]); buffers[yb].append(v[1]); buffers[zb].append(v[2])
-                buffers[ab].append(math.sqrt(v[0] ** 2 + v[1] ** 2 + v[2] ** 2))
+                buffers[ab].append(v[3] if source == "attitude" else math.sqrt(v[0] ** 2 + v[1] ** 2 + v[2] ** 2))
+            buffers["pre_time"].append(t)
+            buffers["pre"].append(1013.25)
             state["n"] += 1
 
     def number(v):
@@ -228,7 +239,8 @@ def phyphox(seconds, rate, platform):
             url = urllib.parse.urlparse(self.path)
             if url.path == "/config":
                 inputs = [{"source": s, "outputs": [{"x": n[1]}, {"y": n[2]}, {"z": n[3]}, {"abs": n[4]}, {"t": n[0]}]}
-                          for s, n in names.items()]
+                          for s, n in names.items() if s != "pressure"]
+                inputs.append({"source": "pressure", "outputs": [{"x": "pre"}, {"t": "pre_time"}]})
                 self.reply({"crc32": "1a2b3c4d", "title": "Emulated sensors", "localTitle": "Emulated sensors",
                             "category": "Raw Sensors", "buffers": [{"name": b, "size": 0} for b in buffers],
                             "inputs": inputs, "export": []})
@@ -263,7 +275,7 @@ def phyphox(seconds, rate, platform):
                             first = next((i for i, t in enumerate(times) if number(t) > limit), len(times))
                             part = data[first:]
                             # The buffers of one response can differ in length (phyphox-ios#22).
-                            if part and name != timebuffer and rng.random() < 0.3:
+                            if part and name != (timebuffer or name) and rng.random() < 0.3:
                                 part = part[:-1]
                         out[name] = {"size": 0, "updateMode": "partial", "buffer": [number(v) for v in part]}
                     measuring = state["start"] is not None and time.monotonic() - state["start"] < seconds
