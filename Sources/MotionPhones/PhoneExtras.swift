@@ -114,10 +114,12 @@ public struct PhoneExtras: Sendable, Hashable {
 
 /// The pressure a phone sends, as the barometer behind `CMAltimeter`.
 ///
-/// Reading it keeps the phone source connected (or listening) on its own, whether or not a
-/// `CMMotionManager` uses the same source. ``readPressure(at:)`` returns the phone's latest pressure
-/// (kPa); before the first one, and when the last is older than the source's `silence`, it returns NaN,
-/// which `CMAltimeter` skips, so updates pause while the phone is silent and resume with its data.
+/// The first read starts the phone source (connecting or listening) and keeps it running on its own,
+/// whether or not a `CMMotionManager` uses the same source, until the barometer is released; a source
+/// that cannot start (a port in use) makes that read throw, which `CMAltimeter` reports once.
+/// ``readPressure(at:)`` returns the phone's latest pressure (kPa); before the first one, and when the
+/// last is older than the source's `silence`, it returns NaN, which `CMAltimeter` skips, so updates
+/// pause while the phone is silent and resume with its data.
 ///
 /// ## Threading
 /// Safe from any thread.
@@ -127,18 +129,54 @@ public final class PhoneBarometer: BarometerSource {
     public var identifier: String { source.info.identifier }
     public var name: String { "barometer of the \(source.info.name)" }
     public var virtualStartTime: Double? { nil }
+    private let holding = Locked(false)
 
-    /// Creates a barometer on `source` and starts receiving.
-    /// - Throws: ``SourceError`` when the source cannot start (a port in use).
-    public init(source: PhoneSource) throws(SourceError) {
+    /// Creates a barometer on `source`; nothing starts before the first read.
+    public init(source: PhoneSource) {
         self.source = source
-        try source.hold()
     }
 
-    deinit { source.release() }
+    deinit {
+        if holding.withLock({ $0 }) { source.release() }
+    }
 
     public func readPressure(at timestamp: Double) throws(SourceError) -> Double {
+        let start = holding.withLock { h -> Bool in
+            defer { h = true }
+            return !h
+        }
+        if start {
+            do {
+                try source.hold()
+            } catch {
+                holding.withLock { $0 = false }
+                throw error
+            }
+        }
         guard let p = source.extras.pressure, MonotonicClock.now() - p.timestamp <= source.silence else { return .nan }
         return p.kPa
     }
+}
+
+extension PhoneSource {
+    private static let registry = Locked<[String: WeakPhoneSource]>([:])
+
+    /// The live source for `spec` (by its full text, parameters included) if one exists, else a new
+    /// one: so `CMMotionManager` and `CMAltimeter` given the same phone spec share one connection or
+    /// listening socket.
+    /// - Throws: ``SourceError`` for a bad spec.
+    public static func shared(spec text: String) throws(SourceError) -> PhoneSource {
+        if let live = registry.withLock({ $0[text]?.source }) { return live }
+        let made = try PhoneSource(spec: text)
+        return registry.withLock { map in
+            if let live = map[text]?.source { return live }
+            map = map.filter { $0.value.source != nil }
+            map[text] = WeakPhoneSource(source: made)
+            return made
+        }
+    }
+}
+
+private struct WeakPhoneSource: @unchecked Sendable {
+    weak var source: PhoneSource?
 }

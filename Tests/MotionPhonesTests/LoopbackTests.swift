@@ -194,7 +194,7 @@ func waitFor(_ seconds: Double, until done: () -> Bool) {
         let phone = try PhoneEmulator(["phyphox", "2.5", "50"])
         let port = try #require(phone.port())
         let source = try PhoneSource(spec: PhoneSpec(parsing: "phyphox://127.0.0.1:\(port)"), log: quietLog)
-        let altimeter = CMAltimeter(barometer: try PhoneBarometer(source: source))
+        let altimeter = CMAltimeter(barometer: PhoneBarometer(source: source))
         let readings = NIOLockedValueBox<[Double]>([])
         let queue = OperationQueue()
         altimeter.startRelativeAltitudeUpdates(to: queue) { data, error in

@@ -55,7 +55,7 @@ extension CMMotionManager {
         case "mqtt", "mqtts", "mqtt+ws", "mqtt+wss":
             return try MQTTSensorSource(spec: spec)
         case "sensorlogger", "sensorserver", "phyphox", "sensorlog", "hyperimu":
-            return try PhoneSource(spec: spec)
+            return try PhoneSource.shared(spec: spec)
         default:
             throw SourceError(.unavailable, "unknown source '\(spec)'; expected sim[:SCENARIO], replay:PATH, iio[:NAME], evdev[:PATH], mqtt://HOST:PORT/TOPIC or a phone: sensorlogger://, sensorserver://, phyphox://, sensorlog://, hyperimu://HOST:PORT")
         }
