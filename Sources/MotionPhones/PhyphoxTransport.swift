@@ -112,7 +112,11 @@ final class PhyphoxTransport: PhoneTransport, @unchecked Sendable {
                                 self.source?.log("phyphox at \(host):\(port): \(path) answered HTTP \(status)")
                             }
                             let arrival = MonotonicClock.now()
+                            let hadPoller = self.machine.poller != nil
                             let (action, decoded) = self.machine.received(status: status, body: body ?? [])
+                            if !hadPoller, let platform = self.machine.poller?.platform {
+                                self.source?.notePlatform(platform == .iOS ? "iOS" : "Android")
+                            }
                             self.perform(action, decoded: decoded, arrival: arrival)
                         case .failure(let error):
                             self.failed("\(error)")
