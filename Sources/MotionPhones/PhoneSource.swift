@@ -15,8 +15,21 @@ public struct PhoneStatistics: Sendable, Hashable {
         public var first = 0.0
         /// Host time of the last accepted reading.
         public var last = 0.0
-        /// The measured rate in Hz (`nil` with fewer than two readings).
-        public var rate: Double? { count > 1 && last > first ? Double(count - 1) / (last - first) : nil }
+        /// Phone time (s, the phone's clock) of the first and last accepted reading, when they carry one.
+        public var firstPhone: Double?
+        public var lastPhone: Double?
+        /// Readings accepted before ``firstPhone`` (a phone clock step starts the phone span afresh).
+        public var countBeforeFirstPhone = 0
+        /// The measured rate in Hz (`nil` with fewer than two readings): from the phone's own timestamps
+        /// when the readings carry them (the phone's sampling, untouched by network delays and by the
+        /// clock mapping settling), else from host times.
+        public var rate: Double? {
+            guard count > 1 else { return nil }
+            if let a = firstPhone, let b = lastPhone, b > a, count - countBeforeFirstPhone > 1 {
+                return Double(count - countBeforeFirstPhone - 1) / (b - a)
+            }
+            return last > first ? Double(count - 1) / (last - first) : nil
+        }
     }
 
     /// Per-sensor counts.
@@ -270,7 +283,11 @@ public final class PhoneSource: SensorSource {
             for e in decoded.extras {
                 if let p = e.phoneTime { clock.observe(phoneTime: p, arrival: arrival) }
             }
-            if clock.resets != resets { s.lastPhone.removeAll(); s.lastExtraPhone.removeAll() }
+            if clock.resets != resets {
+                s.lastPhone.removeAll()
+                s.lastExtraPhone.removeAll()
+                for k in s.stats.sensors.keys { s.stats.sensors[k]?.firstPhone = nil; s.stats.sensors[k]?.lastPhone = nil }
+            }
             s.clocks[decoded.clock] = clock
             for r in decoded.readings {
                 guard r.value.x.isFinite, r.value.y.isFinite, r.value.z.isFinite else { s.stats.malformed += 1; continue }
@@ -283,8 +300,13 @@ public final class PhoneSource: SensorSource {
                 if let lh = s.lastHost[r.sensor], host <= lh { host = lh + 1e-6 }
                 s.lastHost[r.sensor] = host
                 var c = s.stats.sensors[r.sensor] ?? PhoneStatistics.SensorCount(first: host)
+                if c.firstPhone == nil, let p = r.phoneTime {
+                    c.firstPhone = p
+                    c.countBeforeFirstPhone = c.count
+                }
                 c.count += 1
                 c.last = host
+                c.lastPhone = r.phoneTime
                 s.stats.sensors[r.sensor] = c
                 if s.wanted.contains(r.sensor) { samples.append(RawSample(sensor: r.sensor, timestamp: host, value: r.value)) }
             }
