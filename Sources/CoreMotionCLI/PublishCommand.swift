@@ -84,6 +84,7 @@ struct PublishCommand: AsyncParsableCommand {
                 switch event {
                 case .sample(let s): publisher.add(s)
                 case .failed(let e): continuation.yield(String(describing: e))
+                case .interrupted(let e): printError(String(describing: e))
                 case .finished: continuation.yield(nil)
                 }
             }

@@ -17,7 +17,7 @@ struct SensorsCommand: AsyncParsableCommand {
 
     @OptionGroup var sourceOptions: SourceOptions
 
-    @Option(parsing: .unconditional, help: "For a phone source (sensorlogger://, sensorserver://, sensorlog://, hyperimu://): seconds to receive before listing what the phone sends (at most 3600).", transform: OptionValue.seconds(0...3600))
+    @Option(parsing: .unconditional, help: "For a phone source (sensorlogger://, sensorserver://, phyphox://, sensorlog://, hyperimu://): seconds to receive before listing what the phone sends (at most 3600).", transform: OptionValue.seconds(0...3600))
     var listen: Double = 5
 
     func run() async throws {
@@ -129,6 +129,18 @@ struct SensorsCommand: AsyncParsableCommand {
             } else {
                 lines.append(name + "not sent")
             }
+        }
+        // The phone's own estimates, in Core Motion's units and frame (see PhoneFrames).
+        let extras = phone.extras
+        for name in ["attitude", "gravity", "pressure"] {
+            let label = "  " + name.padding(toLength: 15, withPad: " ", startingAt: 0)
+            guard let l = extras.latest[name] else { lines.append(label + "not sent"); continue }
+            let value: String = switch l.value {
+            case .pressure(let p): String(format: "%.3f kPa", p)
+            case .gravity(let g): String(format: "(%.3f, %.3f, %.3f) g", g.x, g.y, g.z)
+            case .attitude(let q): String(format: "quaternion (w %.4f, x %.4f, y %.4f, z %.4f), device → north-west-up", q.w, q.x, q.y, q.z)
+            }
+            lines.append(label + "last \(value)  (\(l.count) readings)")
         }
         for (key, value) in phone.info.details { lines.append("  \(key): \(value)") }
         lines.append("  heard from: \(stats.peer ?? "nobody in \(format(seconds)) s")")

@@ -99,6 +99,7 @@ final class ConnectingTransport: PhoneTransport, @unchecked Sendable {
                 channel.closeFuture.hop(to: self.eventLoop).whenComplete { [weak self] _ in
                     guard let self, self.channel === channel else { return }
                     self.channel = nil
+                    self.source?.connectionLost("connection closed")
                     self.failed("connection closed")
                 }
             case .failure(let error):

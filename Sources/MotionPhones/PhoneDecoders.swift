@@ -23,6 +23,26 @@ public enum SensorServerDecoder {
         }
     }
 
+    /// The pressure (hPa → kPa), gravity (m/s², Android's sign → g, Core Motion's sign) or rotation
+    /// vector (ENU → Core Motion's north-west-up, ``PhoneFrames``) of an extra Android sensor type.
+    static func extraQuantity(type: String, values: [Any]?) -> PhoneQuantity? {
+        let v = (values ?? []).map { jsonNumber($0) }
+        guard !v.isEmpty, v.allSatisfy({ $0 != nil }) else { return nil }
+        let n = v.compactMap { $0 }
+        switch type {
+        case "android.sensor.pressure":
+            return .pressure(n[0] / 10)
+        case "android.sensor.gravity" where n.count >= 3:
+            return .gravity(PhoneUnits.androidAcceleration(n[0], n[1], n[2]))
+        case "android.sensor.rotation_vector", "android.sensor.game_rotation_vector", "android.sensor.geomagnetic_rotation_vector":
+            guard let q = PhoneFrames.androidQuaternion(rotationVector: Array(n.prefix(4))),
+                  let cm = PhoneFrames.coreMotionAttitude(fromAndroid: q) else { return nil }
+            return .attitude(cm)
+        default:
+            return nil
+        }
+    }
+
     /// Decodes one message. `defaultType` is used when the message has no `type` (the single-sensor
     /// endpoint `/sensor/connect?type=`).
     public static func decode(_ bytes: [UInt8], defaultType: String? = nil) -> PhoneDecoded {
@@ -34,6 +54,14 @@ public enum SensorServerDecoder {
         }
         guard let type = (object["type"] as? String) ?? defaultType else {
             out.rejected.append("no type")
+            return out
+        }
+        if let extra = extraQuantity(type: type, values: object["values"] as? [Any]) {
+            guard let ns = jsonNumber(object["timestamp"]) else {
+                out.rejected.append("\(type): no timestamp")
+                return out
+            }
+            out.extras.append(PhoneExtraReading(phoneTime: ns / 1e9, quantity: extra))
             return out
         }
         guard let sensor = sensor(forType: type) else { return out }
@@ -131,6 +159,8 @@ public struct HyperIMUDecoder: Sendable {
 /// `gyroTimestamp_sinceReboot` + `gyroRotation{X,Y,Z}` (rad/s), else `motionRotationRate{X,Y,Z}`
 /// at `motionTimestamp_sinceReboot`; `magnetometerTimestamp_sinceReboot` + `magnetometer{X,Y,Z}` (µT).
 /// If no raw accelerometer is logged, `motionGravity + motionUserAcceleration` at the motion time.
+/// Extras: `motionQuaternion{X,Y,Z,W}` (the `CMAttitude` quaternion, unchanged) and `motionGravity{X,Y,Z}`
+/// (g) at the motion time; `altimeterPressure` (kPa) at `altimeterTimestamp_sinceReboot`.
 /// Rows repeat a sensor's last value (sample and hold); the source drops a reading whose phone time
 /// did not advance.
 public struct SensorLogDecoder: Sendable {
@@ -199,7 +229,20 @@ public struct SensorLogDecoder: Sendable {
         if let t = field("magnetometerTimestamp_sinceReboot"), let v = vector("magnetometerX", "magnetometerY", "magnetometerZ") {
             out.readings.append(PhoneReading(sensor: .magnetometer, phoneTime: t, value: v))
         }
-        if out.readings.isEmpty { out.rejected.append("no motion fields") }
+        if let t = motionTime {
+            if let qx = field("motionQuaternionX"), let qy = field("motionQuaternionY"), let qz = field("motionQuaternionZ"),
+               let qw = field("motionQuaternionW"),
+               let q = PhoneFrames.coreMotionAttitude(fromApple: Quaternion(w: qw, x: qx, y: qy, z: qz)) {
+                out.extras.append(PhoneExtraReading(phoneTime: t, quantity: .attitude(q)))
+            }
+            if let g = vector("motionGravityX", "motionGravityY", "motionGravityZ") {
+                out.extras.append(PhoneExtraReading(phoneTime: t, quantity: .gravity(g)))
+            }
+        }
+        if let p = field("altimeterPressure"), p > 0 {
+            out.extras.append(PhoneExtraReading(phoneTime: field("altimeterTimestamp_sinceReboot"), quantity: .pressure(p)))
+        }
+        if out.readings.isEmpty && out.extras.isEmpty { out.rejected.append("no motion fields") }
         return out
     }
 }
@@ -209,17 +252,42 @@ public struct SensorLogDecoder: Sendable {
 /// (the same code that serves MQTT), with time left on the phone's clock (epoch seconds).
 public struct SensorLoggerDecoder: Sendable {
     private var converter: SensorLoggerPushConverter
+    private let convention: SensorLoggerConvention
     private var reorder = SensorLoggerPushReorderBuffer(window: 1)
 
     /// Creates a decoder for one phone with the given acceleration convention.
     public init(convention: SensorLoggerConvention) {
         converter = SensorLoggerPushConverter(convention: convention, epochOffsetNanoseconds: 0)
+        self.convention = convention
     }
 
     /// Readings dropped by the converter as not later than the last of their sensor.
     public var discardedLate: Int { converter.discardedLate }
     /// Messages dropped as duplicates.
     public var duplicates: Int { reorder.duplicates }
+
+    /// `barometer` (`pressure` hPa → kPa); `gravity` (m/s² → g; standardised: Android's sign, negated);
+    /// `orientation` (`qw,qx,qy,qz`; standardised: Android's ENU frame, turned to Core Motion's
+    /// north-west-up, ``PhoneFrames``; apple: the `CMAttitude` quaternion, `xTrueNorthZVertical`).
+    func extra(_ e: SensorLoggerPushEntry) -> PhoneQuantity? {
+        let v = e.values
+        switch e.name {
+        case "barometer":
+            guard let p = v["pressure"], p.isFinite, p > 0 else { return nil }
+            return .pressure(p / 10)
+        case "gravity":
+            guard let x = v["x"], let y = v["y"], let z = v["z"] else { return nil }
+            let g = convention == .apple ? Vector3(x, y, z) * (1 / PhoneUnits.standardGravity) : PhoneUnits.androidAcceleration(x, y, z)
+            return g.x.isFinite && g.y.isFinite && g.z.isFinite ? .gravity(g) : nil
+        case "orientation":
+            guard let w = v["qw"], let x = v["qx"], let y = v["qy"], let z = v["qz"] else { return nil }
+            let q = Quaternion(w: w, x: x, y: y, z: z)
+            let cm = convention == .apple ? PhoneFrames.coreMotionAttitude(fromApple: q) : PhoneFrames.coreMotionAttitude(fromAndroid: q)
+            return cm.map { .attitude($0) }
+        default:
+            return nil
+        }
+    }
 
     /// Decodes one request body.
     public mutating func decode(body: [UInt8]) -> (PhoneDecoded, device: String?) {
@@ -241,6 +309,9 @@ public struct SensorLoggerDecoder: Sendable {
         for ready in reorder.add(message) {
             for s in converter.samples(from: ready) {
                 out.readings.append(PhoneReading(sensor: s.sensor, phoneTime: s.timestamp, value: s.value))
+            }
+            for e in ready.payload {
+                if let q = extra(e) { out.extras.append(PhoneExtraReading(phoneTime: Double(e.time) / 1e9, quantity: q)) }
             }
         }
         return out

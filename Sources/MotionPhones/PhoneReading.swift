@@ -30,6 +30,8 @@ public struct PhoneDecoded: Sendable {
     public var clock: String = ""
     /// Parts of the message that could not be used (counted as malformed).
     public var rejected: [String] = []
+    /// Pressure, attitude and gravity readings, in message order.
+    public var extras: [PhoneExtraReading] = []
 
     /// Creates an empty result.
     public init() {}

@@ -15,8 +15,21 @@ public struct PhoneStatistics: Sendable, Hashable {
         public var first = 0.0
         /// Host time of the last accepted reading.
         public var last = 0.0
-        /// The measured rate in Hz (`nil` with fewer than two readings).
-        public var rate: Double? { count > 1 && last > first ? Double(count - 1) / (last - first) : nil }
+        /// Phone time (s, the phone's clock) of the first and last accepted reading, when they carry one.
+        public var firstPhone: Double?
+        public var lastPhone: Double?
+        /// Readings accepted before ``firstPhone`` (a phone clock step starts the phone span afresh).
+        public var countBeforeFirstPhone = 0
+        /// The measured rate in Hz (`nil` with fewer than two readings): from the phone's own timestamps
+        /// when the readings carry them (the phone's sampling, untouched by network delays and by the
+        /// clock mapping settling), else from host times.
+        public var rate: Double? {
+            guard count > 1 else { return nil }
+            if let a = firstPhone, let b = lastPhone, b > a, count - countBeforeFirstPhone > 1 {
+                return Double(count - countBeforeFirstPhone - 1) / (b - a)
+            }
+            return last > first ? Double(count - 1) / (last - first) : nil
+        }
     }
 
     /// Per-sensor counts.
@@ -47,6 +60,7 @@ public struct PhoneStatistics: Sendable, Hashable {
 /// |---|---|---|
 /// | `sensorlogger://HOST:PORT` | Sensor Logger HTTP push | the phone POSTs to us; we listen on HOST:PORT |
 /// | `sensorserver://HOST:PORT` | SensorServer | we connect to the phone's WebSocket `/sensors/connect` |
+/// | `phyphox://HOST:PORT` | phyphox remote access | we poll the phone's REST interface (`/config`, `/control`, `/get`) |
 /// | `sensorlog://HOST:PORT` | SensorLog TCP stream | we connect to the phone |
 /// | `hyperimu://HOST:PORT` | HyperIMU UDP | the phone sends datagrams to us; we listen on HOST:PORT |
 ///
@@ -58,10 +72,11 @@ public struct PhoneStatistics: Sendable, Hashable {
 /// for, the rate measured so far (more than ten readings), else ``SensorCapability/maximumRate``
 /// (500 Hz), so a consumer slower than the phone is thinned by timestamp downstream.
 ///
-/// Faults: after `silence` seconds without data (default 5) the sink gets one `.failed` with
-/// ``SourceError/Kind/deviceRemoved`` (`CMErrorNotAvailable` for `CMMotionManager` handlers), and the
-/// updates end, as with any Core Motion error; starting them again listens or connects afresh, and
-/// data flows as soon as the phone sends. Connecting sources reconnect with exponential backoff.
+/// Faults: after `silence` seconds without data (default 5), and when a connecting source loses its
+/// connection, the sink gets one `.interrupted` with ``SourceError/Kind/deviceRemoved``
+/// (`CMErrorNotAvailable` for `CMMotionManager` handlers, whose updates keep running); repeats are held
+/// back until a reading is delivered again, and readings resume delivery as soon as the phone sends.
+/// The source never sends `.failed` once started. Connecting sources reconnect with exponential backoff.
 /// Malformed or oversized messages are counted in ``statistics`` and logged (the first ten, then
 /// every hundredth), never fatal. Listening sources bind only HOST, print the addresses to type into
 /// the app, and fail to start with a clear ``SourceError`` when the port is in use.
@@ -85,7 +100,8 @@ public final class PhoneSource: SensorSource {
     struct State {
         var sink: (@Sendable (SourceEvent) -> Void)?
         var wanted: Set<SensorKind> = []
-        var failed = false
+        /// An interruption was reported and no reading was delivered since.
+        var interrupted = false
         var transport: (any PhoneTransport)?
         var ticker: RepeatedTask?
         var clocks: [String: PhoneClockMapper] = [:]
@@ -94,6 +110,10 @@ public final class PhoneSource: SensorSource {
         var monitor: SilenceMonitor
         var stats: PhoneStatistics
         var problemsLogged = 0
+        var extras = PhoneExtras()
+        var lastExtraPhone: [String: Double] = [:]
+        /// ``hold()`` calls not yet released: the transport runs while positive, whatever the demand.
+        var holders = 0
     }
 
     let state: NIOLockedValueBox<State>
@@ -104,9 +124,6 @@ public final class PhoneSource: SensorSource {
     ///   - eventLoopGroup: the loops to pick one from (default: NIO's shared group).
     public init(spec: PhoneSpec, log: (@Sendable (String) -> Void)? = nil,
                 eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws(SourceError) {
-        if spec.app == .phyphox {
-            throw SourceError(.unavailable, "\(spec): the phyphox source is not implemented yet; export the experiment and read the file instead")
-        }
         self.spec = spec
         silence = try spec.number("silence", default: 5, in: 0.1...86_400)
         self.log = log ?? { FileHandle.standardError.write(Data(("coremotion: " + $0 + "\n").utf8)) }
@@ -156,40 +173,26 @@ public final class PhoneSource: SensorSource {
         case .hyperIMU: try HyperIMUReceiver(source: self)
         case .sensorServer: try ConnectingTransport(source: self, protocol: .sensorServer)
         case .sensorLog: try ConnectingTransport(source: self, protocol: .sensorLog)
-        case .phyphox: throw SourceError(.unavailable, "\(spec): not implemented")
+        case .phyphox: try PhyphoxTransport(source: self)
         }
     }
 
     @discardableResult
     public func apply(_ demand: SensorDemand, sink: @escaping @Sendable (SourceEvent) -> Void) throws(SourceError) -> [SensorKind: Double] {
         if demand.isEmpty {
-            let (transport, ticker) = state.withLockedValue { s -> ((any PhoneTransport)?, RepeatedTask?) in
-                defer { s.transport = nil; s.ticker = nil; s.sink = nil; s.wanted = []; s.monitor.disarm() }
-                return (s.transport, s.ticker)
-            }
-            ticker?.cancel()
-            transport?.stop()
-            if !eventLoop.inEventLoop { try? eventLoop.submit {}.wait() }
+            state.withLockedValue { s in s.sink = nil; s.wanted = [] }
+            stopIfUnused()
             return [:]
         }
-        let needsStart = state.withLockedValue { s -> Bool in
+        state.withLockedValue { s in
             s.sink = sink
             s.wanted = Set(demand.rates.keys)
-            s.failed = false
-            return s.transport == nil
         }
-        if needsStart {
-            let transport = try makeTransport()
-            try transport.start()
-            let now = MonotonicClock.now()
-            let ticker = eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(100), delay: .milliseconds(100)) { [weak self] _ in
-                self?.checkSilence()
-            }
-            state.withLockedValue { s in
-                s.transport = transport
-                s.ticker = ticker
-                if spec.app.listens { s.monitor.disarm() } else { s.monitor.arm(now: now) }
-            }
+        do {
+            try startIfStopped()
+        } catch {
+            state.withLockedValue { s in s.sink = nil; s.wanted = [] }
+            throw error
         }
         // The phone sends at its own rate, whatever is asked. Report the rate measured so far, else
         // the highest this source accepts, so the hub thins the stream for slower consumers by
@@ -197,6 +200,62 @@ public final class PhoneSource: SensorSource {
         let measured = state.withLockedValue { s in s.stats.sensors.compactMapValues { $0.count > 10 ? $0.rate : nil } }
         let maximum = info.sensors[.accelerometer]?.maximumRate ?? 500
         return demand.rates.mapValues { _ in maximum }.merging(measured.filter { demand.rates[$0.key] != nil }) { _, m in min(m, maximum) }
+    }
+
+    /// Keeps the transport running without a sink (a ``PhoneBarometer`` reading the phone's pressure),
+    /// until as many ``release()`` calls.
+    /// - Throws: ``SourceError`` when the transport cannot start.
+    public func hold() throws(SourceError) {
+        state.withLockedValue { $0.holders += 1 }
+        do {
+            try startIfStopped()
+        } catch {
+            state.withLockedValue { $0.holders -= 1 }
+            throw error
+        }
+    }
+
+    /// Ends one ``hold()``; the transport stops when nothing else uses it.
+    public func release() {
+        state.withLockedValue { $0.holders = max(0, $0.holders - 1) }
+        stopIfUnused()
+    }
+
+    /// The latest pressure, attitude and gravity the phone sent (host times).
+    public var extras: PhoneExtras { state.withLockedValue { $0.extras } }
+
+    private func startIfStopped() throws(SourceError) {
+        let needsStart = state.withLockedValue { s -> Bool in
+            if s.transport == nil { s.interrupted = false }
+            return s.transport == nil
+        }
+        guard needsStart else { return }
+        let transport = try makeTransport()
+        try transport.start()
+        let now = MonotonicClock.now()
+        let ticker = eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(100), delay: .milliseconds(100)) { [weak self] _ in
+            self?.checkSilence()
+        }
+        let extra = state.withLockedValue { s -> (any PhoneTransport, RepeatedTask)? in
+            // Another caller started one meanwhile: keep theirs.
+            if s.transport != nil { return (transport, ticker) }
+            s.transport = transport
+            s.ticker = ticker
+            if spec.app.listens { s.monitor.disarm() } else { s.monitor.arm(now: now) }
+            return nil
+        }
+        if let (t, k) = extra { k.cancel(); t.stop() }
+    }
+
+    private func stopIfUnused() {
+        let (transport, ticker) = state.withLockedValue { s -> ((any PhoneTransport)?, RepeatedTask?) in
+            guard s.sink == nil, s.holders == 0 else { return (nil, nil) }
+            defer { s.transport = nil; s.ticker = nil; s.monitor.disarm() }
+            return (s.transport, s.ticker)
+        }
+        ticker?.cancel()
+        transport?.stop()
+        if !eventLoop.inEventLoop { try? eventLoop.submit {}.wait() }
     }
 
     // MARK: From the transports (on the event loop)
@@ -214,14 +273,21 @@ public final class PhoneSource: SensorSource {
                 if Self.shouldLog(s.problemsLogged) { problems.append("\(spec): malformed message (\(reason)); skipped") }
                 s.problemsLogged += 1
             }
-            if decoded.readings.isEmpty && !decoded.rejected.isEmpty { return (nil, problems) }
+            if decoded.readings.isEmpty && decoded.extras.isEmpty && !decoded.rejected.isEmpty { return (nil, problems) }
             _ = s.monitor.heard(now: arrival)
             var clock = s.clocks[decoded.clock] ?? PhoneClockMapper()
             let resets = clock.resets
             for r in decoded.readings {
                 if let p = r.phoneTime { clock.observe(phoneTime: p, arrival: arrival) }
             }
-            if clock.resets != resets { s.lastPhone.removeAll() }
+            for e in decoded.extras {
+                if let p = e.phoneTime { clock.observe(phoneTime: p, arrival: arrival) }
+            }
+            if clock.resets != resets {
+                s.lastPhone.removeAll()
+                s.lastExtraPhone.removeAll()
+                for k in s.stats.sensors.keys { s.stats.sensors[k]?.firstPhone = nil; s.stats.sensors[k]?.lastPhone = nil }
+            }
             s.clocks[decoded.clock] = clock
             for r in decoded.readings {
                 guard r.value.x.isFinite, r.value.y.isFinite, r.value.z.isFinite else { s.stats.malformed += 1; continue }
@@ -234,12 +300,29 @@ public final class PhoneSource: SensorSource {
                 if let lh = s.lastHost[r.sensor], host <= lh { host = lh + 1e-6 }
                 s.lastHost[r.sensor] = host
                 var c = s.stats.sensors[r.sensor] ?? PhoneStatistics.SensorCount(first: host)
+                if c.firstPhone == nil, let p = r.phoneTime {
+                    c.firstPhone = p
+                    c.countBeforeFirstPhone = c.count
+                }
                 c.count += 1
                 c.last = host
+                c.lastPhone = r.phoneTime
                 s.stats.sensors[r.sensor] = c
                 if s.wanted.contains(r.sensor) { samples.append(RawSample(sensor: r.sensor, timestamp: host, value: r.value)) }
             }
-            return (s.failed ? nil : s.sink, problems)
+            for e in decoded.extras {
+                let name = e.quantity.name
+                var host = arrival
+                if let p = e.phoneTime {
+                    if let lp = s.lastExtraPhone[name], p <= lp { continue }
+                    s.lastExtraPhone[name] = p
+                    host = min(clock.hostTime(forPhoneTime: p) ?? arrival, arrival)
+                }
+                let count = (s.extras.latest[name]?.count ?? 0) + 1
+                s.extras.latest[name] = PhoneExtras.Latest(count: count, value: e.quantity, timestamp: host)
+            }
+            if !samples.isEmpty { s.interrupted = false }
+            return (s.sink, problems)
         }
         for p in problems { log(p) }
         guard let sink else { return }
@@ -280,19 +363,32 @@ public final class PhoneSource: SensorSource {
 
     private func checkSilence() {
         let now = MonotonicClock.now()
-        let sink = state.withLockedValue { s -> (@Sendable (SourceEvent) -> Void)? in
-            guard s.monitor.tick(now: now) else { return nil }
+        let silent = state.withLockedValue { s -> Bool in
+            guard s.monitor.tick(now: now) else { return false }
             s.stats.silences += 1
-            guard !s.failed, let sink = s.sink else { return nil }
-            s.failed = true
-            return sink
+            return true
         }
-        guard let sink else { return }
+        guard silent else { return }
         let what = spec.app.listens
             ? "the phone sent nothing for \(silence) s; check that \(spec.app.displayName) is still streaming to this machine"
             : "no data from the phone for \(silence) s; check that \(spec.app.displayName) is running and reachable at \(spec.host):\(spec.port)"
+        interrupt(what)
+    }
+
+    /// The connection to the phone was lost after it had been up; the transport reconnects.
+    func connectionLost(_ reason: String) {
+        interrupt("lost the connection to \(spec.app.displayName) at \(spec.host):\(spec.port) (\(reason)); reconnecting")
+    }
+
+    /// Reports a non-fatal interruption once: repeats are held back until data flows again.
+    private func interrupt(_ what: String) {
+        let sink = state.withLockedValue { s -> (@Sendable (SourceEvent) -> Void)? in
+            guard !s.interrupted, let sink = s.sink else { return nil }
+            s.interrupted = true
+            return sink
+        }
         log("\(spec): \(what)")
-        sink(.failed(SourceError(.deviceRemoved, "\(spec): \(what)")))
+        sink?(.interrupted(SourceError(.deviceRemoved, "\(spec): \(what)")))
     }
 }
 

@@ -54,11 +54,13 @@ final class PhoneEmulator: @unchecked Sendable {
 final class Collector: Sendable {
     let samples = NIOLockedValueBox<[RawSample]>([])
     let failures = NIOLockedValueBox<[SourceError]>([])
+    let interruptions = NIOLockedValueBox<[SourceError]>([])
     var sink: @Sendable (SourceEvent) -> Void {
         { [self] event in
             switch event {
             case .sample(let s): samples.withLockedValue { $0.append(s) }
             case .failed(let e): failures.withLockedValue { $0.append(e) }
+            case .interrupted(let e): interruptions.withLockedValue { $0.append(e) }
             case .finished: break
             }
         }
@@ -154,6 +156,58 @@ func waitFor(_ seconds: Double, until done: () -> Bool) {
         #expect(source.statistics.malformed == 0)
     }
 
+    @Test(arguments: ["android", "ios"]) func phyphoxREST(platform: String) throws {
+        let phone = try PhoneEmulator(["phyphox", "1.0", "100", platform])
+        let port = try #require(phone.port())
+        let source = try PhoneSource(spec: PhoneSpec(parsing: "phyphox://127.0.0.1:\(port)?interval=0.03"), log: quietLog)
+        let c = Collector()
+        try source.apply(allSensors, sink: c.sink)
+        _ = phone.wait()
+        waitFor(1) { c.of(.magnetometer).count >= 80 }
+        _ = try? source.apply(.none) { _ in }
+        checkPhysics(c, minimumCount: 80)
+        // Buffers of unequal length in one answer: nothing lost, nothing twice (100 Hz for 1 s, the
+        // first poll takes the last value only).
+        for sensor in SensorKind.allCases { #expect((95...101).contains(c.of(sensor).count), "\(sensor): \(c.of(sensor).count)") }
+        let gyro = c.of(.gyro)
+        let spacing = zip(gyro.dropFirst(), gyro).map { $0.0.timestamp - $0.1.timestamp }.sorted()
+        #expect(abs(spacing[spacing.count / 2] - 0.01) < 0.001, "median spacing \(spacing[spacing.count / 2])")
+        #expect(source.statistics.malformed == 0)
+        #expect(source.statistics.connections == 1)
+        // The phone's own pressure, gravity and attitude, in Core Motion's units and frame.
+        let extras = source.extras
+        #expect(extras.latest["pressure"].map { (90...101).contains($0.count) } == true)
+        #expect(extras.pressure.map { abs($0.kPa - 101.325) < 1e-6 } == true, "\(String(describing: extras.pressure))")
+        let gravity = try #require(extras.gravity?.g)
+        #expect(abs(gravity.z + 1) < 0.001 && abs(gravity.x) < 1e-9, "gravity \(gravity)")
+        // The attitude maps the device frame to north-west-up: the field measured in the device frame,
+        // turned into the reference frame, points north (x) and down (z), with no west component.
+        let attitude = try #require(extras.attitude)
+        let field = try #require(c.of(.magnetometer).last)
+        #expect(abs(attitude.timestamp - field.timestamp) < 0.02)
+        let north = attitude.quaternion.rotate(field.value)
+        #expect(abs(north.x - 20) < 0.5 && abs(north.y) < 0.5 && abs(north.z + 40) < 0.01, "field in the reference frame \(north)")
+        #expect(abs(attitude.quaternion.inverseRotate(Vector3(0, 0, -1)).z + 1) < 1e-9)
+    }
+
+    @Test func phonePressureDrivesCMAltimeter() throws {
+        let phone = try PhoneEmulator(["phyphox", "2.5", "50"])
+        let port = try #require(phone.port())
+        let source = try PhoneSource(spec: PhoneSpec(parsing: "phyphox://127.0.0.1:\(port)"), log: quietLog)
+        let altimeter = CMAltimeter(barometer: PhoneBarometer(source: source))
+        let readings = NIOLockedValueBox<[Double]>([])
+        let queue = OperationQueue()
+        altimeter.startRelativeAltitudeUpdates(to: queue) { data, error in
+            if let data { readings.withLockedValue { $0.append(data.pressure.doubleValue) } }
+        }
+        waitFor(4) { readings.withLockedValue { $0.count } >= 1 }
+        altimeter.stopRelativeAltitudeUpdates()
+        _ = phone.wait()
+        let got = readings.withLockedValue { $0 }
+        #expect(!got.isEmpty)
+        #expect(got.allSatisfy { abs($0 - 101.325) < 1e-6 }, "\(got)")
+    }
+
     @Test func deviceMotionRunsOnAPhone() throws {
         let source = try PhoneSource(spec: PhoneSpec(parsing: "hyperimu://127.0.0.1:0"), log: quietLog)
         let manager = CMMotionManager(source: source)
@@ -186,27 +240,74 @@ func waitFor(_ seconds: Double, until done: () -> Bool) {
         _ = try? first.apply(.none) { _ in }
     }
 
-    @Test func silenceGivesOneErrorAndARestartResumes() throws {
+    @Test func silenceInterruptsOnceAndDataResumes() throws {
         let source = try PhoneSource(spec: PhoneSpec(parsing: "hyperimu://127.0.0.1:0?silence=0.3"), log: quietLog)
         let c = Collector()
         try source.apply(allSensors, sink: c.sink)
         let port = try #require(source.boundAddress?.port)
         _ = try PhoneEmulator(["hyperimu", "127.0.0.1", String(port), "0.2", "100"]).wait()
-        waitFor(2) { !c.failures.withLockedValue { $0.isEmpty } }
+        waitFor(2) { !c.interruptions.withLockedValue { $0.isEmpty } }
         usleep(400_000)
-        let failures = c.failures.withLockedValue { $0 }
-        #expect(failures.count == 1)
-        #expect(failures.first?.kind == .deviceRemoved)
-        // As the hub does: stop, then start again when the application restarts updates.
+        let interruptions = c.interruptions.withLockedValue { $0 }
+        #expect(interruptions.count == 1, "one interruption per silence, not one per tick")
+        #expect(interruptions.first?.kind == .deviceRemoved)
+        #expect(c.failures.withLockedValue { $0.isEmpty }, "silence is not fatal")
+        // The phone sends again, to the same running source: readings flow without a restart.
+        let before = c.of(.gyro).count
+        _ = try PhoneEmulator(["hyperimu", "127.0.0.1", String(port), "0.3", "100"]).wait()
+        waitFor(1) { c.of(.gyro).count >= before + 20 }
+        #expect(c.of(.gyro).count >= before + 20)
+        // A second silence is reported again, once.
+        waitFor(2) { c.interruptions.withLockedValue { $0.count } >= 2 }
         _ = try? source.apply(.none) { _ in }
-        let again = Collector()
-        try source.apply(allSensors, sink: again.sink)
-        let port2 = try #require(source.boundAddress?.port)
-        _ = try PhoneEmulator(["hyperimu", "127.0.0.1", String(port2), "0.3", "100"]).wait()
-        waitFor(1) { again.of(.gyro).count >= 20 }
+        #expect(c.interruptions.withLockedValue { $0.count } == 2)
+        #expect(c.failures.withLockedValue { $0.isEmpty })
+    }
+
+    @Test func managerHandlersGetOneErrorThenDataAgainAfterSilence() throws {
+        let source = try PhoneSource(spec: PhoneSpec(parsing: "hyperimu://127.0.0.1:0?silence=0.3"), log: quietLog)
+        let manager = CMMotionManager(source: source)
+        manager.gyroUpdateInterval = 0.01
+        let events = NIOLockedValueBox<[String]>([])
+        manager.startGyroUpdates(to: OperationQueue()) { data, error in
+            if let error = error as NSError? {
+                events.withLockedValue { $0.append("error \(error.domain) \(error.code)") }
+            } else if data != nil {
+                events.withLockedValue { if $0.last != "data" { $0.append("data") } }
+            }
+        }
+        defer { manager.stopGyroUpdates() }
+        let port = try #require(source.boundAddress?.port)
+        _ = try PhoneEmulator(["hyperimu", "127.0.0.1", String(port), "0.2", "100"]).wait()
+        waitFor(2) { events.withLockedValue { $0.count } >= 2 }
+        usleep(500_000)
+        _ = try PhoneEmulator(["hyperimu", "127.0.0.1", String(port), "0.3", "100"]).wait()
+        waitFor(2) { events.withLockedValue { $0.count } >= 3 }
+        let seen = events.withLockedValue { $0 }
+        #expect(Array(seen.prefix(3)) == ["data", "error \(CMErrorDomain) \(CMErrorNotAvailable.rawValue)", "data"], "\(seen)")
+        #expect(manager.isGyroActive)
+    }
+
+    @Test func lostConnectionInterruptsAndTheReconnectResumes() throws {
+        let phone = try PhoneEmulator(["sensorlog", "0.3", "100"])
+        let port = try #require(phone.port())
+        let source = try PhoneSource(spec: PhoneSpec(parsing: "sensorlog://127.0.0.1:\(port)?backoff=0.1&silence=30"), log: quietLog)
+        let c = Collector()
+        try source.apply(allSensors, sink: c.sink)
+        _ = phone.wait()
+        waitFor(2) { !c.interruptions.withLockedValue { $0.isEmpty } }
+        #expect(c.interruptions.withLockedValue { $0.count } == 1, "the phone closed: one interruption")
+        let before = c.of(.gyro).count
+        #expect(before >= 10)
+        // The phone comes back on the same port; the source reconnects by itself.
+        let again = try PhoneEmulator(["sensorlog", "0.5", "100"], port: port)
+        #expect(again.port() == port)
+        waitFor(3) { c.of(.gyro).count >= before + 20 }
         _ = try? source.apply(.none) { _ in }
-        #expect(again.of(.gyro).count >= 20)
-        #expect(again.failures.withLockedValue { $0.isEmpty })
+        _ = again.wait()
+        #expect(c.of(.gyro).count >= before + 20)
+        #expect(c.failures.withLockedValue { $0.isEmpty })
+        #expect(source.statistics.connections == 2)
     }
 
     @Test func connectingSourceRetriesUntilThePhoneIsUp() throws {

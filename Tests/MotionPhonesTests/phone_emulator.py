@@ -10,9 +10,12 @@ iOS apps (SensorLog) in g with Core Motion's sign (−1 on z face up).
   phone_emulator.py hyperimu HOST PORT SECONDS [RATE] UDP CSV lines with an epoch-ms timestamp
   phone_emulator.py sensorserver SECONDS [RATE]       WebSocket server; prints its port, then serves
   phone_emulator.py sensorlog SECONDS [RATE] [csv]    TCP server; prints its port, then streams
+  phone_emulator.py phyphox SECONDS [RATE] [ios|android]
+                                                      phyphox remote access (HTTP REST); prints its port;
+                                                      measures for SECONDS after /control?cmd=start
 The servers listen on 127.0.0.1, on port $PHONE_PORT when set, else on a free one.
 """
-import base64, hashlib, json, math, os, socket, struct, sys, time, urllib.parse, urllib.request
+import base64, hashlib, http.server, json, math, os, random, socket, struct, sys, threading, time, urllib.parse, urllib.request
 
 G = 9.80665
 RATE_Z = 0.5
@@ -174,6 +177,126 @@ def sensorlog(seconds, rate, csv):
     conn.close()
 
 
+def phyphox(seconds, rate, platform):
+    # phyphox remote access: the phone serves /config, /meta, /control?cmd=start, /get. Buffers of the
+    # stock experiments, filled as the experiment runs; /get returns the last value of a buffer (no
+    # value), the whole buffer (=full), or the entries after a threshold on a time buffer
+    # (=T|timebuffer, or =T on the time buffer itself). Numbers have 8 significant digits, NaN is null.
+    # Acceleration is m/s² with Android's sign on both platforms (+g on z face up); iOS scales Core
+    # Motion's g by -9.81, Android reports the sensor's m/s².
+    g = 9.81 if platform == "ios" else G
+    # Also pressure (hPa, in x), gravity (m/s², Android's sign) and attitude: Android's y-north frame
+    # (device -> east-north-up) on both platforms, x, y, z in x/y/z and w in abs. The device's x axis
+    # points north at t = 0 and turns counter-clockwise (seen from above) at RATE_Z.
+    names = {"accelerometer": ("acc_time", "accX", "accY", "accZ", "acc"),
+             "gyroscope": ("gyr_time", "gyrX", "gyrY", "gyrZ", "gyr"),
+             "magnetic_field": ("mag_time", "magX", "magY", "magZ", "mag"),
+             "pressure": ("pre_time", "pre", "pre", "pre", None),
+             "gravity": ("grav_time", "gravX", "gravY", "gravZ", "grav"),
+             "attitude": ("att_time", "attX", "attY", "attZ", "attW")}
+    buffers = {b: [] for group in names.values() for b in group if b is not None}
+    lock = threading.Lock()
+    state = {"start": None, "n": 0, "session": "%08x" % random.getrandbits(32)}
+    period = 1.0 / rate
+    rng = random.Random(7)
+
+    def fill():
+        # Appends every sample due by now (experiment time since start, up to SECONDS).
+        if state["start"] is None:
+            return
+        now = min(time.monotonic() - state["start"], seconds)
+        while state["n"] * period <= now:
+            t = state["n"] * period
+            acc, gyr, mag = (0.0, 0.0, g), (0.0, 0.0, RATE_Z), field(t)
+            heading = math.pi / 2 + RATE_Z * t  # the device's x axis, counter-clockwise from east
+            att = (0.0, 0.0, math.sin(heading / 2), math.cos(heading / 2))
+            for source, v in (("accelerometer", acc), ("gyroscope", gyr), ("magnetic_field", mag),
+                              ("gravity", acc), ("attitude", att)):
+                tb, xb, yb, zb, ab = names[source]
+                buffers[tb].append(t)
+                buffers[xb].append(v[0]); buffers[yb].append(v[1]); buffers[zb].append(v[2])
+                buffers[ab].append(v[3] if source == "attitude" else math.sqrt(v[0] ** 2 + v[1] ** 2 + v[2] ** 2))
+            buffers["pre_time"].append(t)
+            buffers["pre"].append(1013.25)
+            state["n"] += 1
+
+    def number(v):
+        return None if v is None or math.isnan(v) or math.isinf(v) else float("%.7E" % v)
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def reply(self, obj, status=200):
+            body = json.dumps(obj).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self):
+            url = urllib.parse.urlparse(self.path)
+            if url.path == "/config":
+                inputs = [{"source": s, "outputs": [{"x": n[1]}, {"y": n[2]}, {"z": n[3]}, {"abs": n[4]}, {"t": n[0]}]}
+                          for s, n in names.items() if s != "pressure"]
+                inputs.append({"source": "pressure", "outputs": [{"x": "pre"}, {"t": "pre_time"}]})
+                self.reply({"crc32": "1a2b3c4d", "title": "Emulated sensors", "localTitle": "Emulated sensors",
+                            "category": "Raw Sensors", "buffers": [{"name": b, "size": 0} for b in buffers],
+                            "inputs": inputs, "export": []})
+            elif url.path == "/meta":
+                if platform == "ios":
+                    self.reply({"version": "1.2.0", "build": "10200", "deviceModel": "iPhone14,2", "deviceBrand": "Apple"})
+                else:
+                    self.reply({"version": "1.2.0", "build": "1020003", "deviceModel": "Pixel 7", "deviceBrand": "google"})
+            elif url.path == "/control":
+                query = urllib.parse.parse_qs(url.query)
+                with lock:
+                    if query.get("cmd") == ["start"] and state["start"] is None:
+                        state["start"] = time.monotonic()
+                self.reply({"result": True})
+            elif url.path == "/get":
+                out = {}
+                with lock:
+                    fill()
+                    for name, value in urllib.parse.parse_qsl(url.query, keep_blank_values=True):
+                        if name not in buffers:
+                            continue
+                        data = buffers[name]
+                        if value == "":
+                            part = data[-1:]
+                        elif value == "full":
+                            part = list(data)
+                        else:
+                            threshold, _, timebuffer = value.partition("|")
+                            times = buffers.get(timebuffer or name, [])
+                            limit = float(threshold)
+                            limit += abs(limit) * 1e-7
+                            first = next((i for i, t in enumerate(times) if number(t) > limit), len(times))
+                            part = data[first:]
+                            # The buffers of one response can differ in length (phyphox-ios#22).
+                            if part and name != (timebuffer or name) and rng.random() < 0.3:
+                                part = part[:-1]
+                        out[name] = {"size": 0, "updateMode": "partial", "buffer": [number(v) for v in part]}
+                    measuring = state["start"] is not None and time.monotonic() - state["start"] < seconds
+                self.reply({"buffer": out, "status": {"session": state["session"], "measuring": measuring,
+                                                      "timedRun": False, "countDown": 0}})
+            else:
+                self.reply({"error": "not found"}, 404)
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", int(os.environ.get("PHONE_PORT", "0"))), Handler)
+    print(server.server_address[1], flush=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    deadline = time.monotonic() + seconds + 20
+    while time.monotonic() < deadline:
+        with lock:
+            started = state["start"]
+        if started is not None and time.monotonic() > started + seconds + 0.5:
+            break
+        time.sleep(0.05)
+    server.shutdown()
+
+
 if __name__ == "__main__":
     mode = sys.argv[1]
     if mode == "sensorlogger":
@@ -184,5 +307,7 @@ if __name__ == "__main__":
         sensorserver(float(sys.argv[2]), float(sys.argv[3]) if len(sys.argv) > 3 else 100)
     elif mode == "sensorlog":
         sensorlog(float(sys.argv[2]), float(sys.argv[3]) if len(sys.argv) > 3 else 100, len(sys.argv) > 4 and sys.argv[4] == "csv")
+    elif mode == "phyphox":
+        phyphox(float(sys.argv[2]), float(sys.argv[3]) if len(sys.argv) > 3 else 100, sys.argv[4] if len(sys.argv) > 4 else "android")
     else:
         sys.exit("unknown mode " + mode)

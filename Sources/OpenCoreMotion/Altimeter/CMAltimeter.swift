@@ -2,6 +2,7 @@ import Foundation
 import MotionRecordings
 import MotionSources
 import MotionSourcesLinux
+import MotionPhones
 
 /// Altitude changes from a barometer, as Core Motion's `CMAltimeter`.
 ///
@@ -16,9 +17,10 @@ import MotionSourcesLinux
 ///
 /// ## On Linux
 /// `CMAltimeter()` reads the process's default barometer: `COREMOTION_BAROMETER` when set
-/// (`sim`, `sim:still|stairs|lift[:SEED]`, `iio`, `iio:NAME`, `replay:PATH`, `none`), otherwise the
-/// simulator's still barometer when `COREMOTION_SOURCE` names the simulator, the recording's pressure
-/// (``PressureTrack``) when it is `replay:PATH`, otherwise the first IIO pressure sensor
+/// (`sim`, `sim:still|stairs|lift[:SEED]`, `iio`, `iio:NAME`, `replay:PATH`, a phone spec such as
+/// `phyphox://HOST:PORT` whose pressure is read, `none`), otherwise the simulator's still barometer when
+/// `COREMOTION_SOURCE` names the simulator, the recording's pressure (``PressureTrack``) when it is
+/// `replay:PATH`, the phone's pressure when it names a phone, otherwise the first IIO pressure sensor
 /// (`in_pressure_input` or `in_pressure_raw` × `in_pressure_scale`, kPa) under `COREMOTION_SYSFS_ROOT`
 /// or `/sys`. ``init(barometer:)`` takes one explicitly.
 ///
@@ -250,12 +252,20 @@ enum AltimeterSelection {
         if let source = env["COREMOTION_SOURCE"], source.hasPrefix("replay:") {
             return barometer(named: source)
         }
+        if let source = env["COREMOTION_SOURCE"], source.contains("://"), let phone = barometer(named: source) {
+            return phone
+        }
         return LinuxBarometers.first(sysfsRoot: env["COREMOTION_SYSFS_ROOT"] ?? "/sys", name: nil)
     }()
 
-    /// A barometer from a specification (`sim[:SCENARIO[:SEED]]`, `iio[:NAME]`, `replay:PATH`, `none`), or
-    /// `nil` (also for a recording without pressure or that cannot be read).
+    /// A barometer from a specification (`sim[:SCENARIO[:SEED]]`, `iio[:NAME]`, `replay:PATH`, a phone spec
+    /// such as `sensorlogger://HOST:PORT` or `phyphox://HOST:PORT` (its pressure; see `PhoneBarometer`),
+    /// `none`), or `nil` (also for a recording without pressure or that cannot be read).
     static func barometer(named spec: String) -> (any BarometerSource)? {
+        if let scheme = spec.range(of: "://").map({ spec[..<$0.lowerBound].lowercased() }),
+           ["sensorlogger", "sensorserver", "phyphox", "sensorlog"].contains(scheme) {
+            return (try? PhoneSource.shared(spec: spec)).map { PhoneBarometer(source: $0) }
+        }
         let parts = spec.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         switch parts.first {
         case "sim":

@@ -33,7 +33,8 @@ enum HubOutput: Sendable {
     case deviceMotion(CMDeviceMotion)
     /// The source failed: updates have stopped for this consumer, which the hub has removed.
     case failure(NSError)
-    /// A notice that does not stop updates, such as `CMErrorDeviceRequiresMovement`.
+    /// A notice that does not stop updates, such as `CMErrorDeviceRequiresMovement` or a source's
+    /// interruption (``SourceEvent/interrupted(_:)``); async sequences skip it.
     case notice(NSError)
     /// The source ran out of data (a recording ended).
     case finished

@@ -8,7 +8,9 @@ import MotionSources
 ///
 /// The hub runs the source at the fastest rate any consumer needs, thins the stream for each consumer
 /// by timestamp (``Decimator``), runs sensor fusion once per mode for device motion, and reports a
-/// source failure once to every consumer.
+/// source failure once to every consumer (which ends its updates). An interruption
+/// (``SourceEvent/interrupted(_:)``) reaches every consumer once as a notice that keeps it registered;
+/// repeats before the next sample are not passed on, and the next sample resumes delivery.
 ///
 /// ## Threading
 /// ``add(_:)`` is synchronous: the source runs when it returns, or it throws. ``remove(_:)`` and
@@ -34,6 +36,8 @@ final class SourceHub: Sendable {
         var lastTimestamp: [SensorKind: Double] = [:]
         var granted: [SensorKind: Double] = [:]
         var applied = SensorDemand.none
+        /// An `.interrupted` was passed on and no sample came since (so a repeat is not passed on).
+        var interrupted = false
     }
 
     private let state = Locked(State())
@@ -163,7 +167,10 @@ final class SourceHub: Sendable {
         switch event {
         case .sample(let sample):
             guard sample.timestamp.isFinite, sample.value.isFinite else { return }
-            let actions = state.withLock { s in route(sample, &s) }
+            let actions = state.withLock { s in
+                s.interrupted = false
+                return route(sample, &s)
+            }
             for (deliver, output) in actions { deliver(output) }
         case .failed(let error):
             let consumers = state.withLock { s -> [Consumer] in
@@ -173,6 +180,15 @@ final class SourceHub: Sendable {
             let nsError = error.coreMotionError
             for c in consumers { c.spec.deliver(.failure(nsError)) }
             reconfigure.async { _ = self.reconcile() }
+        case .interrupted(let error):
+            // Non-fatal: each consumer hears it once, stays registered, and the next sample resumes it.
+            let consumers = state.withLock { s -> [Consumer] in
+                guard !s.interrupted else { return [] }
+                s.interrupted = true
+                return Array(s.consumers.values)
+            }
+            let nsError = error.coreMotionError
+            for c in consumers { c.spec.deliver(.notice(nsError)) }
         case .finished:
             let consumers = state.withLock { Array($0.consumers.values) }
             for c in consumers { c.spec.deliver(.finished) }

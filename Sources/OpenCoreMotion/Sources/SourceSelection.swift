@@ -32,7 +32,7 @@ extension CMMotionManager {
     /// | `sim`, `sim:SCENARIO`, `sim:SCENARIO:SEED` | the simulated device in real time; scenarios `still`, `handheld` (default), `rotate`, `walk`, `shake`; seed default 1 |
     /// | `replay:PATH` | any recording MotionRecordings reads (file, folder or zip), merged by timestamp, played in real time |
     /// | `mqtt://[USER:PASS@]HOST:PORT/TOPIC_FILTER[?device=ID&silence=S&convention=apple]` | an MQTT broker carrying Sensor Logger push messages (see `MQTTSensorSource`) |
-    /// | `sensorlogger://HOST:PORT`, `sensorserver://HOST:PORT`, `sensorlog://HOST:PORT`, `hyperimu://HOST:PORT` | a phone app streaming over the network (see `PhoneSource`) |
+    /// | `sensorlogger://HOST:PORT`, `sensorserver://HOST:PORT`, `phyphox://HOST:PORT`, `sensorlog://HOST:PORT`, `hyperimu://HOST:PORT` | a phone app streaming over the network (see `PhoneSource`) |
     /// | `iio`, `iio:NAME`, `evdev`, `evdev:/dev/input/eventN` | Linux hardware, under `COREMOTION_SYSFS_ROOT` / `COREMOTION_DEV_ROOT` when set (see ``linuxSource(named:sysfsRoot:devRoot:)`` for other roots) |
     ///
     /// - Throws: ``SourceError`` for an unknown spec or a source that cannot be opened.
@@ -55,9 +55,9 @@ extension CMMotionManager {
         case "mqtt", "mqtts", "mqtt+ws", "mqtt+wss":
             return try MQTTSensorSource(spec: spec)
         case "sensorlogger", "sensorserver", "phyphox", "sensorlog", "hyperimu":
-            return try PhoneSource(spec: spec)
+            return try PhoneSource.shared(spec: spec)
         default:
-            throw SourceError(.unavailable, "unknown source '\(spec)'; expected sim[:SCENARIO], replay:PATH, iio[:NAME], evdev[:PATH], mqtt://HOST:PORT/TOPIC or a phone: sensorlogger://, sensorserver://, sensorlog://, hyperimu://HOST:PORT")
+            throw SourceError(.unavailable, "unknown source '\(spec)'; expected sim[:SCENARIO], replay:PATH, iio[:NAME], evdev[:PATH], mqtt://HOST:PORT/TOPIC or a phone: sensorlogger://, sensorserver://, phyphox://, sensorlog://, hyperimu://HOST:PORT")
         }
     }
 }
