@@ -1,8 +1,8 @@
 import MotionFusion
 import MotionSources
 
-/// The streams the dashboard shows, one panel each: the four motion streams, and the pedometer and
-/// altimeter when the source supports them.
+/// The streams the dashboard shows, one panel each: the four motion streams, and the pedometer,
+/// altimeter and activity when the source supports them.
 ///
 /// The raw values are the names used on the wire (see `PROTOCOL.md`).
 public enum DashboardSensor: String, Sendable, Hashable, CaseIterable, Codable, Comparable {
@@ -20,6 +20,9 @@ public enum DashboardSensor: String, Sendable, Hashable, CaseIterable, Codable, 
     /// Relative altitude (m) and pressure (kPa) of `CMAltimeter`, once a second, when the source has
     /// a barometer.
     case altitude
+    /// The activity `CMMotionActivityManager` reports (stationary, walking, running, automotive,
+    /// cycling or unknown) with its confidence; one reading each time either changes.
+    case activity
 
     /// The four motion streams, whose rate follows the update-interval slider.
     public static let motion: Set<DashboardSensor> = [.accelerometer, .gyro, .magnetometer, .deviceMotion]
@@ -106,6 +109,21 @@ public struct DashboardAltitude: Sendable, Hashable {
     }
 }
 
+/// One activity reading, as `CMMotionActivity`.
+public struct DashboardActivity: Sendable, Hashable {
+    /// The class, by its `CMMotionActivity` flag name: `stationary`, `walking`, `running`, `automotive`,
+    /// `cycling` or `unknown`.
+    public var activity: String
+    /// `CMMotionActivityConfidence`'s raw value: 0 low, 1 medium, 2 high.
+    public var confidence: Int
+
+    /// Creates a reading.
+    public init(activity: String, confidence: Int) {
+        self.activity = activity
+        self.confidence = confidence
+    }
+}
+
 /// One reading delivered by a ``DashboardFeed``.
 public struct DashboardSample: Sendable, Hashable {
     /// What was measured.
@@ -118,6 +136,8 @@ public struct DashboardSample: Sendable, Hashable {
         case pedometer(DashboardPedometer)
         /// An altimeter reading.
         case altitude(DashboardAltitude)
+        /// An activity reading.
+        case activity(DashboardActivity)
     }
 
     /// The stream the reading belongs to.
@@ -154,6 +174,13 @@ public struct DashboardSample: Sendable, Hashable {
         self.sensor = .altitude
         self.timestamp = timestamp
         self.value = .altitude(altitude)
+    }
+
+    /// Creates an activity sample; `timestamp` is when the activity began, in seconds since boot.
+    public init(timestamp: Double, activity: DashboardActivity) {
+        self.sensor = .activity
+        self.timestamp = timestamp
+        self.value = .activity(activity)
     }
 }
 

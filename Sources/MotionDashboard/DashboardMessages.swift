@@ -269,6 +269,9 @@ struct DashboardRow: Encodable, Sendable {
         case .altitude(let a):
             try number(a.relativeAltitude)
             try number(a.pressure)
+        case .activity(let a):
+            try c.encode(a.activity)
+            try c.encode(a.confidence)
         }
     }
 
@@ -290,6 +293,8 @@ extension DashboardSensor {
             ["t", "steps", "distance", "cadence", "pace"]
         case .altitude:
             ["t", "relativeAltitude", "pressure"]
+        case .activity:
+            ["t", "activity", "confidence"]
         }
     }
 

@@ -41,6 +41,7 @@ public final class MotionManagerFeed: DashboardFeed {
     private struct Extras {
         var pedometer: CMPedometer?
         var altimeter: CMAltimeter?
+        var activity: CMMotionActivityManager?
     }
     private let extras = Locked(Extras())
     /// Epoch seconds at boot: converts a pedometer's dates to seconds since boot.
@@ -81,6 +82,7 @@ public final class MotionManagerFeed: DashboardFeed {
                 info: info, deviceMotion: manager.isDeviceMotionAvailable, referenceFrames: frames)
             if info.sensors[.accelerometer] != nil {
                 description.streams[.pedometer] = .init()
+                description.streams[.activity] = .init()
             }
             if let barometer {
                 description.streams[.altitude] = .init(minimumRate: 1, maximumRate: 1)
@@ -226,6 +228,16 @@ public final class MotionManagerFeed: DashboardFeed {
                     emit(.sample(DashboardSample(timestamp: data.endDate.timeIntervalSince1970 - boot, pedometer: reading)))
                 } else if let error { failure(.pedometer, error) }
             }
+        case .activity:
+            guard let source = manager.source else { return }
+            let activity = CMMotionActivityManager(source: source)
+            extras.withLock { $0.activity = activity }
+            let boot = Self.bootEpoch()
+            activity.startActivityUpdates(to: queue) { [weak self] update in
+                guard let self, let update else { return }
+                let reading = DashboardActivity(activity: update.kind.description, confidence: update.confidence.rawValue)
+                emit(.sample(DashboardSample(timestamp: update.startDate.timeIntervalSince1970 - boot, activity: reading)))
+            }
         case .altitude:
             guard let barometer else { return }
             let altimeter = CMAltimeter(barometer: barometer)
@@ -257,6 +269,11 @@ public final class MotionManagerFeed: DashboardFeed {
                 defer { e.altimeter = nil }
                 return e.altimeter
             }?.stopRelativeAltitudeUpdates()
+        case .activity:
+            extras.withLock { e -> CMMotionActivityManager? in
+                defer { e.activity = nil }
+                return e.activity
+            }?.stopActivityUpdates()
         }
     }
 

@@ -11,7 +11,7 @@ import Testing
         let feed = MotionManagerFeed(source: ManualSource(maximumRate: 100, identifier: "manual:test"))
         let d = feed.sourceDescription
         #expect(d.identifier == "manual:test")
-        #expect(Set(d.streams.keys) == DashboardSensor.motion.union([.pedometer]), "no barometer: no altitude")
+        #expect(Set(d.streams.keys) == DashboardSensor.motion.union([.pedometer, .activity]), "no barometer: no altitude")
         #expect(d.streams[.accelerometer]?.maximumRate == 100)
         #expect(d.referenceFrames == ["xArbitraryZVertical", "xArbitraryCorrectedZVertical", "xMagneticNorthZVertical"],
                 "true north needs a location")

@@ -39,6 +39,8 @@ import Testing
             DashboardSample(timestamp: 1, pedometer: DashboardPedometer(steps: 12, distance: 8.4, cadence: 1.9, pace: 0.75))
         case .altitude:
             DashboardSample(timestamp: 1, altitude: DashboardAltitude(relativeAltitude: 3.1, pressure: 101.2))
+        case .activity:
+            DashboardSample(timestamp: 1, activity: DashboardActivity(activity: "walking", confidence: 2))
         }
     }
 

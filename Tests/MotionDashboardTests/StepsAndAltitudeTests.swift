@@ -105,7 +105,7 @@ final class PageRecorder: Sendable {
     }
 }
 
-/// Stopping the pedometer or altitude stream leaves the motion streams running.
+/// Stopping the pedometer, altitude or activity stream leaves the motion streams running.
 @Suite struct StoppingCountedStreamsTests {
     @Test(.timeLimit(.minutes(1)))
     func theMotionStreamsGoOn() async throws {
@@ -117,7 +117,7 @@ final class PageRecorder: Sendable {
         feed.apply(DashboardFeedConfiguration(running: Set(DashboardSensor.allCases), interval: 0.01, referenceFrame: nil))
         try await Task.sleep(for: .milliseconds(1500))
         #expect(count(.gyro) > 50 && count(.altitude) >= 1)
-        for stopped in [DashboardSensor.pedometer, .altitude] {
+        for stopped in [DashboardSensor.pedometer, .altitude, .activity] {
             var running = Set(DashboardSensor.allCases)
             running.remove(stopped)
             feed.apply(DashboardFeedConfiguration(running: running, interval: 0.01, referenceFrame: nil))
@@ -141,11 +141,48 @@ extension StoppingCountedStreamsTests {
         hub.receive(#"{"type":"interval","ms":10}"#, from: pages[0])
         hub.receive(#"{"type":"stop","sensor":"pedometer"}"#, from: pages[0])
         hub.receive(#"{"type":"stop","sensor":"altitude"}"#, from: pages[0])
+        hub.receive(#"{"type":"stop","sensor":"activity"}"#, from: pages[0])
         #expect(hub.appliedConfiguration?.running == DashboardSensor.motion)
         for _ in 0..<50 { hub.flush(); try await Task.sleep(for: .milliseconds(20)) }
         #expect(hub.clientCount == 3)
         #expect(hub.appliedConfiguration?.running == DashboardSensor.motion, "\(String(describing: hub.appliedConfiguration))")
         for r in recorders { #expect(r.rows(.gyro).count > 30, "\(r.rows(.gyro).count)") }
         for p in pages { hub.disconnect(p) }
+    }
+}
+
+/// The activity stream, through the hub, on the simulator's walk in virtual time.
+@Suite struct ActivityStreamTests {
+    @Test(.timeLimit(.minutes(1)))
+    func aSimulatedWalkIsReportedAsWalking() async throws {
+        let device = SimulatedDevice(scenario: .walk, seed: 7, clock: .virtual(startTime: 1000))
+        let hub = DashboardHub(feed: MotionManagerFeed(source: device), outboxCapacity: 1 << 20)
+        let page = hub.connect()
+        defer { hub.disconnect(page) }
+        let recorder = PageRecorder(page)
+        #expect(hub.appliedConfiguration?.running.contains(.activity) == true)
+        for sensor in DashboardSensor.motion.sorted() {
+            hub.receive(#"{"type":"stop","sensor":"\#(sensor.rawValue)"}"#, from: page)
+        }
+        hub.receive(#"{"type":"stop","sensor":"pedometer"}"#, from: page)
+        let deadline = Date().addingTimeInterval(45)
+        func confident() -> Bool {
+            recorder.rows(.activity).contains { $0[1] as? String == "walking" && $0[2] as? Int == 2 }
+        }
+        while Date() < deadline, !confident() {
+            hub.flush()
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        hub.flush()
+        let rows = recorder.rows(.activity)
+        #expect(confident(), "\(rows)")
+        // Rows are [t, activity, confidence] with a known class and a confidence 0…2, in time order.
+        let known = ["stationary", "walking", "running", "automotive", "cycling", "unknown"]
+        for row in rows {
+            #expect(row.count == 3 && known.contains(row[1] as? String ?? "") && (0...2).contains(row[2] as? Int ?? -1), "\(row)")
+        }
+        let times = rows.compactMap { $0[0] as? Double }
+        #expect(times.count == rows.count && zip(times.dropFirst(), times).allSatisfy { $0 >= $1 })
+        #expect(!rows.contains { $0[1] as? String == "running" || $0[1] as? String == "automotive" })
     }
 }

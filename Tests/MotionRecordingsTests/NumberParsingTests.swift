@@ -42,7 +42,7 @@ import Testing
         for bad in ["", "-", ".", "e5", "1e", "1e+", "0x1p3", "1.2.3", " 1", "1 ", "1_000", "١"] {
             #expect(parse(bad) == .invalid, "\(bad)")
         }
-        #expect(parse("." + String(repeating: "0", count: 400) + "1") == .value(1e-401 * 10 == 0 ? 0 : Double("." + String(repeating: "0", count: 400) + "1")!))
+        #expect(parse("." + String(repeating: "0", count: 400) + "1") == .value(0), "1e-401 underflows to 0, as strtod does")
         #expect(parse("1" + String(repeating: "0", count: 300)) == .value(1e300))
     }
 }

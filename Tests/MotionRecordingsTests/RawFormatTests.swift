@@ -88,7 +88,7 @@ import Testing
     @Test func roundTripIsBitExact() throws {
         var rng = SystemRandomNumberGenerator()
         var samples: [RawSample] = []
-        let specials: [Double] = [0, -0.0, 1e308, -1e-300, 5e-324, 0.1, 1.0 / 3.0, 123456.789, -9.80665, 1e22, 1e23]
+        let specials: [Double] = [0, -0.0, 1e308, -1e-300, .leastNonzeroMagnitude, 0.1, 1.0 / 3.0, 123456.789, -9.80665, 1e22, 1e23]
         for i in 0..<2000 {
             let kind = SensorKind.allCases[i % 3]
             func value() -> Double {

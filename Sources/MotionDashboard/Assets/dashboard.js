@@ -2,7 +2,7 @@
 "use strict";
 (function () {
   const SENSORS = ["accelerometer", "gyro", "magnetometer", "deviceMotion"];  // graphed streams
-  const COUNTERS = ["pedometer", "altitude"];  // streams shown as numbers, when the source has them
+  const COUNTERS = ["pedometer", "altitude", "activity"];  // streams shown as numbers, when the source has them
   const HISTORY_SECONDS = 5;          // visible time window of every graph
   const CAPACITY = 2048;              // samples kept per stream (≥ 5 s at 100 Hz)
   const COLORS = ["#ff5c5c", "#4cd964", "#4da3ff"];
@@ -223,7 +223,7 @@
       c.el.classList.toggle("stopped", !st.running);
       c.error.hidden = !st.error;
       c.error.textContent = st.error ? "Source error: " + st.error : "";
-      c.rate.textContent = st.running ? (s === "altitude" ? "1 Hz" : "on each step") : "stopped";
+      c.rate.textContent = st.running ? ({ altitude: "1 Hz", activity: "on change" }[s] || "on each step") : "stopped";
     }
     const devices = msg.devices || [];
     devicePicker.hidden = devices.length === 0;
@@ -285,6 +285,13 @@
       $("alt-relative").textContent = fmt(r[1], 2);
       $("alt-pressure").textContent = num(r[2], 3);
       $("alt-range").textContent = altitudeRange ? fmt(altitudeRange[0], 2) + " … " + fmt(altitudeRange[1], 2) : "—";
+    }
+    const act = msg.activity;
+    if (act && act.length) {
+      const r = act[act.length - 1];  // [t, activity, confidence]
+      window.dashboardLast.activity = r;
+      $("act-kind").textContent = r[1];
+      $("act-confidence").textContent = ["low", "medium", "high"][r[2]] || "—";
     }
     for (const s of COUNTERS) {
       if (!msg[s]) continue;
