@@ -49,7 +49,7 @@ enum EvdevIoctl {
     static let setClock: UInt = ioc(write, 0xa0, 4)
 }
 
-final class POSIXEvdevDevice: EvdevDevice, @unchecked Sendable {
+final class POSIXEvdevDevice: EvdevDevice, Sendable {
     let handle: POSIXDeviceHandle
     init(handle: POSIXDeviceHandle) {
         self.handle = handle
@@ -111,34 +111,36 @@ final class POSIXEvdevDevice: EvdevDevice, @unchecked Sendable {
 
 /// A twin of an evdev node for tests: an identity (for instance parsed from an `evtest` dump) and
 /// an ``InMemoryDeviceNode`` carrying encoded events.
-public final class InMemoryEvdevDevice: EvdevDevice, EvdevOpener, @unchecked Sendable {
-    private let lock = ConditionLock()
-    private var _identity: EvdevIdentity
+public final class InMemoryEvdevDevice: EvdevDevice, EvdevOpener, Sendable {
+    private struct State {
+        var identity: EvdevIdentity
+        var handle: (any LinuxDeviceHandle)?
+    }
+    private let state: Locked<State>
     /// Where the events come from: push ``InputEvent/encode(_:)`` bytes.
     public let node: InMemoryDeviceNode
-    private var handle: (any LinuxDeviceHandle)?
 
     /// Creates a twin.
     public init(identity: EvdevIdentity) {
-        _identity = identity
+        state = Locked(State(identity: identity))
         let fs = InMemoryLinuxFileSystem()
         node = fs.addDevice(identity.path)
     }
 
     /// Sets the value `EVIOCGABS` reports for an axis (what the kernel holds after a drop).
-    public func setAxisValue(_ code: UInt16, _ value: Int32) { lock.withLock { _identity.axes[code]?.value = value } }
+    public func setAxisValue(_ code: UInt16, _ value: Int32) { state.withLock { $0.identity.axes[code]?.value = value } }
 
     public func open(_ path: String) throws(LinuxIOError) -> any EvdevDevice {
         let h = try node.open()
-        lock.withLock { handle = h }
+        state.withLock { $0.handle = h }
         return self
     }
-    public func identity() throws(LinuxIOError) -> EvdevIdentity { lock.withLock { _identity } }
-    public func axisValues() throws(LinuxIOError) -> [UInt16: Int32] { lock.withLock { _identity.axes.mapValues(\.value) } }
+    public func identity() throws(LinuxIOError) -> EvdevIdentity { state.withLock { $0.identity } }
+    public func axisValues() throws(LinuxIOError) -> [UInt16: Int32] { state.withLock { $0.identity.axes.mapValues(\.value) } }
     public func readEvents(timeout: Double) throws(LinuxIOError) -> [InputEvent] {
-        guard let h = lock.withLock({ handle }) else { throw LinuxIOError(code: EBADF, path: node.path, operation: "read") }
+        guard let h = state.withLock({ $0.handle }) else { throw LinuxIOError(code: EBADF, path: node.path, operation: "read") }
         return InputEvent.decode(try h.read(maxBytes: InputEvent.byteSize * 64, timeout: timeout))
     }
-    public func close() { lock.withLock { handle }?.close() }
+    public func close() { state.withLock { $0.handle }?.close() }
 }
 

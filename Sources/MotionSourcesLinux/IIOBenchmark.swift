@@ -121,38 +121,43 @@ public enum IIOBenchmark {
         return stats.result(sent: total, rate: rate, seconds: seconds, mode: mode)
     }
 
-    final class Stats: @unchecked Sendable {
-        private let lock = ConditionLock()
-        private var latencies: [Double]
-        private var lastSequence: Int?
-        private var gaps = 0
-        private var first: Double?
-        private var last = 0.0
-        init(capacity: Int) { latencies = []; latencies.reserveCapacity(capacity) }
-        var count: Int { lock.withLock { latencies.count } }
+    final class Stats: Sendable {
+        private struct Tally {
+            var latencies: [Double]
+            var lastSequence: Int?
+            var gaps = 0
+            var first: Double?
+            var last = 0.0
+        }
+        private let tally: Locked<Tally>
+        init(capacity: Int) {
+            var latencies: [Double] = []
+            latencies.reserveCapacity(capacity)
+            tally = Locked(Tally(latencies: latencies))
+        }
+        var count: Int { tally.withLock { $0.latencies.count } }
         func record(latency: Double, sequence: Int) {
             let now = LinuxClock.monotonic()
-            lock.withLock {
-                latencies.append(latency)
-                if let l = lastSequence {
+            tally.withLock { t in
+                t.latencies.append(latency)
+                if let l = t.lastSequence {
                     let expected = (l + 1) % 30_000
-                    if sequence != expected { gaps += (sequence - expected + 30_000) % 30_000 }
+                    if sequence != expected { t.gaps += (sequence - expected + 30_000) % 30_000 }
                 }
-                lastSequence = sequence
-                if first == nil { first = now }
-                last = now
+                t.lastSequence = sequence
+                if t.first == nil { t.first = now }
+                t.last = now
             }
         }
         func result(sent: Int, rate: Double, seconds: Double, mode: String) -> Result {
-            lock.withLock {
-                let sorted = latencies.sorted()
-                func pct(_ p: Double) -> Double { sorted.nearestRankPercentile(p).map { $0 * 1000 } ?? .nan }
-                let span = (first.map { last - $0 } ?? 0)
-                return Result(sent: sent, received: sorted.count, lost: gaps + max(0, sent - sorted.count - gaps),
-                              p50Milliseconds: pct(0.5), p99Milliseconds: pct(0.99), p999Milliseconds: pct(0.999),
-                              maxMilliseconds: (sorted.last ?? .nan) * 1000, rate: rate, seconds: seconds,
-                              achievedRate: span > 0 ? Double(sorted.count - 1) / span : 0, mode: mode)
-            }
+            let t = tally.withLock { $0 }
+            let sorted = t.latencies.sorted()
+            func pct(_ p: Double) -> Double { sorted.nearestRankPercentile(p).map { $0 * 1000 } ?? .nan }
+            let span = (t.first.map { t.last - $0 } ?? 0)
+            return Result(sent: sent, received: sorted.count, lost: t.gaps + max(0, sent - sorted.count - t.gaps),
+                          p50Milliseconds: pct(0.5), p99Milliseconds: pct(0.99), p999Milliseconds: pct(0.999),
+                          maxMilliseconds: (sorted.last ?? .nan) * 1000, rate: rate, seconds: seconds,
+                          achievedRate: span > 0 ? Double(sorted.count - 1) / span : 0, mode: mode)
         }
     }
 

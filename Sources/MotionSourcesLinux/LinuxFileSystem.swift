@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import MotionSources
 
 /// A failed file operation on sysfs or `/dev`, with the `errno` the kernel returned.
 public struct LinuxIOError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -30,6 +31,31 @@ public struct LinuxIOError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// `operation path: reason`.
     public var description: String { "\(operation) \(path): \(reason)" }
+}
+
+extension LinuxIOError {
+    /// `true` when the node itself vanished (`ENOENT`) or the device went away (``isDeviceGone``).
+    package var isNodeGone: Bool { code == ENOENT || isDeviceGone }
+
+    /// The one mapping of a Linux I/O error to a source error:
+    /// - the node vanished (``isNodeGone``): ``SourceError/Kind/deviceRemoved`` with `gone`, or else
+    ///   "`context`: reason";
+    /// - `EACCES`/`EPERM`: ``SourceError/Kind/permissionDenied``, "`context` (reason); `permissionFix`";
+    /// - anything else: ``SourceError/Kind/io``, "`context`: reason".
+    ///
+    /// The error keeps ``path``.
+    package func sourceError(_ context: String, gone: String? = nil, permissionFix: String? = nil) -> SourceError {
+        if isNodeGone { return SourceError(.deviceRemoved, gone ?? "\(context): \(reason)", path: path) }
+        if isPermissionDenied {
+            return SourceError(.permissionDenied, "\(context) (\(reason))" + (permissionFix.map { "; \($0)" } ?? ""), path: path)
+        }
+        return SourceError(.io, "\(context): \(reason)", path: path)
+    }
+
+    /// What to do when a sysfs attribute cannot be read.
+    package static let sysfsPermissionFix = "add a udev rule giving your group read access to the IIO sysfs attributes, or run as root"
+    /// What to do when an input node cannot be opened.
+    package static let inputPermissionFix = "add yourself to the 'input' group (sudo usermod -aG input $USER) or install a udev rule with TAG+=\"uaccess\" for the controller"
 }
 
 /// An open device node (`/dev/iio:deviceN`, `/dev/input/eventN`) delivering bytes.

@@ -209,15 +209,14 @@ public enum LinuxSensorDiscovery {
 }
 
 /// Live sources by device, held weakly.
-final class SourceRegistry: @unchecked Sendable {
+final class SourceRegistry: Sendable {
     static let shared = SourceRegistry()
-    private struct Weak { weak var source: (any SensorSource)? }
-    private let lock = ConditionLock()
-    private var map: [String: Weak] = [:]
+    private struct Weak: Sendable { weak let source: (any SensorSource)? }
+    private let map = Locked<[String: Weak]>([:])
 
     /// The live source for `key` if there is one, else `fresh` (which becomes the live one).
     func canonical(_ fresh: any SensorSource, key: String) -> any SensorSource {
-        lock.withLock {
+        map.withLock { map in
             if let live = map[key]?.source { return live }
             map = map.filter { $0.value.source != nil }
             map[key] = Weak(source: fresh)

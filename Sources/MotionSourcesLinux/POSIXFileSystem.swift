@@ -78,13 +78,11 @@ public struct POSIXFileSystem: LinuxFileSystem {
 ///
 /// ``close()`` wakes a blocked reader through a self-pipe; the descriptors are released when the
 /// handle is deallocated.
-final class POSIXDeviceHandle: LinuxDeviceHandle, @unchecked Sendable {
-    // `fd` and `wake` are set once in init; `closed` is guarded by `lock`.
+final class POSIXDeviceHandle: LinuxDeviceHandle, Sendable {
     let fd: Int32
     let path: String
     private let wake: (Int32, Int32)
-    private let lock = ConditionLock()
-    private var closed = false
+    private let closed = Locked(false)
 
     /// Device file descriptor, exposed for ioctls (evdev).
     var fileDescriptor: Int32 { fd }
@@ -108,7 +106,7 @@ final class POSIXDeviceHandle: LinuxDeviceHandle, @unchecked Sendable {
     }
 
     func read(maxBytes: Int, timeout: Double) throws(LinuxIOError) -> [UInt8] {
-        if lock.withLock({ closed }) { throw LinuxIOError(code: EBADF, path: path, operation: "read") }
+        if closed.withLock({ $0 }) { throw LinuxIOError(code: EBADF, path: path, operation: "read") }
         var buffer = [UInt8](repeating: 0, count: maxBytes)
         // Try first without waiting: under load the data is usually there already.
         while true {
@@ -141,10 +139,9 @@ final class POSIXDeviceHandle: LinuxDeviceHandle, @unchecked Sendable {
     }
 
     func close() {
-        let wasOpen = lock.withLock { () -> Bool in
-            if closed { return false }
-            closed = true
-            return true
+        let wasOpen = closed.withLock { closed -> Bool in
+            defer { closed = true }
+            return !closed
         }
         guard wasOpen else { return }
         // Only wake the reader here; the descriptors close in deinit, so a reader in poll(2)

@@ -70,7 +70,7 @@ enum ActiveRecordings {
     private static let starting = Locked<Void>(())
 
     /// One recording: a manager pushing accelerometer samples at 50 Hz to the recording.
-    final class Running: @unchecked Sendable {
+    final class Running: Sendable {
         let recording: AccelerometerRecording
         let manager: CMMotionManager
         let queue: OperationQueue

@@ -10,6 +10,8 @@ import MotionFusion
 /// ## Threading
 /// Every member may be used from any thread; ``multiply(byInverseOf:)`` is atomic.
 open class CMAttitude: NSObject, NSCopying, @unchecked Sendable {
+    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
+    // Sendable; its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
     private let storage: Locked<Quaternion>
 
     /// Creates an attitude from a device → reference rotation (beyond Apple). It is normalised.
