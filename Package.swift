@@ -23,6 +23,11 @@ let package = Package(
         .library(name: "MotionFusion", targets: ["MotionFusion"]),
         .executable(name: "coremotion", targets: ["coremotion"]),
     ],
+    traits: [
+        .trait(name: "LinuxHardware", description: "IIO and evdev sources and IIO barometers (MotionSourcesLinux) in OpenCoreMotion"),
+        .trait(name: "Recorder", description: "CMSensorRecorder's SQLite store and CMPedometer's history (MotionRecorder, GRDB) in OpenCoreMotion"),
+        .default(enabledTraits: ["LinuxHardware", "Recorder"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
@@ -104,8 +109,8 @@ let package = Package(
                 "MotionFusion",
                 "MotionSources",
                 "MotionRecordings",
-                "MotionSourcesLinux",
-                "MotionRecorder",
+                .target(name: "MotionSourcesLinux", condition: .when(traits: ["LinuxHardware"])),
+                .target(name: "MotionRecorder", condition: .when(traits: ["Recorder"])),
                 "MotionMQTT",
                 "MotionPhones",
                 .product(name: "Logging", package: "swift-log"),

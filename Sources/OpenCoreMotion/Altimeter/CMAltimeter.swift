@@ -1,6 +1,8 @@
 import Foundation
 import MotionSources
+#if LinuxHardware
 import MotionSourcesLinux
+#endif
 
 /// Altitude changes from a barometer, as Core Motion's `CMAltimeter`.
 ///
@@ -247,7 +249,11 @@ enum AltimeterSelection {
         if let source = env["COREMOTION_SOURCE"], source == "sim" || source.hasPrefix("sim:") {
             return SimulatedBarometerSource(scenario: .still)
         }
+        #if LinuxHardware
         return LinuxBarometers.first(sysfsRoot: env["COREMOTION_SYSFS_ROOT"] ?? "/sys", name: nil)
+        #else
+        return nil
+        #endif
     }()
 
     /// A barometer from a specification (`sim[:SCENARIO[:SEED]]`, `iio[:NAME]`, `none`), or `nil`.
@@ -260,8 +266,12 @@ enum AltimeterSelection {
             guard let scenario, let seed else { return nil }
             return SimulatedBarometerSource(scenario: scenario, seed: seed)
         case "iio":
+            #if LinuxHardware
             let root = ProcessInfo.processInfo.environment["COREMOTION_SYSFS_ROOT"] ?? "/sys"
             return LinuxBarometers.first(sysfsRoot: root, name: parts.count > 1 ? parts[1] : nil)
+            #else
+            return nil
+            #endif
         default:
             return nil
         }

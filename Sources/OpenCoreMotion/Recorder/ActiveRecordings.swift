@@ -1,3 +1,4 @@
+#if Recorder
 import Foundation
 import MotionRecorder
 import MotionSources
@@ -127,3 +128,4 @@ enum ActiveRecordings {
         }
     }
 }
+#endif

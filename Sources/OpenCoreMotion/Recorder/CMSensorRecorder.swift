@@ -1,6 +1,8 @@
 import Foundation
 import Logging
+#if Recorder
 import MotionRecorder
+#endif
 import MotionSources
 
 /// Records the accelerometer in the background and reads the recordings back later.
