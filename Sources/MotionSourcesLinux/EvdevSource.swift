@@ -11,15 +11,15 @@ import Logging
 /// ## Threading
 /// As ``IIOSource``: `apply` from any thread; events on the source's thread, serialised; none after
 /// `apply(.none)` returns. An unplugged controller ends the stream with `.failed(.deviceRemoved)`.
-public final class EvdevSource: SensorSource, Sendable {
+package final class EvdevSource: SensorSource, Sendable {
     /// The node's identity.
-    public let node: EvdevIdentity
+    package let node: EvdevIdentity
     /// Identifier `evdev:/dev/input/eventN`, name, sensors, details.
-    public let info: SourceInfo
+    package let info: SourceInfo
     /// The axis map in use.
-    public let axisMap: EvdevAxisMap
+    package let axisMap: EvdevAxisMap
     /// The controller's native rate in Hz (used for the returned rate).
-    public let nativeRate: Double
+    package let nativeRate: Double
     let opener: any EvdevOpener
     static let logger = Logger(label: "OpenCoreMotion.evdev")
 
@@ -33,7 +33,7 @@ public final class EvdevSource: SensorSource, Sendable {
     ///   - opener: opens the node when the source starts.
     ///   - pairedGamepad: the gamepad node with the same `uniq`, shown in the details.
     ///   - override: a matrix replacing the driver's axis map.
-    public init(node: EvdevIdentity, opener: any EvdevOpener = POSIXEvdevOpener(), pairedGamepad: String? = nil, override: MountMatrix? = nil) {
+    package init(node: EvdevIdentity, opener: any EvdevOpener = POSIXEvdevOpener(), pairedGamepad: String? = nil, override: MountMatrix? = nil) {
         self.node = node
         self.opener = opener
         var map = EvdevAxisMap.forNode(node)
@@ -64,7 +64,7 @@ public final class EvdevSource: SensorSource, Sendable {
         info = SourceInfo(identifier: "evdev:\(node.path)", name: node.name, sensors: sensors, details: details)
     }
 
-    public func apply(_ demand: SensorDemand, sink: @escaping @Sendable (SourceEvent) -> Void) throws(SourceError) -> [SensorKind: Double] {
+    package func apply(_ demand: SensorDemand, sink: @escaping @Sendable (SourceEvent) -> Void) throws(SourceError) -> [SensorKind: Double] {
         if let old = running.withLock({ r in defer { r = nil }; return r }) {
             old.worker.requestStop()
             old.device.close()

@@ -18,11 +18,11 @@ import Logging
 /// ## Faults
 /// A device that vanishes (`ENODEV`, its sysfs directory gone) ends the stream with
 /// `.failed(SourceError(.deviceRemoved, …))`; samples already delivered stay delivered.
-public final class IIOSource: SensorSource, Sendable {
+package final class IIOSource: SensorSource, Sendable {
     /// Identifier, name, sensors and the details `coremotion sensors` prints.
-    public let info: SourceInfo
+    package let info: SourceInfo
     /// The IIO devices making up this motion device.
-    public let devices: [IIODeviceDescription]
+    package let devices: [IIODeviceDescription]
     let options: LinuxDiscoveryOptions
     static let logger = Logger(label: "OpenCoreMotion.IIO")
 
@@ -33,19 +33,19 @@ public final class IIOSource: SensorSource, Sendable {
     private let state = Locked(State())
 
     /// Creates a source over `devices` (normally one group from ``LinuxSensorDiscovery``).
-    public init(devices: [IIODeviceDescription], options: LinuxDiscoveryOptions) {
+    package init(devices: [IIODeviceDescription], options: LinuxDiscoveryOptions) {
         self.devices = devices
         self.options = options
         self.info = Self.makeInfo(devices)
     }
 
     /// How each sensor ran in the last `apply`: `buffered /dev/iio:device0` or `polling (reason)`.
-    public var modes: [SensorKind: String] { state.withLock { $0.lastModes } }
+    package var modes: [SensorKind: String] { state.withLock { $0.lastModes } }
 
     /// The device carrying `kind`, the first one when several do.
     func device(for kind: SensorKind) -> IIODeviceDescription? { devices.first { $0.sensors[kind] != nil } }
 
-    public func apply(_ demand: SensorDemand, sink: @escaping @Sendable (SourceEvent) -> Void) throws(SourceError) -> [SensorKind: Double] {
+    package func apply(_ demand: SensorDemand, sink: @escaping @Sendable (SourceEvent) -> Void) throws(SourceError) -> [SensorKind: Double] {
         let old = state.withLock { s -> IIOSession? in
             defer { s.session = nil }
             return s.session

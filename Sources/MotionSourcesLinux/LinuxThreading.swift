@@ -6,18 +6,18 @@ import Musl
 import MotionSources
 
 /// Clocks, in nanoseconds.
-public enum LinuxClock {
+package enum LinuxClock {
     /// `CLOCK_MONOTONIC` in ns: the base of ``MotionSources/RawSample/timestamp``.
-    public static func monotonicNs() -> Int64 { read(CLOCK_MONOTONIC) }
+    package static func monotonicNs() -> Int64 { read(CLOCK_MONOTONIC) }
     /// `CLOCK_REALTIME` in ns.
-    public static func realtimeNs() -> Int64 { read(CLOCK_REALTIME) }
+    package static func realtimeNs() -> Int64 { read(CLOCK_REALTIME) }
     /// `CLOCK_MONOTONIC` in seconds.
-    public static func monotonic() -> Double { Double(monotonicNs()) / 1e9 }
+    package static func monotonic() -> Double { Double(monotonicNs()) / 1e9 }
 
     /// ns to add to a timestamp of the IIO clock `name` (`current_timestamp_clock`) to get
     /// `CLOCK_MONOTONIC`: 0 for `monotonic` and `monotonic_raw`, `monotonic − realtime` for
     /// `realtime` (read now, so it follows clock steps), likewise for `boottime` and `tai`.
-    public static func offsetToMonotonic(from name: String) -> Int64 {
+    package static func offsetToMonotonic(from name: String) -> Int64 {
         let id: clockid_t
         switch name {
         case "monotonic", "monotonic_raw", "monotonic_coarse": return 0

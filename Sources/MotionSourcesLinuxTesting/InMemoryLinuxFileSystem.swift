@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import MotionSources
+import MotionSourcesLinux
 
 /// An in-memory twin of sysfs and `/dev` for tests, benchmarks and debugging, in the spirit of
 /// swift-nio's `EmbeddedChannel`: the IIO and evdev code runs unchanged against it.
@@ -13,7 +14,7 @@ import MotionSources
 /// ``InMemoryDeviceNode/push(_:)`` and can unplug with ``InMemoryDeviceNode/unplug()``.
 ///
 /// Threading: every method is safe from any thread (one internal lock).
-public final class InMemoryLinuxFileSystem: LinuxFileSystem, Sendable {
+package final class InMemoryLinuxFileSystem: LinuxFileSystem, Sendable {
     fileprivate struct File {
         var text: String
         var writable: Bool
@@ -34,19 +35,19 @@ public final class InMemoryLinuxFileSystem: LinuxFileSystem, Sendable {
     private let tree = Locked(Tree())
 
     /// Creates an empty tree.
-    public init() {}
+    package init() {}
 
     /// Every successful write so far, in order: (path, text).
-    public var writes: [(path: String, text: String)] { tree.withLock { t in t.writeLog.map { (path: $0.0, text: $0.1) } } }
+    package var writes: [(path: String, text: String)] { tree.withLock { t in t.writeLog.map { (path: $0.0, text: $0.1) } } }
 
     /// Creates or replaces a text file. `writable` t.files accept ``writeText(_:_:)``. Symbolic t.links
     /// on the way are followed, as in a real tree.
-    public func setFile(_ path: String, _ text: String, writable: Bool = false) {
+    package func setFile(_ path: String, _ text: String, writable: Bool = false) {
         tree.withLock { t in t.files[t.resolve(path) ?? Tree.normalize(path)] = File(text: text, writable: writable) }
     }
 
     /// Makes reading `path` fail with `code` (e.g. `EINVAL`, as some sysfs attributes do).
-    public func setReadError(_ path: String, _ code: Int32) {
+    package func setReadError(_ path: String, _ code: Int32) {
         tree.withLock { t in
             let p = t.resolve(path) ?? Tree.normalize(path)
             var f = t.files[p] ?? File(text: "", writable: false)
@@ -56,7 +57,7 @@ public final class InMemoryLinuxFileSystem: LinuxFileSystem, Sendable {
     }
 
     /// Makes writing `path` fail with `code` (e.g. `EACCES`, `EBUSY`).
-    public func setWriteError(_ path: String, _ code: Int32) {
+    package func setWriteError(_ path: String, _ code: Int32) {
         tree.withLock { t in
             let p = t.resolve(path) ?? Tree.normalize(path)
             var f = t.files[p] ?? File(text: "", writable: true)
@@ -67,7 +68,7 @@ public final class InMemoryLinuxFileSystem: LinuxFileSystem, Sendable {
 
     /// Installs a handler that turns a written value into the stored one, as a driver would
     /// (rounding a rate to a supported one, say). Returning `nil` rejects the write with `EINVAL`.
-    public func setWriteHandler(_ path: String, _ handler: @escaping @Sendable (String) -> String?) {
+    package func setWriteHandler(_ path: String, _ handler: @escaping @Sendable (String) -> String?) {
         tree.withLock { t in
             let p = t.resolve(path) ?? Tree.normalize(path)
             var f = t.files[p] ?? File(text: "", writable: true)
@@ -78,25 +79,25 @@ public final class InMemoryLinuxFileSystem: LinuxFileSystem, Sendable {
     }
 
     /// Creates a symbolic link at `path` pointing to `target` (absolute, or relative to the link's directory).
-    public func setLink(_ path: String, to target: String) {
+    package func setLink(_ path: String, to target: String) {
         tree.withLock { t in t.links[Tree.normalize(path)] = target }
     }
 
     /// Creates a device node; the returned node is the test's end of it.
     @discardableResult
-    public func addDevice(_ path: String) -> InMemoryDeviceNode {
+    package func addDevice(_ path: String) -> InMemoryDeviceNode {
         let node = InMemoryDeviceNode(path: path)
         tree.withLock { t in t.devices[Tree.normalize(path)] = node }
         return node
     }
 
     /// Makes opening the device at `path` fail with `code` (e.g. `EACCES`).
-    public func setDeviceOpenError(_ path: String, _ code: Int32) {
+    package func setDeviceOpenError(_ path: String, _ code: Int32) {
         tree.withLock { t in t.deviceOpenErrors[Tree.normalize(path)] = code }
     }
 
     /// Removes `path` and everything under it (t.files, t.links, t.devices), as an unplug does in sysfs.
-    public func removeTree(_ path: String) {
+    package func removeTree(_ path: String) {
         tree.withLock { t in
             let p = Tree.normalize(path)
             let prefix = p + "/"
@@ -109,7 +110,7 @@ public final class InMemoryLinuxFileSystem: LinuxFileSystem, Sendable {
 
     /// Runs `handler(name)` when a directory is created inside `parent`, as configfs makes the
     /// kernel create an object (an hrtimer trigger). Without a handler, creating fails with `EACCES`.
-    public func setDirectoryCreationHandler(_ parent: String, _ handler: @escaping @Sendable (String) -> Void) {
+    package func setDirectoryCreationHandler(_ parent: String, _ handler: @escaping @Sendable (String) -> Void) {
         tree.withLock { t in
             let p = t.resolve(parent) ?? Tree.normalize(parent)
             t.mkdirHandlers[p] = handler
@@ -119,7 +120,7 @@ public final class InMemoryLinuxFileSystem: LinuxFileSystem, Sendable {
 
     // MARK: LinuxFileSystem
 
-    public func makeDirectory(_ path: String) throws(LinuxIOError) {
+    package func makeDirectory(_ path: String) throws(LinuxIOError) {
         let handler: (@Sendable (String) -> Void)? = tree.withLock { t in
             let p = t.resolve(path) ?? Tree.normalize(path)
             let parent = String(p[..<p.lastIndex(of: "/")!])
@@ -131,7 +132,7 @@ public final class InMemoryLinuxFileSystem: LinuxFileSystem, Sendable {
         handler(String(path.split(separator: "/").last ?? ""))
     }
 
-    public func readText(_ path: String) throws(LinuxIOError) -> String {
+    package func readText(_ path: String) throws(LinuxIOError) -> String {
         let r: Result<String, LinuxIOError> = tree.withLock { t in
             guard let p = t.resolve(path), let f = t.files[p] else {
                 return .failure(LinuxIOError(code: ENOENT, path: path, operation: "open"))
@@ -142,7 +143,7 @@ public final class InMemoryLinuxFileSystem: LinuxFileSystem, Sendable {
         return try r.get()
     }
 
-    public func writeText(_ path: String, _ text: String) throws(LinuxIOError) {
+    package func writeText(_ path: String, _ text: String) throws(LinuxIOError) {
         let r: Result<Void, LinuxIOError> = tree.withLock { t in
             guard let p = t.resolve(path), var f = t.files[p] else {
                 return .failure(LinuxIOError(code: ENOENT, path: path, operation: "open"))
@@ -162,7 +163,7 @@ public final class InMemoryLinuxFileSystem: LinuxFileSystem, Sendable {
         try r.get()
     }
 
-    public func contents(ofDirectory path: String) throws(LinuxIOError) -> [String] {
+    package func contents(ofDirectory path: String) throws(LinuxIOError) -> [String] {
         let r: Result<[String], LinuxIOError> = tree.withLock { t in
             guard let p = t.resolve(path) else { return .failure(LinuxIOError(code: ENOENT, path: path, operation: "list")) }
             let prefix = p == "/" ? "/" : p + "/"
@@ -177,7 +178,7 @@ public final class InMemoryLinuxFileSystem: LinuxFileSystem, Sendable {
         return try r.get()
     }
 
-    public func fileExists(_ path: String) -> Bool {
+    package func fileExists(_ path: String) -> Bool {
         tree.withLock { t in
             guard let p = t.resolve(path) else { return false }
             if t.files[p] != nil || t.devices[p] != nil { return true }
@@ -187,14 +188,14 @@ public final class InMemoryLinuxFileSystem: LinuxFileSystem, Sendable {
         }
     }
 
-    public func isWritable(_ path: String) -> Bool {
+    package func isWritable(_ path: String) -> Bool {
         tree.withLock { t in
             guard let p = t.resolve(path), let f = t.files[p] else { return false }
             return f.writable && f.writeError == nil
         }
     }
 
-    public func isReadable(_ path: String) -> Bool {
+    package func isReadable(_ path: String) -> Bool {
         tree.withLock { t in
             guard let p = t.resolve(path) else { return false }
             if let f = t.files[p] { return f.readError == nil }
@@ -203,11 +204,11 @@ public final class InMemoryLinuxFileSystem: LinuxFileSystem, Sendable {
         }
     }
 
-    public func canonicalPath(_ path: String) -> String? {
+    package func canonicalPath(_ path: String) -> String? {
         tree.withLock { t in t.resolve(path) }
     }
 
-    public func openDevice(_ path: String) throws(LinuxIOError) -> any LinuxDeviceHandle {
+    package func openDevice(_ path: String) throws(LinuxIOError) -> any LinuxDeviceHandle {
         let r: Result<InMemoryDeviceNode, LinuxIOError> = tree.withLock { t in
             guard let p = t.resolve(path), let d = t.devices[p] else {
                 return .failure(LinuxIOError(code: ENOENT, path: path, operation: "open"))
@@ -255,9 +256,9 @@ extension InMemoryLinuxFileSystem.Tree {
 /// The test's end of an in-memory device node: bytes pushed here come out of the handle's reads.
 ///
 /// Threading: safe from any thread; readers block on a condition until data, unplug or close.
-public final class InMemoryDeviceNode: Sendable {
+package final class InMemoryDeviceNode: Sendable {
     /// The node's path.
-    public let path: String
+    package let path: String
     private struct State {
         var queue: [UInt8] = []
         var gone = false
@@ -270,21 +271,21 @@ public final class InMemoryDeviceNode: Sendable {
     }
 
     /// Queues bytes for the reader.
-    public func push(_ bytes: [UInt8]) {
+    package func push(_ bytes: [UInt8]) {
         state.withLock(broadcasting: true) { $0.queue.append(contentsOf: bytes) }
     }
 
     /// Unplugs the device: blocked and later reads throw `ENODEV` at once, queued bytes are lost,
     /// as when the kernel unregisters an IIO device.
-    public func unplug() {
+    package func unplug() {
         state.withLock(broadcasting: true) { $0.gone = true }
     }
 
     /// How many times the node has been opened.
-    public var opens: Int { state.withLock { $0.openCount } }
+    package var opens: Int { state.withLock { $0.openCount } }
 
     /// Bytes queued and not read yet.
-    public var pendingBytes: Int { state.withLock { $0.queue.count } }
+    package var pendingBytes: Int { state.withLock { $0.queue.count } }
 
     func open() throws(LinuxIOError) -> InMemoryDeviceHandle {
         let gone = state.withLock { s -> Bool in

@@ -4,29 +4,30 @@ import Glibc
 import Musl
 #endif
 import MotionSources
+import MotionSourcesLinux
 
 /// A speed benchmark of the buffered IIO path: an emulated device (a sysfs tree in a temporary
 /// directory, its `/dev/iio:device0` a FIFO) written at a fixed rate by a writer thread, each scan
 /// stamped with `CLOCK_MONOTONIC` when written and numbered in its x channel; the real
 /// ``IIOSource`` reads it through `poll`/`read` and the benchmark's consumer measures, per sample,
 /// the latency from the scan's timestamp to the consumer, and counts lost scans.
-public enum IIOBenchmark {
+package enum IIOBenchmark {
     /// What one run measured.
-    public struct Result: Sendable, Hashable, Codable {
+    package struct Result: Sendable, Hashable, Codable {
         /// Scans written.
-        public var sent: Int
+        package var sent: Int
         /// Samples received.
-        public var received: Int
+        package var received: Int
         /// Scans never received (gaps in the numbering, and scans written but not received by the end).
-        public var lost: Int
+        package var lost: Int
         /// Latency percentiles and maximum, in milliseconds.
-        public var p50Milliseconds: Double, p99Milliseconds: Double, p999Milliseconds: Double, maxMilliseconds: Double
+        package var p50Milliseconds: Double, p99Milliseconds: Double, p999Milliseconds: Double, maxMilliseconds: Double
         /// Configured rate (Hz) and seconds.
-        public var rate: Double, seconds: Double
+        package var rate: Double, seconds: Double
         /// Samples per second actually received.
-        public var achievedRate: Double
+        package var achievedRate: Double
         /// How the source ran the accelerometer (`buffered …` or `polling …`).
-        public var mode: String
+        package var mode: String
     }
 
     /// Runs the benchmark.
@@ -38,7 +39,7 @@ public enum IIOBenchmark {
     ///     consumer on the source (e.g. a `CMMotionManager` handler) calling `deliver(timestamp, x)`
     ///     per sample, and returns a function that stops it.
     /// - Throws: ``SourceError`` when the emulated device cannot be set up.
-    public static func run(rate: Double = 1000, seconds: Double = 10,
+    package static func run(rate: Double = 1000, seconds: Double = 10,
                            consumer: ((any SensorSource, @escaping @Sendable (Double, Double) -> Void) throws -> (@Sendable () -> Void))? = nil) throws -> Result {
         let root = "/tmp/coremotion-bench-\(getpid())-\(LinuxClock.monotonicNs())"
         let fs = POSIXFileSystem()
