@@ -5,7 +5,7 @@ import MotionSourcesLinux
 
 extension CMMotionManager {
     /// A source from a spec, Linux hardware included (beyond Apple):
-    /// `iio`, `iio:NAME`, `evdev`, `evdev:/dev/input/eventN` go to ``LinuxSensorDiscovery``; every
+    /// `iio`, `iio:NAME`, `evdev`, `evdev:/dev/input/eventN` go to `LinuxSensorDiscovery` (MotionSourcesLinux); every
     /// other spec (`sim…`, `replay:PATH`) to ``source(named:)``.
     ///
     /// - Parameters:

@@ -27,17 +27,17 @@ extension CMMotionManager {
         updates(.accelerometer, stream: .accelerometer, interval: interval, maximumLatency: maximumLatency)
     }
 
-    /// Gyroscope samples as an async sequence (beyond Apple). See ``accelerometerUpdates(interval:)``.
+    /// Gyroscope samples as an async sequence (beyond Apple). See ``accelerometerUpdates(interval:maximumLatency:)``.
     public func gyroUpdates(interval: TimeInterval? = nil, maximumLatency: TimeInterval = 0) -> AsyncThrowingStream<CMGyroData, any Error> {
         updates(.gyro, stream: .gyro, interval: interval, maximumLatency: maximumLatency)
     }
 
-    /// Magnetometer samples as an async sequence (beyond Apple). See ``accelerometerUpdates(interval:)``.
+    /// Magnetometer samples as an async sequence (beyond Apple). See ``accelerometerUpdates(interval:maximumLatency:)``.
     public func magnetometerUpdates(interval: TimeInterval? = nil, maximumLatency: TimeInterval = 0) -> AsyncThrowingStream<CMMagnetometerData, any Error> {
         updates(.magnetometer, stream: .magnetometer, interval: interval, maximumLatency: maximumLatency)
     }
 
-    /// Device motion as an async sequence (beyond Apple). See ``accelerometerUpdates(interval:)``;
+    /// Device motion as an async sequence (beyond Apple). See ``accelerometerUpdates(interval:maximumLatency:)``;
     /// the reference frame follows ``startDeviceMotionUpdates(using:to:withHandler:)``, including
     /// its errors. Default frame ``CMAttitudeReferenceFrame/xArbitraryZVertical``.
     public func deviceMotionUpdates(

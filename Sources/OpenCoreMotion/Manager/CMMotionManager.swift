@@ -27,7 +27,7 @@ public typealias CMDeviceMotionHandler = (CMDeviceMotion?, (any Error)?) -> Void
 ///   one at a time, none dropped however slow the handler (samples wait in memory). Once
 ///   `stop…Updates()` returns, no further handler call for that sensor begins. Other operations on
 ///   the queue are left alone; Apple's implementation cancels the whole queue, this one does not.
-/// - **Async** (beyond Apple): ``accelerometerUpdates(interval:)`` and its siblings.
+/// - **Async** (beyond Apple): ``accelerometerUpdates(interval:maximumLatency:)`` and its siblings.
 ///
 /// Starting a sensor that is not available does nothing and leaves `is…Active` `false`. Calling
 /// `start…` again while active replaces the previous handler. When the source fails (a device is
