@@ -2,14 +2,30 @@
 //
 // OpenCoreMotion: Apple's Core Motion API, sensor fusion and tools for Linux.
 //
-// Layers (lowest first):
-//   MotionFusion        pure Swift maths and the attitude filter: no Foundation, no I/O
-//   MotionSources       the SensorSource protocol and the simulator
-//   MotionRecordings    every recording format, read and written, streaming, merged by timestamp; replay, fuse
-//   MotionRecorder      the SQLite store of CMSensorRecorder (GRDB)
-//   OpenCoreMotion      the public Core Motion API (CMMotionManager, CM* types, delivery)
-//   CoreMotionCLI       the `coremotion` commands (swift-argument-parser), testable as a library
-//   coremotion          the executable: a one-line main over CoreMotionCLI
+// Products: the library OpenCoreMotion (re-exports MotionFusion and MotionSources), the library
+// MotionFusion, the executable coremotion. Traits (on by default): LinuxHardware links
+// MotionSourcesLinux into OpenCoreMotion, Recorder links MotionRecorder (GRDB, SQLite); with
+// `traits: []` OpenCoreMotion is the API, the simulator, replay and network sources only.
+// Public declarations per module (scripts/public-symbols) in brackets.
+//
+// Targets (lowest layer first):
+//   MotionFusion               [331] the maths and the attitude filter: pure Swift, no Foundation, no I/O
+//   MotionSources              [143] SensorSource, SourceEvent, the simulator, ManualSource, the source runtime
+//                                    (SourceWorker) and the lock family (Locked, ConditionLocked: package access)
+//   CRecordingSupport                zlib and strtod_l (system library) for MotionRecordings
+//   MotionRecordings           [125] every recording format, read and written, streaming, merged; replay; fuse
+//   MotionSourcesLinux           [0] IIO and evdev sources, mount matrices, discovery (trait LinuxHardware; package API)
+//   MotionSourcesLinuxTesting    [0] test twins: in-memory sysfs, /dev and evdev nodes (tests and fuzzing only)
+//   MotionRecorder               [0] the SQLite store of CMSensorRecorder through GRDB (trait Recorder; package API)
+//   MotionMQTT                 [129] the MQTT 3.1.1 client on SwiftNIO, the broker source, the publisher
+//   MotionPhones               [129] phone apps streaming over the network as sources (SwiftNIO)
+//   OpenCoreMotion             [320] the public Core Motion API (CMMotionManager, CM* types, the hub, delivery)
+//   MotionBenchmarks             [0] BROAD, fusion throughput, step counting and IIO latency benchmarks
+//   MotionDashboard             [66] the live web dashboard (Hummingbird)
+//   CoreMotionCLI                [0] the `coremotion` commands (swift-argument-parser), testable as a library
+//   coremotion                       the executable: a one-line main over CoreMotionCLI
+// Tests: one test target per module (…Tests), MotionFusionSimulationTests (the filter against the
+// simulator's truth), AppleListingsTests (Apple's published listings, Swift 5 mode).
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [
@@ -22,6 +38,11 @@ let package = Package(
         .library(name: "OpenCoreMotion", targets: ["OpenCoreMotion"]),
         .library(name: "MotionFusion", targets: ["MotionFusion"]),
         .executable(name: "coremotion", targets: ["coremotion"]),
+    ],
+    traits: [
+        .trait(name: "LinuxHardware", description: "IIO and evdev sources and IIO barometers (MotionSourcesLinux) in OpenCoreMotion"),
+        .trait(name: "Recorder", description: "CMSensorRecorder's SQLite store and CMPedometer's history (MotionRecorder, GRDB) in OpenCoreMotion"),
+        .default(enabledTraits: ["LinuxHardware", "Recorder"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -90,6 +111,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Test twins of sysfs, /dev and evdev nodes: used by tests and the fuzz targets only.
+        .target(
+            name: "MotionSourcesLinuxTesting",
+            dependencies: ["MotionSources", "MotionSourcesLinux"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "MotionRecorder",
             dependencies: [
@@ -104,8 +131,8 @@ let package = Package(
                 "MotionFusion",
                 "MotionSources",
                 "MotionRecordings",
-                "MotionSourcesLinux",
-                "MotionRecorder",
+                .target(name: "MotionSourcesLinux", condition: .when(traits: ["LinuxHardware"])),
+                .target(name: "MotionRecorder", condition: .when(traits: ["Recorder"])),
                 "MotionMQTT",
                 "MotionPhones",
                 .product(name: "Logging", package: "swift-log"),
@@ -116,7 +143,7 @@ let package = Package(
         ),
         .target(
             name: "MotionBenchmarks",
-            dependencies: ["MotionFusion", "MotionRecordings"],
+            dependencies: ["MotionFusion", "MotionSources", "MotionRecordings", "MotionSourcesLinux"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -151,7 +178,6 @@ let package = Package(
                 "MotionDashboard",
                 "MotionRecorder",
                 "MotionMQTT",
-                "MotionRecordings",
                 "MotionPhones",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -229,7 +255,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenCoreMotionTests",
-            dependencies: ["OpenCoreMotion", "MotionSources", "MotionFusion", "MotionRecorder", "MotionRecordings"],
+            dependencies: ["OpenCoreMotion", "MotionSources", "MotionFusion", "MotionRecorder", "MotionRecordings", "MotionSourcesLinuxTesting"],
             swiftSettings: swiftSettings
         ),
         // Apple's published listings are Swift 5 code; they must build with only the import changed.
@@ -240,7 +266,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MotionSourcesLinuxTests",
-            dependencies: ["MotionSourcesLinux", "MotionSources", "MotionFusion", "OpenCoreMotion", "CoreMotionCLI", "coremotion"],
+            dependencies: ["MotionSourcesLinux", "MotionSourcesLinuxTesting", "MotionSources", "MotionFusion", "OpenCoreMotion"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -256,7 +282,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CoreMotionCLITests",
-            dependencies: ["CoreMotionCLI", "coremotion", "MotionRecorder", "MotionRecordings"],
+            dependencies: ["CoreMotionCLI", "coremotion", "MotionRecorder", "MotionRecordings", "MotionSourcesLinux"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -9,6 +9,7 @@ import Foundation
 import MotionFusion
 import MotionSources
 @testable import MotionSourcesLinux
+import MotionSourcesLinuxTesting
 
 /// The targets, by name.
 let fuzzTargets: [String: @Sendable ([UInt8]) -> Void] = recordingTargets.merging([

@@ -7,9 +7,9 @@ import MotionFusion
 ///
 /// BROAD: D. Laidig, M. Caruso, A. Cereatti, T. Seel, "BROAD—A Benchmark for Robust Inertial Orientation
 /// Estimation", Data 6(7):72, 2021 (CC-BY-4.0).
-public struct BenchBroadCommand: ParsableCommand {
+package struct BenchBroadCommand: ParsableCommand {
     /// The command's name, help and discussion.
-    public static let configuration = CommandConfiguration(
+    package static let configuration = CommandConfiguration(
         commandName: "broad",
         abstract: "Score the fusion filter on BROAD trials (total / heading / inclination RMSE, degrees).",
         discussion: """
@@ -47,7 +47,7 @@ public struct BenchBroadCommand: ParsableCommand {
     var grid: [String] = []
 
     /// Creates the command with default options (ArgumentParser fills them in).
-    public init() {}
+    package init() {}
 
     struct Report: Codable {
         var mode: String
@@ -57,7 +57,7 @@ public struct BenchBroadCommand: ParsableCommand {
     }
 
     /// Runs the command. Errors are reported by ArgumentParser.
-    public func run() throws {
+    package func run() throws {
         if crossValidate { return try runCrossValidation() }
         let url = URL(fileURLWithPath: directory)
         var parameters = offline ? AttitudeSmoother.defaultParameters : AttitudeFilterParameters()

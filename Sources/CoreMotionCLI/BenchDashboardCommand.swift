@@ -11,9 +11,9 @@ import MotionSources
 /// `--clients` WebSocket clients, sets the interval (10 ms: 100 Hz on all four streams), and reads
 /// the child's CPU time from `/proc/PID/stat` over `--seconds`. The clients run in this process, so
 /// their cost is not counted. It also measures the idle server (no page connected) first.
-public struct BenchDashboardCommand: AsyncParsableCommand {
+package struct BenchDashboardCommand: AsyncParsableCommand {
     /// The command's name, help and subcommands.
-    public static let configuration = CommandConfiguration(
+    package static let configuration = CommandConfiguration(
         commandName: "dashboard",
         abstract: "Measure the dashboard server's CPU with many WebSocket clients at 100 Hz on every sensor."
     )
@@ -37,10 +37,10 @@ public struct BenchDashboardCommand: AsyncParsableCommand {
     var json = false
 
     /// Creates the command with its defaults; ArgumentParser fills the options.
-    public init() {}
+    package init() {}
 
     /// Refuses out-of-range options with one clear line.
-    public func validate() throws {
+    package func validate() throws {
         guard intervalMilliseconds % 5 == 0 else {
             throw ValidationError("--interval-ms must be 10…100 in steps of 5")
         }
@@ -57,7 +57,7 @@ public struct BenchDashboardCommand: AsyncParsableCommand {
     }
 
     /// Runs the command until it is done (the dashboard: until interrupted).
-    public func run() async throws {
+    package func run() async throws {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: "/proc/self/exe")
         child.arguments = ["dashboard", "--source", source, "--port", "0"]

@@ -74,22 +74,12 @@ struct BenchDeliveryCommand: AsyncParsableCommand {
         struct Latency: Codable { var p50: Double; var p99: Double; var max: Double }
     }
 
-    final class Tally: @unchecked Sendable {
-        let lock = NSLock()
-        var latencies: [Double] = []
-        var last = -Double.infinity
-        var outOfOrder = 0
-        var delivered = 0
-        var pastCutoff = false
-        var nextSleep = 0.0
-    }
-
     func run() async throws {
         let source = CountingSource(SimulatedDevice(scenario: .handheld))
         let manager = CMMotionManager(source: source)
         manager.accelerometerUpdateInterval = 1 / rate
-        let tally = Tally()
-        tally.latencies.reserveCapacity(Int(rate * seconds * 1.2))  // safe: --rate and --seconds are validated
+        let tally = Locked(DeliveryTally(latencyCapacity: Int(rate * seconds * 1.2)))  // safe: --rate and --seconds are validated
+        let nextSleep = Locked(0.0)
         let cutoff = Locked(Double.infinity)
         let slow = slowHandler
         let queue = OperationQueue()
@@ -97,18 +87,11 @@ struct BenchDeliveryCommand: AsyncParsableCommand {
             let now = ProcessInfo.processInfo.systemUptime
             guard let data else { return }
             let limit = cutoff.withLock { $0 }
-            tally.lock.lock()
-            if data.timestamp > limit {
-                tally.pastCutoff = true
-            } else {
-                tally.delivered += 1
-                tally.latencies.append((now - data.timestamp) * 1e6)
-                if data.timestamp <= tally.last { tally.outOfOrder += 1 }
-                tally.last = data.timestamp
+            tally.withLock { $0.record(timestamp: data.timestamp, now: now, cutoff: limit, recordLatency: true) }
+            let sleep = slow && nextSleep.withLock { next in
+                defer { if now >= next { next = now + 1 } }
+                return now >= next
             }
-            let sleep = slow && now >= tally.nextSleep
-            if sleep { tally.nextSleep = now + 1 }
-            tally.lock.unlock()
             if sleep { usleep(50_000) }
         }
         try await Task.sleep(nanoseconds: UInt64(seconds * 1e9))  // safe: --seconds is validated (≤ 3600)
@@ -118,12 +101,12 @@ struct BenchDeliveryCommand: AsyncParsableCommand {
         // Let the queue drain: wait for a sample past the cut-off, at most 5 s.
         let drainDeadline = Date().addingTimeInterval(5)
         while Date() < drainDeadline {
-            let done = tally.lock.withLock { tally.pastCutoff }
+            let done = tally.withLock { $0.pastCutoff }
             if done { break }
             try await Task.sleep(nanoseconds: 2_000_000)
         }
         manager.stopAccelerometerUpdates()
-        let result = tally.lock.withLock {
+        let result = tally.withLock { tally in
             let sorted = tally.latencies.sorted()
             func pct(_ p: Double) -> Double {
                 sorted.nearestRankPercentile(p) ?? 0

@@ -12,9 +12,9 @@ import Glibc
 /// --sensor raw` writes it: blocks of 0.1 s per sensor, so the merge's reordering is part of the cost.
 /// Then runs this executable's `fuse` on it as a child process, output to a file, and reports its wall
 /// time and peak resident memory (`getrusage(RUSAGE_CHILDREN)`, the figure `/usr/bin/time -v` prints).
-public struct BenchFuseCommand: ParsableCommand {
+package struct BenchFuseCommand: ParsableCommand {
     /// The command's name, help and discussion.
-    public static let configuration = CommandConfiguration(
+    package static let configuration = CommandConfiguration(
         commandName: "fuse",
         abstract: "Measure `coremotion fuse` on a generated raw CSV (wall time, peak memory).",
         discussion: "Build with -c release for meaningful numbers."
@@ -33,10 +33,10 @@ public struct BenchFuseCommand: ParsableCommand {
     var offline = false
 
     /// Creates the command with default options (ArgumentParser fills them in).
-    public init() {}
+    package init() {}
 
     /// Runs the command.
-    public func run() throws {
+    package func run() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bench-fuse-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -3,9 +3,9 @@ import Foundation
 import MotionBenchmarks
 
 /// `coremotion bench fusion`: single-thread throughput of the fusion filter.
-public struct BenchFusionCommand: ParsableCommand {
+package struct BenchFusionCommand: ParsableCommand {
     /// The command's name, help and discussion.
-    public static let configuration = CommandConfiguration(
+    package static let configuration = CommandConfiguration(
         commandName: "fusion",
         abstract: "Measure the fusion filter's throughput (samples per second, 6D and 9D, one thread).",
         discussion: "Build with -c release for meaningful numbers."
@@ -18,10 +18,10 @@ public struct BenchFusionCommand: ParsableCommand {
     var samples = 1_000_000
 
     /// Creates the command with default options (ArgumentParser fills them in).
-    public init() {}
+    package init() {}
 
     /// Runs the command. Errors are reported by ArgumentParser.
-    public func run() throws {
+    package func run() throws {
         let r = FusionThroughput.measure(count: samples)
         if json {
             let enc = JSONEncoder()

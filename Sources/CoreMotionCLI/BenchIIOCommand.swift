@@ -1,13 +1,14 @@
 import ArgumentParser
 import Foundation
 import MotionSources
+import MotionBenchmarks
 import MotionSourcesLinux
 import OpenCoreMotion
 
 /// `coremotion bench iio`: the buffered IIO path's speed on an emulated device.
-public struct BenchIIOCommand: ParsableCommand {
+package struct BenchIIOCommand: ParsableCommand {
     /// Name, abstract and help text.
-    public static let configuration = CommandConfiguration(
+    package static let configuration = CommandConfiguration(
         commandName: "iio",
         abstract: "Benchmark buffered IIO capture: an emulated device writes scans through a FIFO.",
         discussion: """
@@ -30,10 +31,10 @@ public struct BenchIIOCommand: ParsableCommand {
     var throughManager = false
 
     /// Creates the command with default options (ArgumentParser fills them in).
-    public init() {}
+    package init() {}
 
     /// Runs the command.
-    public func run() throws {
+    package func run() throws {
         let manager = throughManager
         let rate = self.rate
         let result = try IIOBenchmark.run(rate: rate, seconds: seconds, consumer: manager ? { source, deliver in

@@ -4,9 +4,9 @@ import MotionRecordings
 
 /// `coremotion bench read FILE`: how fast ``RecordingInput`` parses a recording (every stream read to
 /// the end, nothing else), and the process's peak memory.
-public struct BenchReadCommand: ParsableCommand {
+package struct BenchReadCommand: ParsableCommand {
     /// The command's name, help and discussion.
-    public static let configuration = CommandConfiguration(
+    package static let configuration = CommandConfiguration(
         commandName: "read",
         abstract: "Measure recording parsing throughput (MB/s, samples/s) and peak memory.",
         discussion: "Reads every stream of the recording to the end, in file order (no merge, no fusion). Build with -c release for meaningful numbers."
@@ -25,7 +25,7 @@ public struct BenchReadCommand: ParsableCommand {
     var json = false
 
     /// Creates the command with default options (ArgumentParser fills them in).
-    public init() {}
+    package init() {}
 
     struct Result: Encodable {
         var format: String
@@ -45,7 +45,7 @@ public struct BenchReadCommand: ParsableCommand {
     }
 
     /// Runs the command: one line on stderr and exit status 1 on a recording error.
-    public func run() throws {
+    package func run() throws {
         var format: RecordingFormat? = nil
         if let inputFormat {
             guard let f = RecordingFormat(rawValue: inputFormat) else {

@@ -37,14 +37,6 @@ struct BenchSoakCommand: AsyncParsableCommand {
         struct RSS: Codable { var start: Int; var after_warmup: Int; var end: Int; var max: Int }
     }
 
-    final class Tally: @unchecked Sendable {
-        let lock = NSLock()
-        var delivered = 0
-        var last = -Double.infinity
-        var outOfOrder = 0
-        var pastCutoff = false
-    }
-
     /// The resident set size in kB (`/proc/self/statm`, second field, in pages); 0 where unreadable.
     static func residentKilobytes() -> Int {
         guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
@@ -58,7 +50,7 @@ struct BenchSoakCommand: AsyncParsableCommand {
         let manager = CMMotionManager(source: source)
         guard manager.isDeviceMotionAvailable else { throw CLIError("the simulator has no device motion") }
         manager.deviceMotionUpdateInterval = 1 / rate
-        let tally = Tally()
+        let tally = Locked(DeliveryTally())
         let cutoff = Locked(Double.infinity)
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
@@ -66,15 +58,7 @@ struct BenchSoakCommand: AsyncParsableCommand {
         manager.startDeviceMotionUpdates(to: queue) { motion, _ in
             guard let motion else { return }
             let limit = cutoff.withLock { $0 }
-            tally.lock.lock()
-            if motion.timestamp > limit {
-                tally.pastCutoff = true
-            } else {
-                tally.delivered += 1
-                if motion.timestamp <= tally.last { tally.outOfOrder += 1 }
-                tally.last = motion.timestamp
-            }
-            tally.lock.unlock()
+            tally.withLock { $0.record(timestamp: motion.timestamp, now: 0, cutoff: limit, recordLatency: false) }
         }
         let warmup = min(60, seconds / 4)
         let started = ProcessInfo.processInfo.systemUptime
@@ -96,12 +80,12 @@ struct BenchSoakCommand: AsyncParsableCommand {
         // Let the queue drain: wait for an update past the cut-off, at most 5 s.
         let drainDeadline = Date().addingTimeInterval(5)
         while Date() < drainDeadline {
-            if tally.lock.withLock({ tally.pastCutoff }) { break }
+            if tally.withLock({ $0.pastCutoff }) { break }
             try await Task.sleep(nanoseconds: 2_000_000)
         }
         manager.stopDeviceMotionUpdates()
         let after = rssAfterWarmup ?? rssStart
-        let result = tally.lock.withLock {
+        let result = tally.withLock { tally in
             Result(rate_hz: rate, seconds: seconds, warmup_seconds: warmup, expected: source.deviceMotionUpdates, delivered: tally.delivered,
                    lost: max(0, source.deviceMotionUpdates - tally.delivered), out_of_order: tally.outOfOrder,
                    rss_kb: .init(start: rssStart, after_warmup: after, end: rssEnd, max: rssMax), growth_kb: rssEnd - after)

@@ -4,9 +4,9 @@ import MotionBenchmarks
 import MotionFusion
 
 /// `coremotion bench steps DIR`: step-count accuracy on labelled walks, in-sample and cross-validated.
-public struct BenchStepsCommand: ParsableCommand {
+package struct BenchStepsCommand: ParsableCommand {
     /// The command's name, help and discussion.
-    public static let configuration = CommandConfiguration(
+    package static let configuration = CommandConfiguration(
         commandName: "steps",
         abstract: "Score the step detector on labelled walks (mean absolute percentage error).",
         discussion: """
@@ -25,7 +25,7 @@ public struct BenchStepsCommand: ParsableCommand {
     var json = false
 
     /// Creates the command with default options (ArgumentParser fills them in).
-    public init() {}
+    package init() {}
 
     struct WalkReport: Codable {
         var truth: Int
@@ -56,7 +56,7 @@ public struct BenchStepsCommand: ParsableCommand {
     }
 
     /// Runs the command.
-    public func run() throws {
+    package func run() throws {
         let truthPath = URL(fileURLWithPath: directory).appendingPathComponent("truth.json").path
         guard let data = FileManager.default.contents(atPath: truthPath) else {
             throw CLIError("\(truthPath): cannot read (bench steps needs DIR/truth.json)")

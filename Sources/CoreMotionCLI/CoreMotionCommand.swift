@@ -3,8 +3,8 @@ import ArgumentParser
 /// The `coremotion` command: Core Motion for Linux from the terminal.
 ///
 /// Each subcommand lives in its own `*Command.swift` file and is registered in ``configuration``.
-public struct CoreMotionCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct CoreMotionCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "coremotion",
         abstract: "Motion sensors, sensor fusion and Core Motion's API on Linux.",
         version: "0.1.0",
@@ -23,5 +23,5 @@ public struct CoreMotionCommand: AsyncParsableCommand {
         ]
     )
 
-    public init() {}
+    package init() {}
 }

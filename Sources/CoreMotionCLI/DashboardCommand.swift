@@ -7,9 +7,9 @@ import OpenCoreMotion
 
 /// `coremotion dashboard`: MotionGraphs for Linux, a live web page of every sensor with the
 /// update-interval slider, served by this binary.
-public struct DashboardCommand: AsyncParsableCommand {
+package struct DashboardCommand: AsyncParsableCommand {
     /// The command's name, help and subcommands.
-    public static let configuration = CommandConfiguration(
+    package static let configuration = CommandConfiguration(
         commandName: "dashboard",
         abstract: "Serve a live web dashboard of every sensor: graphs, attitude, the update-interval slider.",
         discussion: """
@@ -35,15 +35,15 @@ public struct DashboardCommand: AsyncParsableCommand {
     var port: Int = 8080
 
     /// Creates the command with its defaults; ArgumentParser fills the options.
-    public init() {}
+    package init() {}
 
     /// Refuses out-of-range options with one clear line.
-    public func validate() throws {
+    package func validate() throws {
         guard !host.isEmpty else { throw ValidationError("--host must not be empty") }
     }
 
     /// Runs the command until it is done (the dashboard: until interrupted).
-    public func run() async throws {
+    package func run() async throws {
         let source = try sourceOptions.resolve()
         let shown: any SensorSource = (source as? MQTTSensorSource).map(Self.devicePicker) ?? source
         let server = DashboardServer(source: shown, barometer: Self.barometer(for: source), host: host, port: port)

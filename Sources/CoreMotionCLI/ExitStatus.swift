@@ -9,11 +9,11 @@ import Foundation
 /// | 1 | any error: a bad or missing option value, a source that cannot be opened, an unreadable file, a failed benchmark target |
 ///
 /// An error is one line on standard error, `Error: ` then the reason.
-public enum ExitStatus {
+package enum ExitStatus {
     /// Success.
-    public static let success: Int32 = 0
+    package static let success: Int32 = 0
     /// Every error.
-    public static let failure: Int32 = 1
+    package static let failure: Int32 = 1
 }
 
 extension CoreMotionCommand {
@@ -23,7 +23,7 @@ extension CoreMotionCommand {
     ///
     /// ArgumentParser's own `main()` would exit 64 for a bad option value and print usage lines
     /// after the error; this maps every failure to 1 and prints only the reason.
-    public static func run(arguments: [String]) async -> Int32 {
+    package static func run(arguments: [String]) async -> Int32 {
         do {
             var command = try parseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {

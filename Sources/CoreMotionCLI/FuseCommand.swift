@@ -11,9 +11,9 @@ import OpenCoreMotion
 /// timestamp; writes one row per fused update (per gyroscope sample once an accelerometer sample has
 /// been seen) in the device-motion format of `coremotion stream --sensor device-motion`
 /// (``DeviceMotionWriter``).
-public struct FuseCommand: ParsableCommand {
+package struct FuseCommand: ParsableCommand {
     /// The command's name, help and discussion.
-    public static let configuration = CommandConfiguration(
+    package static let configuration = CommandConfiguration(
         commandName: "fuse",
         abstract: "Fuse a sensor recording into attitude, gravity, user acceleration and heading.",
         discussion: """
@@ -62,10 +62,10 @@ public struct FuseCommand: ParsableCommand {
     var offline = false
 
     /// Creates the command with default options (ArgumentParser fills them in).
-    public init() {}
+    package init() {}
 
     /// Runs the command. Errors are one line on stderr, exit status 1, after every good row.
-    public func run() throws {
+    package func run() throws {
         var forced: RecordingFormat?
         if let inputFormat {
             guard let f = RecordingFormat(rawValue: inputFormat.lowercased()) else {

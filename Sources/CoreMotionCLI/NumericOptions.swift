@@ -18,18 +18,18 @@ import Foundation
 ///
 /// The `coremotion` entry point reports every such error with exit status 1 (see the README's
 /// table of exit statuses).
-public enum OptionValue {
+package enum OptionValue {
     /// The largest number of seconds any option takes: about 3 years, far beyond any real run, and
     /// small enough that seconds × 10⁹ fits a `UInt64` count of nanoseconds.
-    public static let maximumSeconds: Double = 1e8
+    package static let maximumSeconds: Double = 1e8
 
     /// The largest count any option takes.
-    public static let maximumCount = 1_000_000_000
+    package static let maximumCount = 1_000_000_000
 
     /// Why a value was refused; its description follows ArgumentParser's "is invalid for …:".
-    public struct Refusal: Error, CustomStringConvertible, Sendable {
+    package struct Refusal: Error, CustomStringConvertible, Sendable {
         /// The reason, one line.
-        public var description: String
+        package var description: String
         init(_ description: String) { self.description = description }
     }
 
@@ -46,7 +46,7 @@ public enum OptionValue {
     /// - Parameters:
     ///   - range: the accepted values, in seconds; its bounds are clamped to 0…``maximumSeconds``.
     ///   - allowZero: whether 0 is accepted (a lower bound of 0 alone does not accept it).
-    public static func seconds(
+    package static func seconds(
         _ range: ClosedRange<Double> = 0...maximumSeconds, allowZero: Bool = false
     ) -> @Sendable (String) throws -> Double {
         let low = max(range.lowerBound, 0), high = min(range.upperBound, maximumSeconds)
@@ -61,7 +61,7 @@ public enum OptionValue {
     }
 
     /// A rate in hertz, more than 0 and at most `maximum`.
-    public static func hertz(maximum: Double = 1000) -> @Sendable (String) throws -> Double {
+    package static func hertz(maximum: Double = 1000) -> @Sendable (String) throws -> Double {
         { text in
             let x = try finite(text, unit: "hertz")
             if x <= 0 { throw Refusal("must be more than 0 Hz") }
@@ -72,7 +72,7 @@ public enum OptionValue {
 
     /// A finite number within `range`, in `unit` (metres, megabytes, …), for options that are neither
     /// durations nor rates.
-    public static func number(_ range: ClosedRange<Double>, unit: String) -> @Sendable (String) throws -> Double {
+    package static func number(_ range: ClosedRange<Double>, unit: String) -> @Sendable (String) throws -> Double {
         { text in
             let x = try finite(text, unit: unit)
             guard range.contains(x) else {
@@ -83,7 +83,7 @@ public enum OptionValue {
     }
 
     /// A whole number within `range` (clamped to at most ``maximumCount``).
-    public static func count(_ range: ClosedRange<Int> = 1...maximumCount) -> @Sendable (String) throws -> Int {
+    package static func count(_ range: ClosedRange<Int> = 1...maximumCount) -> @Sendable (String) throws -> Int {
         let high = min(range.upperBound, maximumCount)
         return { text in
             let trimmed = text.trimmingCharacters(in: .whitespaces)
@@ -95,7 +95,7 @@ public enum OptionValue {
     }
 
     /// A TCP port, 0…65535 (0 lets the system pick a free one).
-    public static func port(_ text: String) throws -> Int {
+    package static func port(_ text: String) throws -> Int {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard let n = Int(trimmed), (0...65535).contains(n) else {
             throw Refusal("a TCP port is a whole number from 0 to 65535")

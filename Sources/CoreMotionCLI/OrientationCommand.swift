@@ -5,9 +5,9 @@ import MotionFusion
 import OpenCoreMotion
 
 /// `coremotion orientation`: the device orientation as `UIDevice` reports it.
-public struct OrientationCommand: AsyncParsableCommand {
+package struct OrientationCommand: AsyncParsableCommand {
     /// Name, abstract and help text.
-    public static let configuration = CommandConfiguration(
+    package static let configuration = CommandConfiguration(
         commandName: "orientation",
         abstract: "Print the device orientation (portrait, landscapeLeft, faceUp, …) and each change.",
         discussion: """
@@ -29,10 +29,10 @@ public struct OrientationCommand: AsyncParsableCommand {
     var count: Int?
 
     /// Creates the command with default options (ArgumentParser fills them in).
-    public init() {}
+    package init() {}
 
     /// Runs the command.
-    public func run() async throws {
+    package func run() async throws {
         let src = try sourceOptions.resolve()
         let manager = CMMotionManager(source: src)
         guard manager.isAccelerometerAvailable else {

@@ -80,6 +80,8 @@ struct RecordCommand: AsyncParsableCommand {
 
 /// SIGINT and SIGTERM as an awaitable event, so that `record` writes its last batch and its summary.
 final class StopSignals: @unchecked Sendable {
+    // Sendable: Dispatch's signal sources are not marked Sendable, though Dispatch documents them as
+    // thread-safe; they are only created in `init` and cancelled in `cancel()`.
     private let sources: [DispatchSourceSignal]
     private let stream: AsyncStream<Void>
     private let continuation: AsyncStream<Void>.Continuation

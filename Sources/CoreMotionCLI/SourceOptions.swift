@@ -46,15 +46,18 @@ struct CLIError: Error, CustomStringConvertible {
 
 /// Writes lines to a file or standard output, flushing at most every `flushInterval` seconds so a
 /// live pipe sees data promptly without a write per line.
-final class LineWriter: @unchecked Sendable {
+final class LineWriter: Sendable {
     private let handle: FileHandle
-    private var buffer = ""
-    private var lastFlush = ProcessInfo.processInfo.systemUptime
     private let flushInterval: Double
-    private let lock = NSLock()
+    private struct Buffer {
+        var text = ""
+        var lastFlush: Double
+    }
+    private let buffer: Locked<Buffer>
 
     init(path: String?, flushInterval: Double = 0.1) throws {
         self.flushInterval = flushInterval
+        buffer = Locked(Buffer(lastFlush: ProcessInfo.processInfo.systemUptime))
         if let path, path != "-" {
             guard FileManager.default.createFile(atPath: path, contents: nil),
                   let h = FileHandle(forWritingAtPath: path)
@@ -66,27 +69,25 @@ final class LineWriter: @unchecked Sendable {
     }
 
     func write(_ line: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        buffer += line
-        buffer += "\n"
-        let now = ProcessInfo.processInfo.systemUptime
-        if buffer.utf8.count > 1 << 16 || now - lastFlush >= flushInterval {
-            flushLocked()
-            lastFlush = now
+        buffer.withLock { b in
+            b.text += line
+            b.text += "\n"
+            let now = ProcessInfo.processInfo.systemUptime
+            if b.text.utf8.count > 1 << 16 || now - b.lastFlush >= flushInterval {
+                flush(&b)
+                b.lastFlush = now
+            }
         }
     }
 
     func flush() {
-        lock.lock()
-        defer { lock.unlock() }
-        flushLocked()
+        buffer.withLock { flush(&$0) }
     }
 
-    private func flushLocked() {
-        guard !buffer.isEmpty else { return }
-        handle.write(Data(buffer.utf8))
-        buffer.removeAll(keepingCapacity: true)
+    private func flush(_ b: inout Buffer) {
+        guard !b.text.isEmpty else { return }
+        handle.write(Data(b.text.utf8))
+        b.text.removeAll(keepingCapacity: true)
     }
 }
 

@@ -3,9 +3,9 @@ import Foundation
 import MotionFusion
 
 /// `coremotion steps INPUT`: the steps, cadence and distance of a recording's accelerometer.
-public struct StepsCommand: ParsableCommand {
+package struct StepsCommand: ParsableCommand {
     /// The command's name, help and discussion.
-    public static let configuration = CommandConfiguration(
+    package static let configuration = CommandConfiguration(
         commandName: "steps",
         abstract: "Count the steps of a recording (with cadence and distance).",
         discussion: """
@@ -25,7 +25,7 @@ public struct StepsCommand: ParsableCommand {
     var height: Double = 1.70
 
     /// Creates the command with default options (ArgumentParser fills them in).
-    public init() {}
+    package init() {}
 
     struct Report: Codable {
         var steps: Int
@@ -38,7 +38,7 @@ public struct StepsCommand: ParsableCommand {
     }
 
     /// Runs the command.
-    public func run() throws {
+    package func run() throws {
         let rec = try AccelerometerInput(path: input)
         var pedometer = PedometerAccumulator(lengthModel: StepLengthModel(height: height))
         for i in rec.t.indices {

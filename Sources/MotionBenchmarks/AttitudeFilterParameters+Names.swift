@@ -3,7 +3,7 @@ import MotionFusion
 extension AttitudeFilterParameters {
     /// The numeric parameters by name, for command-line overrides (`--parameter name=value`).
     /// Immutable after initialisation (key paths are immutable values), hence safe to share.
-    nonisolated(unsafe) public static let numericKeyPaths: [String: WritableKeyPath<AttitudeFilterParameters, Double>] = [
+    nonisolated(unsafe) package static let numericKeyPaths: [String: WritableKeyPath<AttitudeFilterParameters, Double>] = [
         "accelerometerTimeConstant": \.accelerometerTimeConstant,
         "magnetometerTimeConstant": \.magnetometerTimeConstant,
         "magnetometerInitialTime": \.magnetometerInitialTime,
@@ -38,7 +38,7 @@ extension AttitudeFilterParameters {
     ]
 
     /// The boolean parameters by name.
-    nonisolated(unsafe) public static let booleanKeyPaths: [String: WritableKeyPath<AttitudeFilterParameters, Bool>] = [
+    nonisolated(unsafe) package static let booleanKeyPaths: [String: WritableKeyPath<AttitudeFilterParameters, Bool>] = [
         "estimatesBiasInMotion": \.estimatesBiasInMotion,
         "estimatesBiasAtRest": \.estimatesBiasAtRest,
         "estimatesBiasFromHeading": \.estimatesBiasFromHeading,
@@ -46,7 +46,7 @@ extension AttitudeFilterParameters {
     ]
 
     /// Applies an override `name=value`; returns `false` when the name or value is not recognised.
-    public mutating func apply(override text: String) -> Bool {
+    package mutating func apply(override text: String) -> Bool {
         let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
         guard parts.count == 2 else { return false }
         if let kp = Self.numericKeyPaths[parts[0]], let v = Double(parts[1]), v.isFinite {

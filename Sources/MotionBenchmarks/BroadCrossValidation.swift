@@ -3,7 +3,7 @@ import MotionFusion
 /// One of the four ways BROAD scores an orientation filter here: causal or offline, with or without the
 /// magnetometer. 9D estimates are judged on the total error, 6D ones on the inclination (heading is
 /// unobservable without a magnetometer).
-public enum BroadMeasure: String, CaseIterable, Sendable, Codable {
+package enum BroadMeasure: String, CaseIterable, Sendable, Codable {
     /// ``AttitudeFilter`` with the magnetometer, total error.
     case causal9D = "causal_9d_total"
     /// ``AttitudeFilter`` without the magnetometer, inclination error.
@@ -14,16 +14,16 @@ public enum BroadMeasure: String, CaseIterable, Sendable, Codable {
     case offline6D = "offline_6d_inclination"
 
     /// Whether the measure runs the offline smoother.
-    public var offline: Bool { self == .offline9D || self == .offline6D }
+    package var offline: Bool { self == .offline9D || self == .offline6D }
     /// Whether the measure fuses the magnetometer.
-    public var usesMagnetometer: Bool { self == .causal9D || self == .offline9D }
+    package var usesMagnetometer: Bool { self == .causal9D || self == .offline9D }
     /// The parameters the measure starts from: ``AttitudeFilterParameters``' defaults, or
     /// ``AttitudeSmoother/defaultParameters`` offline.
-    public var baseParameters: AttitudeFilterParameters {
+    package var baseParameters: AttitudeFilterParameters {
         offline ? AttitudeSmoother.defaultParameters : AttitudeFilterParameters()
     }
     /// The figure of `errors` this measure scores, degrees.
-    public func figure(_ errors: BroadErrors) -> Double {
+    package func figure(_ errors: BroadErrors) -> Double {
         usesMagnetometer ? errors.total : errors.inclination
     }
 }
@@ -39,39 +39,39 @@ public enum BroadMeasure: String, CaseIterable, Sendable, Codable {
 /// cross-validated figures equal the in-sample ones.
 ///
 /// Values only; runs on the calling thread.
-public struct BroadCrossValidation: Sendable {
+package struct BroadCrossValidation: Sendable {
     /// One grid axis: a parameter name (see ``AttitudeFilterParameters/numericKeyPaths``) and its values.
-    public struct Axis: Sendable, Hashable, Codable {
+    package struct Axis: Sendable, Hashable, Codable {
         /// Parameter name.
-        public var name: String
+        package var name: String
         /// Candidate values, in the parameter's unit.
-        public var values: [Double]
+        package var values: [Double]
         /// Creates an axis.
-        public init(name: String, values: [Double]) {
+        package init(name: String, values: [Double]) {
             self.name = name
             self.values = values
         }
     }
 
     /// The outcome for one measure.
-    public struct MeasureResult: Sendable, Codable {
+    package struct MeasureResult: Sendable, Codable {
         /// The measure.
-        public var measure: BroadMeasure
+        package var measure: BroadMeasure
         /// Per trial: the figure with the default parameters (in-sample), degrees.
-        public var inSample: [String: Double]
+        package var inSample: [String: Double]
         /// Per trial: the figure with the candidate chosen on the other trials, degrees.
-        public var crossValidated: [String: Double]
+        package var crossValidated: [String: Double]
         /// Per trial: the overrides (`name=value`) chosen on the other trials.
-        public var chosen: [String: [String]]
+        package var chosen: [String: [String]]
         /// Mean of ``inSample``, degrees.
-        public var inSampleMean: Double
+        package var inSampleMean: Double
         /// Mean of ``crossValidated``, degrees.
-        public var crossValidatedMean: Double
+        package var crossValidatedMean: Double
         /// The candidate with the best mean over all trials (what tuning on every trial would pick) and
         /// that mean, degrees.
-        public var bestOnAll: [String]
+        package var bestOnAll: [String]
         /// See ``bestOnAll``.
-        public var bestOnAllMean: Double
+        package var bestOnAllMean: Double
 
         enum CodingKeys: String, CodingKey {
             case measure, chosen
@@ -85,12 +85,12 @@ public struct BroadCrossValidation: Sendable {
     }
 
     /// The grid.
-    public var axes: [Axis]
+    package var axes: [Axis]
 
     /// The parameters whose defaults were chosen on the BROAD trials, with values around them: the
     /// inclination time constant (default 1.75 s, causal and offline) and, offline, the gravity smoother's
     /// time constant (2 s).
-    public static let defaultAxes: [BroadMeasure: [Axis]] = [
+    package static let defaultAxes: [BroadMeasure: [Axis]] = [
         .causal9D: [Axis(name: "accelerometerTimeConstant", values: [1.25, 1.75, 2.5, 3.5])],
         .causal6D: [Axis(name: "accelerometerTimeConstant", values: [1.25, 1.75, 2.5, 3.5])],
         .offline9D: [Axis(name: "accelerometerTimeConstant", values: [1.75, 2.2, 3]),
@@ -100,12 +100,12 @@ public struct BroadCrossValidation: Sendable {
     ]
 
     /// Creates a cross-validation over `axes`.
-    public init(axes: [Axis]) {
+    package init(axes: [Axis]) {
         self.axes = axes
     }
 
     /// The candidates: every combination of the axes' values, as override lists.
-    public var candidates: [[String]] {
+    package var candidates: [[String]] {
         var out: [[String]] = [[]]
         for axis in axes {
             out = out.flatMap { prefix in axis.values.map { prefix + ["\(axis.name)=\($0)"] } }
@@ -115,7 +115,7 @@ public struct BroadCrossValidation: Sendable {
 
     /// Runs the cross-validation of one measure.
     /// - Throws: ``BroadError`` for a bad override or an estimate of the wrong length.
-    public func run(_ measure: BroadMeasure, trials: [BroadTrial],
+    package func run(_ measure: BroadMeasure, trials: [BroadTrial],
                     progress: (String) -> Void = { _ in }) throws -> MeasureResult {
         let names = trials.map(\.name)
         func scores(_ overrides: [String]) throws -> [Double] {

@@ -5,23 +5,23 @@ import MotionFusion
 /// For each sample with movement and ground truth: `e = q_est ⊗ conj(q_ref)` (both sensor → ENU),
 /// normalised; total = 2 acos(min(1, |e_w|)), heading = 2 atan(|e_z| / |e_w|),
 /// inclination = 2 acos(min(1, √(e_w² + e_z²))); each figure is the RMSE over the scored samples.
-public struct BroadErrors: Sendable, Hashable, Codable {
+package struct BroadErrors: Sendable, Hashable, Codable {
     /// Total orientation RMSE, degrees.
-    public var total: Double
+    package var total: Double
     /// Heading RMSE, degrees.
-    public var heading: Double
+    package var heading: Double
     /// Inclination RMSE, degrees.
-    public var inclination: Double
+    package var inclination: Double
 
     /// Creates errors, degrees.
-    public init(total: Double, heading: Double, inclination: Double) {
+    package init(total: Double, heading: Double, inclination: Double) {
         self.total = total
         self.heading = heading
         self.inclination = inclination
     }
 
     /// Scores estimates (sensor → ENU) against a trial's truth.
-    public init(estimates: [Quaternion], trial: BroadTrial) throws {
+    package init(estimates: [Quaternion], trial: BroadTrial) throws {
         guard estimates.count == trial.count else {
             throw BroadError.lengthMismatch(trial.name, estimates.count, trial.count)
         }
@@ -56,7 +56,7 @@ public struct BroadErrors: Sendable, Hashable, Codable {
     }
 
     /// The plain mean of several trials' errors.
-    public static func mean(_ all: [BroadErrors]) -> BroadErrors {
+    package static func mean(_ all: [BroadErrors]) -> BroadErrors {
         let n = Double(max(all.count, 1))
         return BroadErrors(total: all.map(\.total).reduce(0, +) / n,
                            heading: all.map(\.heading).reduce(0, +) / n,

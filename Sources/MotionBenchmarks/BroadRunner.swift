@@ -1,24 +1,24 @@
 import MotionFusion
 
 /// Runs ``AttitudeFilter`` (or ``AttitudeSmoother``) over BROAD trials and scores it.
-public struct BroadRunner: Sendable {
+package struct BroadRunner: Sendable {
     /// Filter tuning.
-    public var parameters: AttitudeFilterParameters
+    package var parameters: AttitudeFilterParameters
     /// Fuse the magnetometer (9D) or not (6D).
-    public var usesMagnetometer: Bool
+    package var usesMagnetometer: Bool
     /// Use the non-causal smoother.
-    public var offline: Bool
+    package var offline: Bool
 
     /// Creates a runner. Without explicit parameters, the causal filter uses ``AttitudeFilterParameters``'
     /// defaults and the offline smoother ``AttitudeSmoother/defaultParameters``.
-    public init(parameters: AttitudeFilterParameters? = nil, usesMagnetometer: Bool = true, offline: Bool = false) {
+    package init(parameters: AttitudeFilterParameters? = nil, usesMagnetometer: Bool = true, offline: Bool = false) {
         self.parameters = parameters ?? (offline ? AttitudeSmoother.defaultParameters : AttitudeFilterParameters())
         self.usesMagnetometer = usesMagnetometer
         self.offline = offline
     }
 
     /// Estimates sensor → ENU for every sample of a trial (6D: an arbitrary heading).
-    public func estimate(_ trial: BroadTrial) -> [Quaternion] {
+    package func estimate(_ trial: BroadTrial) -> [Quaternion] {
         let dt = trial.timeStep
         let toENU = Quaternion.aboutZ(Double.pi / 2)
         if offline {
@@ -41,7 +41,7 @@ public struct BroadRunner: Sendable {
     }
 
     /// Scores one trial.
-    public func score(_ trial: BroadTrial) throws -> BroadErrors {
+    package func score(_ trial: BroadTrial) throws -> BroadErrors {
         try BroadErrors(estimates: estimate(trial), trial: trial)
     }
 }

@@ -7,32 +7,32 @@ import MotionRecordings
 /// converted to Core Motion's units and signs on load.
 ///
 /// Values only; safe to share between threads once loaded.
-public struct BroadTrial: Sendable {
+package struct BroadTrial: Sendable {
     /// Trial name (the file name without `.csv`).
-    public var name: String
+    package var name: String
     /// Sampling rate, Hz (285.714… Hz in BROAD).
-    public var sampleRate: Double
+    package var sampleRate: Double
     /// Accelerometer, g, Core Motion sign: `−specific force / 9.80665` (face up at rest: z ≈ −1).
-    public var accelerometer: [Vector3]
+    package var accelerometer: [Vector3]
     /// Gyroscope, rad/s.
-    public var gyro: [Vector3]
+    package var gyro: [Vector3]
     /// Magnetometer, µT.
-    public var magnetometer: [Vector3]
+    package var magnetometer: [Vector3]
     /// Ground truth sensor → ENU; components are NaN where the optical system lost the markers.
-    public var truth: [Quaternion]
+    package var truth: [Quaternion]
     /// `true` in the movement phases that the metric scores.
-    public var movement: [Bool]
+    package var movement: [Bool]
 
     /// Number of samples.
-    public var count: Int { gyro.count }
+    package var count: Int { gyro.count }
     /// Time step, seconds.
-    public var timeStep: Double { 1 / sampleRate }
+    package var timeStep: Double { 1 / sampleRate }
 
     /// Standard gravity used to convert m/s² to g.
-    public static let standardGravity = 9.80665
+    package static let standardGravity = 9.80665
 
     /// Creates a trial from arrays (all of the same length).
-    public init(name: String, sampleRate: Double, accelerometer: [Vector3], gyro: [Vector3],
+    package init(name: String, sampleRate: Double, accelerometer: [Vector3], gyro: [Vector3],
                 magnetometer: [Vector3], truth: [Quaternion], movement: [Bool]) {
         self.name = name
         self.sampleRate = sampleRate
@@ -45,7 +45,7 @@ public struct BroadTrial: Sendable {
 
     /// Loads a BROAD compact CSV (see `shared/data/broad/README.md`).
     /// - Throws: `RecordingError` (MotionRecordings' reader) naming the file and line that cannot be read.
-    public init(contentsOf url: URL) throws {
+    package init(contentsOf url: URL) throws {
         let table = try BroadTable.read(path: url.path)
         self.init(
             name: url.deletingPathExtension().lastPathComponent,
@@ -58,7 +58,7 @@ public struct BroadTrial: Sendable {
         )
     }
 
-    public static func loadDirectory(_ url: URL) throws -> [BroadTrial] {
+    package static func loadDirectory(_ url: URL) throws -> [BroadTrial] {
         let files = try FileManager.default.contentsOfDirectory(at: url, includingPropertiesForKeys: nil)
             .filter { $0.pathExtension == "csv" }
             .sorted { $0.lastPathComponent < $1.lastPathComponent }
@@ -67,14 +67,14 @@ public struct BroadTrial: Sendable {
 }
 
 /// Errors reading benchmark data.
-public enum BroadError: Error, CustomStringConvertible, Sendable {
+package enum BroadError: Error, CustomStringConvertible, Sendable {
     /// An estimate's length does not match its trial.
     case lengthMismatch(String, Int, Int)
     /// A parameter override (`name=value`) names no parameter or has a bad value.
     case badOverride(String)
 
     /// A human-readable message.
-    public var description: String {
+    package var description: String {
         switch self {
         case .lengthMismatch(let n, let a, let b): "\(n): \(a) estimates for \(b) samples"
         case .badOverride(let o): "unknown parameter or bad value: \(o)"

@@ -1,15 +1,15 @@
 import MotionFusion
 
 /// Measures ``AttitudeFilter``'s throughput on one thread over a deterministic synthetic recording.
-public enum FusionThroughput {
+package enum FusionThroughput {
     /// Result of a throughput run.
-    public struct Result: Sendable, Codable, Hashable {
+    package struct Result: Sendable, Codable, Hashable {
         /// 9D samples (gyro + accelerometer + magnetometer) per second.
-        public var samplesPerSecond9D: Double
+        package var samplesPerSecond9D: Double
         /// 6D samples (gyro + accelerometer) per second.
-        public var samplesPerSecond6D: Double
+        package var samplesPerSecond6D: Double
         /// Samples per run.
-        public var samples: Int
+        package var samples: Int
 
         enum CodingKeys: String, CodingKey {
             case samplesPerSecond9D = "samples_per_second_9d"
@@ -20,7 +20,7 @@ public enum FusionThroughput {
 
     /// A synthetic recording at 285.7 Hz: a device tumbling with varying rates, with linear acceleration
     /// bursts and a constant magnetic field (µT), in Core Motion's units and signs.
-    public static func syntheticRecording(count: Int) -> (gyro: [Vector3], accelerometer: [Vector3], magnetometer: [Vector3]) {
+    package static func syntheticRecording(count: Int) -> (gyro: [Vector3], accelerometer: [Vector3], magnetometer: [Vector3]) {
         var gyro = [Vector3](), acc = [Vector3](), mag = [Vector3]()
         gyro.reserveCapacity(count); acc.reserveCapacity(count); mag.reserveCapacity(count)
         var q = Quaternion.identity
@@ -48,7 +48,7 @@ public enum FusionThroughput {
 
     /// Runs the filter `repetitions` times over `count` synthetic samples in each mode and keeps the best
     /// rate, measured in thread CPU time.
-    public static func measure(count: Int = 1_000_000, repetitions: Int = 5) -> Result {
+    package static func measure(count: Int = 1_000_000, repetitions: Int = 5) -> Result {
         let rec = syntheticRecording(count: count)
         func run(_ nine: Bool) -> Double {
             var best = 0.0

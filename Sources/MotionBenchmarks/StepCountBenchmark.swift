@@ -1,22 +1,22 @@
 import MotionFusion
 
 /// One walk of a step-counting benchmark: accelerometer samples (g, s) and the true step count.
-public struct StepWalk: Sendable {
+package struct StepWalk: Sendable {
     /// The recording's name.
-    public var name: String
+    package var name: String
     /// Who walked (the fold key of leave-one-user-out).
-    public var user: String
+    package var user: String
     /// Where the phone was carried (the fold key of leave-one-placement-out).
-    public var placement: String
+    package var placement: String
     /// The true number of steps.
-    public var truth: Int
+    package var truth: Int
     /// Timestamps (s), increasing.
-    public var t: [Double]
+    package var t: [Double]
     /// Acceleration (g) along x, y, z.
-    public var x: [Double], y: [Double], z: [Double]
+    package var x: [Double], y: [Double], z: [Double]
 
     /// A walk; the four sample arrays must have the same length (extra elements are ignored).
-    public init(name: String, user: String, placement: String, truth: Int,
+    package init(name: String, user: String, placement: String, truth: Int,
                 t: [Double], x: [Double], y: [Double], z: [Double]) {
         self.name = name
         self.user = user
@@ -29,7 +29,7 @@ public struct StepWalk: Sendable {
     }
 
     /// Steps counted with `parameters`.
-    public func count(_ parameters: StepDetectorParameters) -> Int {
+    package func count(_ parameters: StepDetectorParameters) -> Int {
         var detector = StepDetector(parameters: parameters)
         let n = min(t.count, x.count, y.count, z.count)
         for i in 0..<n {
@@ -40,18 +40,18 @@ public struct StepWalk: Sendable {
 }
 
 /// The result of one walk in ``StepCountBenchmark``.
-public struct StepWalkResult: Sendable {
+package struct StepWalkResult: Sendable {
     /// The walk's name, user, placement and true count.
-    public var name: String, user: String, placement: String, truth: Int
+    package var name: String, user: String, placement: String, truth: Int
     /// Steps counted with the shipped defaults.
-    public var countedWithDefaults: Int
+    package var countedWithDefaults: Int
     /// Steps counted with the parameters chosen without this walk's user (leave-one-user-out).
-    public var countedLeaveOneUserOut: Int
+    package var countedLeaveOneUserOut: Int
     /// Steps counted with the parameters chosen without this walk's placement (leave-one-placement-out).
-    public var countedLeaveOnePlacementOut: Int
+    package var countedLeaveOnePlacementOut: Int
 
     /// |counted − truth| / truth for a count.
-    public func error(_ counted: Int) -> Double {
+    package func error(_ counted: Int) -> Double {
         truth > 0 ? Double(abs(counted - truth)) / Double(truth) : 0
     }
 }
@@ -60,10 +60,10 @@ public struct StepWalkResult: Sendable {
 /// with the shipped defaults (in-sample when the defaults were chosen on the same walks) and
 /// cross-validated: for each held-out user (or placement) the parameters are chosen from ``grid()`` by
 /// the lowest MAPE on the other users' (placements') walks, then the held-out walks are counted with them.
-public enum StepCountBenchmark {
+package enum StepCountBenchmark {
     /// The parameter grid searched in cross-validation: threshold factor × low-pass cut-off × minimum
     /// amplitude × hysteresis ratio (3 × 3 × 3 × 3 = 81 sets). The defaults are one of them.
-    public static func grid() -> [StepDetectorParameters] {
+    package static func grid() -> [StepDetectorParameters] {
         var sets: [StepDetectorParameters] = []
         for k in [0.25, 0.35, 0.5] {
             for fc in [2.5, 3.0, 3.5] {
@@ -83,22 +83,22 @@ public enum StepCountBenchmark {
     }
 
     /// Summary of a run.
-    public struct Result: Sendable {
+    package struct Result: Sendable {
         /// Per walk, in input order.
-        public var walks: [StepWalkResult]
+        package var walks: [StepWalkResult]
         /// MAPE (fraction) with the defaults.
-        public var defaultsMAPE: Double
+        package var defaultsMAPE: Double
         /// MAPE (fraction) leave-one-user-out.
-        public var leaveOneUserOutMAPE: Double
+        package var leaveOneUserOutMAPE: Double
         /// MAPE (fraction) leave-one-placement-out.
-        public var leaveOnePlacementOutMAPE: Double
+        package var leaveOnePlacementOutMAPE: Double
         /// Number of parameter sets searched per fold.
-        public var gridSize: Int
+        package var gridSize: Int
     }
 
     /// Runs the benchmark on `walks` with `defaults` and cross-validation over `grid`.
     /// `progress` is called after each parameter set (index, total).
-    public static func run(
+    package static func run(
         _ walks: [StepWalk],
         defaults: StepDetectorParameters = StepDetectorParameters(),
         grid: [StepDetectorParameters] = grid(),

@@ -42,8 +42,3 @@ func fastAtan2(_ y: Double, _ x: Double) -> Double {
     if x < 0 { r = Double.pi - r }
     return y < 0 ? -r : r
 }
-
-/// ``fastAsin(_:)`` exposed for tests only.
-public func fastAsinForTesting(_ x: Double) -> Double { fastAsin(x) }
-/// ``fastAtan2(_:_:)`` exposed for tests only.
-public func fastAtan2ForTesting(_ y: Double, _ x: Double) -> Double { fastAtan2(y, x) }

@@ -11,18 +11,18 @@ import MotionSources
 ///
 /// ## Threading
 /// Every member may be called from any thread.
-public final class AccelerometerRecording: Sendable {
+package final class AccelerometerRecording: Sendable {
     /// Apple's recorder rate, 50 Hz.
-    public static let rate = 50.0
+    package static let rate = 50.0
     /// The longest recording, 12 hours in seconds, as Apple allows.
-    public static let maximumDuration: TimeInterval = 12 * 3600
+    package static let maximumDuration: TimeInterval = 12 * 3600
 
     /// The writer the samples go through.
-    public let writer: RecordingWriter
+    package let writer: RecordingWriter
     /// The stored session of this recording.
-    public let session: Int64
+    package let session: Int64
     /// Unix time of timestamp 0: `date = timestamp + wallClockOffset`.
-    public let wallClockOffset: TimeInterval
+    package let wallClockOffset: TimeInterval
 
     private struct State {
         var duration: TimeInterval
@@ -46,7 +46,7 @@ public final class AccelerometerRecording: Sendable {
     ///     `ProcessInfo.processInfo.systemUptime`, which is right for every live source.
     ///   - maximumBatchCount: see ``RecordingWriter``. Default 50.
     /// - Throws: ``RecorderError`` when the session cannot be stored.
-    public init(
+    package init(
         store: RecordingStore, source: String, duration: TimeInterval, requestedAt: Date = Date(),
         wallClockOffset: TimeInterval? = nil, maximumBatchCount: Int = 50
     ) throws(RecorderError) {
@@ -58,7 +58,7 @@ public final class AccelerometerRecording: Sendable {
     }
 
     /// `duration` within 0…``maximumDuration``; NaN and negative values give 0.
-    public static func clamp(_ duration: TimeInterval) -> TimeInterval {
+    package static func clamp(_ duration: TimeInterval) -> TimeInterval {
         guard duration > 0 else { return 0 }
         return min(duration, maximumDuration)
     }
@@ -70,7 +70,7 @@ public final class AccelerometerRecording: Sendable {
     ///   stored), ``finish()`` was called, or a write failed.
     /// - Throws: the ``RecorderError`` of a failed batch write, once; the recording is then over.
     @discardableResult
-    public func receive(timestamp: Double, x: Double, y: Double, z: Double) throws(RecorderError) -> Bool {
+    package func receive(timestamp: Double, x: Double, y: Double, z: Double) throws(RecorderError) -> Bool {
         // nil: over; false: thinned out (the recording goes on); true: store it.
         let keep = state.withLock { s -> Bool? in
             guard !s.finished else { return nil }
@@ -109,7 +109,7 @@ public final class AccelerometerRecording: Sendable {
     /// - Parameter lastTimestamp: the latest sample time known to the caller, seconds since boot.
     /// - Returns: `false` when the recording is already over.
     @discardableResult
-    public func extend(by duration: TimeInterval, after lastTimestamp: Double? = nil, now: Date = Date()) throws(RecorderError) -> Bool {
+    package func extend(by duration: TimeInterval, after lastTimestamp: Double? = nil, now: Date = Date()) throws(RecorderError) -> Bool {
         let clamped = Self.clamp(duration)
         let end: Date? = state.withLock { s in
             guard !s.finished else { return nil }
@@ -125,14 +125,14 @@ public final class AccelerometerRecording: Sendable {
     /// Ends the recording and writes what is buffered.
     ///
     /// - Throws: the error of the last write, if it failed.
-    public func finish() throws(RecorderError) {
+    package func finish() throws(RecorderError) {
         state.withLock { $0.finished = true }
         try writer.close()
     }
 
     /// `true` once the recording is over (past its end, finished, or failed).
-    public var isFinished: Bool { state.withLock { $0.finished } }
+    package var isFinished: Bool { state.withLock { $0.finished } }
 
     /// The recording's length in seconds of sample time.
-    public var duration: TimeInterval { state.withLock { $0.duration } }
+    package var duration: TimeInterval { state.withLock { $0.duration } }
 }

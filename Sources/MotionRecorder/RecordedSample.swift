@@ -1,20 +1,20 @@
 import Foundation
 
 /// One accelerometer reading to store: the sample and the two clocks it is known by.
-public struct AccelerometerReading: Sendable, Hashable {
+package struct AccelerometerReading: Sendable, Hashable {
     /// The wall-clock time of the sample.
-    public var date: Date
+    package var date: Date
     /// Seconds since boot (`CLOCK_MONOTONIC`), as every Core Motion timestamp.
-    public var timestamp: Double
+    package var timestamp: Double
     /// Acceleration along x, in g (9.80665 m/s²), Core Motion's sign (face up reads z ≈ −1).
-    public var x: Double
+    package var x: Double
     /// Acceleration along y, in g.
-    public var y: Double
+    package var y: Double
     /// Acceleration along z, in g.
-    public var z: Double
+    package var z: Double
 
     /// Creates a reading. Acceleration in g, `timestamp` in seconds since boot.
-    public init(date: Date, timestamp: Double, x: Double, y: Double, z: Double) {
+    package init(date: Date, timestamp: Double, x: Double, y: Double, z: Double) {
         self.date = date
         self.timestamp = timestamp
         self.x = x
@@ -23,40 +23,40 @@ public struct AccelerometerReading: Sendable, Hashable {
     }
 
     /// `true` when every number is finite; the store skips the others.
-    public var isFinite: Bool {
+    package var isFinite: Bool {
         date.timeIntervalSince1970.isFinite && timestamp.isFinite && x.isFinite && y.isFinite && z.isFinite
     }
 }
 
 /// One accelerometer reading read back from the store.
-public struct RecordedSample: Sendable, Hashable {
+package struct RecordedSample: Sendable, Hashable {
     /// The batch the sample was written in. Every sample of one write transaction shares it; later
     /// batches have larger identifiers, and an identifier is never reused, even after retention
     /// deleted its samples. This is the meaning Apple gives `CMRecordedAccelerometerData.identifier`.
-    public var identifier: UInt64
+    package var identifier: UInt64
     /// The reading.
-    public var reading: AccelerometerReading
+    package var reading: AccelerometerReading
 
     /// Creates a stored sample.
-    public init(identifier: UInt64, reading: AccelerometerReading) {
+    package init(identifier: UInt64, reading: AccelerometerReading) {
         self.identifier = identifier
         self.reading = reading
     }
 }
 
 /// A request to record, as stored: when it was made and how long it asked for.
-public struct RecordingSession: Sendable, Hashable {
+package struct RecordingSession: Sendable, Hashable {
     /// The session's row identifier.
-    public var id: Int64
+    package var id: Int64
     /// The source that was recorded, such as `sim:handheld` or `iio:iio:device0`.
-    public var source: String
+    package var source: String
     /// Wall-clock time the recording was requested.
-    public var requestedStart: Date
+    package var requestedStart: Date
     /// Wall-clock time the recording was asked to end: the start plus the requested duration.
-    public var requestedEnd: Date
+    package var requestedEnd: Date
 
     /// Creates a session description.
-    public init(id: Int64, source: String, requestedStart: Date, requestedEnd: Date) {
+    package init(id: Int64, source: String, requestedStart: Date, requestedEnd: Date) {
         self.id = id
         self.source = source
         self.requestedStart = requestedStart

@@ -2,9 +2,9 @@
 ///
 /// Its ``description`` is one line naming the database file and the cause, suitable for a
 /// command-line error or a log entry.
-public struct RecorderError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct RecorderError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The broad kind of failure.
-    public enum Kind: String, Sendable, Hashable {
+    package enum Kind: String, Sendable, Hashable {
         /// The file exists but is not a usable SQLite database (corrupt, truncated, another format).
         case corruptDatabase
         /// The file or its folder cannot be created, opened or written (permissions, read-only disk, full disk).
@@ -16,21 +16,21 @@ public struct RecorderError: Error, Sendable, Hashable, CustomStringConvertible 
     }
 
     /// The broad kind of failure.
-    public var kind: Kind
+    package var kind: Kind
     /// One line saying what went wrong.
-    public var message: String
+    package var message: String
     /// The database file involved; `nil` for an in-memory database.
-    public var path: String?
+    package var path: String?
 
     /// Creates an error.
-    public init(_ kind: Kind, _ message: String, path: String? = nil) {
+    package init(_ kind: Kind, _ message: String, path: String? = nil) {
         self.kind = kind
         self.message = message
         self.path = path
     }
 
     /// `path: message`, or just the message for an in-memory database.
-    public var description: String {
+    package var description: String {
         path.map { "\($0): \(message)" } ?? message
     }
 }

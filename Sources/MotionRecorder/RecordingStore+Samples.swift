@@ -11,7 +11,7 @@ extension RecordingStore {
     /// - Returns: the batch identifier the samples share, or `nil` when no reading was finite
     ///   (nothing is written then).
     @discardableResult
-    public func insert(_ readings: [AccelerometerReading], session: Int64? = nil) throws(RecorderError) -> UInt64? {
+    package func insert(_ readings: [AccelerometerReading], session: Int64? = nil) throws(RecorderError) -> UInt64? {
         let finite = readings.filter(\.isFinite)
         guard !finite.isEmpty else { return nil }
         return try write { db in
@@ -33,7 +33,7 @@ extension RecordingStore {
     ///   - source: only the samples of sessions recorded from this source identifier (such as
     ///     `sim:walk`, see ``sessions()``); `nil` (default) for every source.
     /// - Throws: ``RecorderError/Kind/invalidRequest`` when `to` is before `from` or either is not finite.
-    public func samples(from: Date, to: Date, limit: Int? = nil, source: String? = nil) throws(RecorderError) -> [RecordedSample] {
+    package func samples(from: Date, to: Date, limit: Int? = nil, source: String? = nil) throws(RecorderError) -> [RecordedSample] {
         let a = from.timeIntervalSince1970, b = to.timeIntervalSince1970
         guard !a.isNaN, !b.isNaN, a <= b else {
             throw RecorderError(.invalidRequest, "the range must not end (\(to)) before it starts (\(from))", path: path)
@@ -66,7 +66,7 @@ extension RecordingStore {
     }
 
     /// How many samples the store holds.
-    public func sampleCount() throws(RecorderError) -> Int {
+    package func sampleCount() throws(RecorderError) -> Int {
         try read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM samples") ?? 0 }
     }
 
@@ -75,7 +75,7 @@ extension RecordingStore {
     ///
     /// - Returns: how many samples were deleted.
     @discardableResult
-    public func deleteSamples(before date: Date) throws(RecorderError) -> Int {
+    package func deleteSamples(before date: Date) throws(RecorderError) -> Int {
         let cutoff = date.timeIntervalSince1970
         return try write { db in
             try db.execute(sql: "DELETE FROM samples WHERE date < ?", arguments: [cutoff])

@@ -9,7 +9,7 @@ extension RecordingStore {
     ///   - start: when the recording was requested (wall clock).
     ///   - duration: how long it was asked to last, in seconds (the end is `start + duration`).
     /// - Returns: the session's identifier, for ``insert(_:session:)``.
-    public func beginSession(source: String, start: Date, duration: TimeInterval) throws(RecorderError) -> Int64 {
+    package func beginSession(source: String, start: Date, duration: TimeInterval) throws(RecorderError) -> Int64 {
         let end = start.addingTimeInterval(duration.isFinite ? max(duration, 0) : 0)
         return try write { db in
             try db.execute(
@@ -21,14 +21,14 @@ extension RecordingStore {
     }
 
     /// Moves a session's requested end (when a recording is extended or stopped early).
-    public func updateSession(_ id: Int64, requestedEnd: Date) throws(RecorderError) {
+    package func updateSession(_ id: Int64, requestedEnd: Date) throws(RecorderError) {
         try write { db in
             try db.execute(sql: "UPDATE sessions SET requested_end = ? WHERE id = ?", arguments: [requestedEnd.timeIntervalSince1970, id])
         }
     }
 
     /// Every stored session, oldest request first.
-    public func sessions() throws(RecorderError) -> [RecordingSession] {
+    package func sessions() throws(RecorderError) -> [RecordingSession] {
         try read { db in
             try Row.fetchAll(db, sql: "SELECT id, source, requested_start, requested_end FROM sessions ORDER BY requested_start, id").map {
                 RecordingSession(
@@ -40,7 +40,7 @@ extension RecordingStore {
     }
 
     /// Every stored session with how many samples it holds, oldest request first.
-    public func sessionsWithSampleCounts() throws(RecorderError) -> [(session: RecordingSession, samples: Int)] {
+    package func sessionsWithSampleCounts() throws(RecorderError) -> [(session: RecordingSession, samples: Int)] {
         let all = try sessions()
         let counts: [Int64: Int] = try read { db in
             var out: [Int64: Int] = [:]

@@ -14,9 +14,10 @@ import GRDB
 ///
 /// ## Threading
 /// Every member may be called from any thread; calls are serialised on one SQLite connection.
-public final class RecordingStore: Sendable {
+@usableFromInline
+package final class RecordingStore: Sendable {
     /// Where a store keeps its database.
-    public enum Location: Sendable, Hashable {
+    package enum Location: Sendable, Hashable {
         /// A SQLite file; its folder is created when missing.
         case file(String)
         /// A private in-memory database, gone when the store is released (for tests).
@@ -24,15 +25,15 @@ public final class RecordingStore: Sendable {
     }
 
     /// How long samples are kept: 3 days, in seconds.
-    public static let retention: TimeInterval = 3 * 24 * 3600
+    package static let retention: TimeInterval = 3 * 24 * 3600
 
     /// The database's location.
-    public let location: Location
+    package let location: Location
 
     let database: DatabaseQueue
 
     /// The file path, or `nil` in memory.
-    public var path: String? {
+    package var path: String? {
         if case .file(let p) = location { return p }
         return nil
     }
@@ -46,7 +47,7 @@ public final class RecordingStore: Sendable {
     /// - Throws: ``RecorderError`` of kind ``RecorderError/Kind/corruptDatabase`` when the file is not
     ///   a SQLite database, ``RecorderError/Kind/unwritable`` when it or its folder cannot be created
     ///   or written.
-    public init(location: Location = .file(RecordingStore.defaultPath()), now: Date = Date()) throws(RecorderError) {
+    package init(location: Location = .file(RecordingStore.defaultPath()), now: Date = Date()) throws(RecorderError) {
         self.location = location
         var config = Configuration()
         config.busyMode = .timeout(5)
@@ -87,7 +88,7 @@ public final class RecordingStore: Sendable {
     /// - Throws: ``RecorderError`` of kind ``RecorderError/Kind/unwritable`` when the file cannot be
     ///   opened (it does not exist, say), ``RecorderError/Kind/corruptDatabase`` when it is not a
     ///   recordings database.
-    public init(readingFrom path: String) throws(RecorderError) {
+    package init(readingFrom path: String) throws(RecorderError) {
         location = .file(path)
         readOnly = true
         guard FileManager.default.fileExists(atPath: path) else {
@@ -118,7 +119,7 @@ public final class RecordingStore: Sendable {
     }
 
     /// `true` for a store opened with ``init(readingFrom:)``.
-    public let readOnly: Bool
+    package let readOnly: Bool
 
     /// Opens the database and brings its schema up to date, retrying while another process holds
     /// the lock (see ``init(location:now:)``).
@@ -142,7 +143,7 @@ public final class RecordingStore: Sendable {
 
     /// The default database file: `COREMOTION_RECORDER_DATABASE` when set, else
     /// `$XDG_DATA_HOME/coremotion/recordings.sqlite`, else `~/.local/share/coremotion/recordings.sqlite`.
-    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    @usableFromInline package static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         if let p = environment["COREMOTION_RECORDER_DATABASE"], !p.isEmpty { return p }
         let base: String
         if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {

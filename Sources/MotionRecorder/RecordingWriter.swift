@@ -12,15 +12,15 @@ import MotionSources
 ///
 /// ## Threading
 /// Every member may be called from any thread; appends are serialised.
-public final class RecordingWriter: Sendable {
+package final class RecordingWriter: Sendable {
     /// The store written to.
-    public let store: RecordingStore
+    package let store: RecordingStore
     /// The session the samples belong to, if any.
-    public let session: Int64?
+    package let session: Int64?
     /// The most readings one batch holds. Default 50.
-    public let maximumBatchCount: Int
+    package let maximumBatchCount: Int
     /// The longest span of sample time, in seconds, one batch covers before it is written. Default 0.5 s.
-    public let maximumBatchAge: Double
+    package let maximumBatchAge: Double
 
     private struct State {
         var buffer: [AccelerometerReading] = []
@@ -41,7 +41,7 @@ public final class RecordingWriter: Sendable {
     ///   - session: the session the samples belong to (see ``RecordingStore/beginSession(source:start:duration:)``).
     ///   - maximumBatchCount: readings per batch at most (at least 1). Default 50.
     ///   - maximumBatchAge: seconds of sample time per batch at most. Default 0.5.
-    public init(store: RecordingStore, session: Int64? = nil, maximumBatchCount: Int = 50, maximumBatchAge: Double = 0.5) {
+    package init(store: RecordingStore, session: Int64? = nil, maximumBatchCount: Int = 50, maximumBatchAge: Double = 0.5) {
         self.store = store
         self.session = session
         self.maximumBatchCount = max(maximumBatchCount, 1)
@@ -54,7 +54,7 @@ public final class RecordingWriter: Sendable {
     ///
     /// - Throws: the ``RecorderError`` of the batch write, once; after it (or after ``close()``)
     ///   readings are dropped and this returns without error.
-    public func append(_ reading: AccelerometerReading) throws(RecorderError) {
+    package func append(_ reading: AccelerometerReading) throws(RecorderError) {
         let result: Result<Void, RecorderError> = state.withLock { s in
             guard !s.closed, s.error == nil else { return .success(()) }
             guard reading.isFinite else {
@@ -72,14 +72,14 @@ public final class RecordingWriter: Sendable {
     }
 
     /// Writes the buffered readings now.
-    public func flush() throws(RecorderError) {
+    package func flush() throws(RecorderError) {
         try state.withLock { s in flushLocked(&s) }.get()
     }
 
     /// Writes what is buffered and stops accepting readings. Calling it again does nothing.
     ///
     /// - Throws: the error of the last write, if it failed.
-    public func close() throws(RecorderError) {
+    package func close() throws(RecorderError) {
         try state.withLock { s -> Result<Void, RecorderError> in
             guard !s.closed else { return .success(()) }
             let r = flushLocked(&s)
@@ -89,13 +89,13 @@ public final class RecordingWriter: Sendable {
     }
 
     /// Readings committed to the store so far.
-    public var writtenCount: Int { state.withLock { $0.written } }
+    package var writtenCount: Int { state.withLock { $0.written } }
     /// Readings dropped for a NaN or infinite number.
-    public var skippedCount: Int { state.withLock { $0.skipped } }
+    package var skippedCount: Int { state.withLock { $0.skipped } }
     /// Batches committed so far.
-    public var batchCount: Int { state.withLock { $0.batches } }
+    package var batchCount: Int { state.withLock { $0.batches } }
     /// The error that stopped writing, if any.
-    public var error: RecorderError? { state.withLock { $0.error } }
+    package var error: RecorderError? { state.withLock { $0.error } }
 
     private func flushLocked(_ s: inout State) -> Result<Void, RecorderError> {
         if let error = s.error { return .failure(error) }

@@ -22,32 +22,32 @@ import MotionFusion
 /// Units always come from each axis's `absinfo.resolution`; the table's numbers are what those
 /// drivers set. A per-node override matrix (``LinuxDiscoveryOptions/mountMatrixOverrides``) replaces
 /// the axis map for chips the table gets wrong.
-public struct EvdevAxisMap: Sendable, Hashable {
+package struct EvdevAxisMap: Sendable, Hashable {
     /// Which row of the table.
-    public var driverFamily: String
+    package var driverFamily: String
     /// Driver axes → Core Motion axes, before the acceleration negation.
-    public var matrix: MountMatrix
+    package var matrix: MountMatrix
     /// `true` for controller drivers, which read +1 g on the axis pointing up.
-    public var negatesAcceleration: Bool
+    package var negatesAcceleration: Bool
 
     /// Creates a map.
-    public init(driverFamily: String, matrix: MountMatrix, negatesAcceleration: Bool = true) {
+    package init(driverFamily: String, matrix: MountMatrix, negatesAcceleration: Bool = true) {
         self.driverFamily = driverFamily
         self.matrix = matrix
         self.negatesAcceleration = negatesAcceleration
     }
 
     /// Sony (hid-playstation, hid-sony) and Steam Deck (hid-steam).
-    public static let playstation = EvdevAxisMap(driverFamily: "hid-playstation", matrix: MountMatrix(Vector3(1, 0, 0), Vector3(0, 0, -1), Vector3(0, 1, 0)))
+    package static let playstation = EvdevAxisMap(driverFamily: "hid-playstation", matrix: MountMatrix(Vector3(1, 0, 0), Vector3(0, 0, -1), Vector3(0, 1, 0)))
     /// Steam Deck: the same frame as PlayStation.
-    public static let steam = EvdevAxisMap(driverFamily: "hid-steam", matrix: playstation.matrix)
+    package static let steam = EvdevAxisMap(driverFamily: "hid-steam", matrix: playstation.matrix)
     /// Nintendo (hid-nintendo).
-    public static let nintendo = EvdevAxisMap(driverFamily: "hid-nintendo", matrix: MountMatrix(Vector3(0, -1, 0), Vector3(1, 0, 0), Vector3(0, 0, 1)))
+    package static let nintendo = EvdevAxisMap(driverFamily: "hid-nintendo", matrix: MountMatrix(Vector3(0, -1, 0), Vector3(1, 0, 0), Vector3(0, 0, 1)))
     /// Unknown drivers.
-    public static let generic = EvdevAxisMap(driverFamily: "generic", matrix: .identity, negatesAcceleration: false)
+    package static let generic = EvdevAxisMap(driverFamily: "generic", matrix: .identity, negatesAcceleration: false)
 
     /// Picks the map for a node from its driver name, or failing that its name and vendor.
-    public static func forNode(_ id: EvdevIdentity) -> EvdevAxisMap {
+    package static func forNode(_ id: EvdevIdentity) -> EvdevAxisMap {
         let d = id.driver ?? ""
         if d.contains("playstation") || d.contains("sony") { return .playstation }
         if d.contains("steam") { return .steam }
@@ -67,11 +67,11 @@ public struct EvdevAxisMap: Sendable, Hashable {
 
     /// Core Motion acceleration (g) from driver values already divided by resolution (g).
     @inlinable
-    public func acceleration(_ driver: Vector3) -> Vector3 {
+    package func acceleration(_ driver: Vector3) -> Vector3 {
         negatesAcceleration ? -matrix.apply(driver) : matrix.apply(driver)
     }
 
     /// Core Motion rotation rate (rad/s) from driver values in rad/s.
     @inlinable
-    public func rotationRate(_ driver: Vector3) -> Vector3 { matrix.apply(driver) }
+    package func rotationRate(_ driver: Vector3) -> Vector3 { matrix.apply(driver) }
 }

@@ -8,7 +8,7 @@ import MotionSources
 /// An open evdev node: its identity (ioctls), its axis values, and its event stream.
 ///
 /// Threading: ``readEvents(timeout:)`` from one thread; ``close()`` from any thread wakes it.
-public protocol EvdevDevice: AnyObject, Sendable {
+package protocol EvdevDevice: AnyObject, Sendable {
     /// Name, uniq, ids, properties and absolute axes (`EVIOCGNAME`, `EVIOCGUNIQ`, `EVIOCGID`, `EVIOCGPROP`, `EVIOCGABS`).
     func identity() throws(LinuxIOError) -> EvdevIdentity
     /// Every absolute axis's current value (`EVIOCGABS`), for resynchronising after `SYN_DROPPED`.
@@ -20,16 +20,16 @@ public protocol EvdevDevice: AnyObject, Sendable {
 }
 
 /// Opens evdev nodes. ``POSIXEvdevOpener`` is the real one; tests pass twins.
-public protocol EvdevOpener: Sendable {
+package protocol EvdevOpener: Sendable {
     /// Opens `path` for reading.
     func open(_ path: String) throws(LinuxIOError) -> any EvdevDevice
 }
 
 /// Opens real `/dev/input/event*` nodes.
-public struct POSIXEvdevOpener: EvdevOpener {
+package struct POSIXEvdevOpener: EvdevOpener {
     /// Creates the opener.
-    public init() {}
-    public func open(_ path: String) throws(LinuxIOError) -> any EvdevDevice {
+    package init() {}
+    package func open(_ path: String) throws(LinuxIOError) -> any EvdevDevice {
         let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw LinuxIOError(code: errno, path: path, operation: "open") }
         return POSIXEvdevDevice(handle: POSIXDeviceHandle(fd: fd, path: path))
@@ -49,7 +49,7 @@ enum EvdevIoctl {
     static let setClock: UInt = ioc(write, 0xa0, 4)
 }
 
-final class POSIXEvdevDevice: EvdevDevice, @unchecked Sendable {
+final class POSIXEvdevDevice: EvdevDevice, Sendable {
     let handle: POSIXDeviceHandle
     init(handle: POSIXDeviceHandle) {
         self.handle = handle
@@ -107,38 +107,5 @@ final class POSIXEvdevDevice: EvdevDevice, @unchecked Sendable {
     }
 
     func close() { handle.close() }
-}
-
-/// A twin of an evdev node for tests: an identity (for instance parsed from an `evtest` dump) and
-/// an ``InMemoryDeviceNode`` carrying encoded events.
-public final class InMemoryEvdevDevice: EvdevDevice, EvdevOpener, @unchecked Sendable {
-    private let lock = ConditionLock()
-    private var _identity: EvdevIdentity
-    /// Where the events come from: push ``InputEvent/encode(_:)`` bytes.
-    public let node: InMemoryDeviceNode
-    private var handle: (any LinuxDeviceHandle)?
-
-    /// Creates a twin.
-    public init(identity: EvdevIdentity) {
-        _identity = identity
-        let fs = InMemoryLinuxFileSystem()
-        node = fs.addDevice(identity.path)
-    }
-
-    /// Sets the value `EVIOCGABS` reports for an axis (what the kernel holds after a drop).
-    public func setAxisValue(_ code: UInt16, _ value: Int32) { lock.withLock { _identity.axes[code]?.value = value } }
-
-    public func open(_ path: String) throws(LinuxIOError) -> any EvdevDevice {
-        let h = try node.open()
-        lock.withLock { handle = h }
-        return self
-    }
-    public func identity() throws(LinuxIOError) -> EvdevIdentity { lock.withLock { _identity } }
-    public func axisValues() throws(LinuxIOError) -> [UInt16: Int32] { lock.withLock { _identity.axes.mapValues(\.value) } }
-    public func readEvents(timeout: Double) throws(LinuxIOError) -> [InputEvent] {
-        guard let h = lock.withLock({ handle }) else { throw LinuxIOError(code: EBADF, path: node.path, operation: "read") }
-        return InputEvent.decode(try h.read(maxBytes: InputEvent.byteSize * 64, timeout: timeout))
-    }
-    public func close() { lock.withLock { handle }?.close() }
 }
 

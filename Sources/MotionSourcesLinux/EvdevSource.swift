@@ -11,28 +11,20 @@ import Logging
 /// ## Threading
 /// As ``IIOSource``: `apply` from any thread; events on the source's thread, serialised; none after
 /// `apply(.none)` returns. An unplugged controller ends the stream with `.failed(.deviceRemoved)`.
-public final class EvdevSource: SensorSource, @unchecked Sendable {
+package final class EvdevSource: SensorSource, Sendable {
     /// The node's identity.
-    public let node: EvdevIdentity
+    package let node: EvdevIdentity
     /// Identifier `evdev:/dev/input/eventN`, name, sensors, details.
-    public let info: SourceInfo
+    package let info: SourceInfo
     /// The axis map in use.
-    public let axisMap: EvdevAxisMap
+    package let axisMap: EvdevAxisMap
     /// The controller's native rate in Hz (used for the returned rate).
-    public let nativeRate: Double
+    package let nativeRate: Double
     let opener: any EvdevOpener
     static let logger = Logger(label: "OpenCoreMotion.evdev")
 
-    private let lock = ConditionLock()
-    private var running: (thread: WorkerThread, stop: StopSignal, device: any EvdevDevice, ended: Ended)?
-
-    final class Ended: @unchecked Sendable {
-        private let lock = ConditionLock()
-        private var value = false
-        var isSet: Bool { lock.withLock { value } }
-        /// Sets the flag; returns `true` the first time.
-        func set() -> Bool { lock.withLock { defer { value = true }; return !value } }
-    }
+    /// The running stream: its worker and the open node (closed to wake a blocked read).
+    private let running = Locked<(worker: SourceWorker, device: any EvdevDevice)?>(nil)
 
     /// Creates a source for an identified node.
     ///
@@ -41,7 +33,7 @@ public final class EvdevSource: SensorSource, @unchecked Sendable {
     ///   - opener: opens the node when the source starts.
     ///   - pairedGamepad: the gamepad node with the same `uniq`, shown in the details.
     ///   - override: a matrix replacing the driver's axis map.
-    public init(node: EvdevIdentity, opener: any EvdevOpener = POSIXEvdevOpener(), pairedGamepad: String? = nil, override: MountMatrix? = nil) {
+    package init(node: EvdevIdentity, opener: any EvdevOpener = POSIXEvdevOpener(), pairedGamepad: String? = nil, override: MountMatrix? = nil) {
         self.node = node
         self.opener = opener
         var map = EvdevAxisMap.forNode(node)
@@ -72,60 +64,45 @@ public final class EvdevSource: SensorSource, @unchecked Sendable {
         info = SourceInfo(identifier: "evdev:\(node.path)", name: node.name, sensors: sensors, details: details)
     }
 
-    public func apply(_ demand: SensorDemand, sink: @escaping @Sendable (SourceEvent) -> Void) throws(SourceError) -> [SensorKind: Double] {
-        let old = lock.withLock { () -> (thread: WorkerThread, stop: StopSignal, device: any EvdevDevice, ended: Ended)? in
-            defer { running = nil }
-            return running
-        }
-        if let old {
-            _ = old.ended.set()
-            old.stop.signal()
+    package func apply(_ demand: SensorDemand, sink: @escaping @Sendable (SourceEvent) -> Void) throws(SourceError) -> [SensorKind: Double] {
+        if let old = running.withLock({ r in defer { r = nil }; return r }) {
+            old.worker.requestStop()
             old.device.close()
-            old.thread.join()
+            old.worker.join()
         }
         let wanted = demand.rates.keys.filter { info.sensors[$0] != nil }
         if demand.isEmpty { return [:] }
         guard !wanted.isEmpty else { throw SourceError(.unavailable, "\(node.name) has no \(demand.rates.keys.map(\.rawValue).sorted().joined(separator: ", "))") }
         let device: any EvdevDevice
         do { device = try opener.open(node.path) } catch {
-            if error.isPermissionDenied {
-                throw SourceError(.permissionDenied, "cannot open (\(error.reason)); add yourself to the 'input' group (sudo usermod -aG input $USER) or install a udev rule with TAG+=\"uaccess\" for the controller", path: node.path)
-            }
-            throw SourceError(error.isDeviceGone || error.code == 2 ? .deviceRemoved : .io, "cannot open: \(error.reason)", path: node.path)
+            throw error.sourceError("cannot open", permissionFix: LinuxIOError.inputPermissionFix)
         }
         var stream = EvdevStream(identity: node, map: axisMap)
         if let v = try? device.axisValues() { stream.resync(v) }
-        let stop = StopSignal()
-        let ended = Ended()
         let keep = Set(wanted)
-        let deliverLock = ConditionLock()
         let initial = stream
-        let path = node.path
-        let thread = WorkerThread(name: "evdev", realtime: true) {
+        let worker = SourceWorker(sink: sink)
+        let started = worker.spawn(name: "evdev", realtime: true) { worker in
             var stream = initial
-            while !stop.isRaised {
+            while !worker.isStopping {
                 do throws(LinuxIOError) {
                     let events = try device.readEvents(timeout: 0.25)
                     if events.isEmpty { continue }
                     let out = stream.feed(events)
                     if out.needsResync { stream.resync(try device.axisValues()) }
-                    deliverLock.withLock {
-                        for s in out.samples where keep.contains(s.sensor) {
-                            if ended.isSet { return }
-                            sink(.sample(s))
-                        }
-                    }
+                    worker.deliver(out.samples.lazy.filter { keep.contains($0.sensor) })
                 } catch {
-                    if stop.isRaised || ended.isSet { return }
-                    let e = error.isDeviceGone || error.code == 2
-                        ? SourceError(.deviceRemoved, "controller disconnected", path: path)
-                        : SourceError(.io, "read failed: \(error.reason)", path: path)
-                    deliverLock.withLock { if ended.set() { sink(.failed(e)) } }
+                    if worker.isStopping { return }
+                    worker.end(.failed(error.sourceError("read failed", gone: "controller disconnected")))
                     return
                 }
             }
         }
-        lock.withLock { running = (thread, stop, device, ended) }
+        guard started else {
+            device.close()
+            throw SourceError(.io, "cannot start the evdev thread", path: node.path)
+        }
+        running.withLock { $0 = (worker, device) }
         return Dictionary(uniqueKeysWithValues: wanted.map { ($0, nativeRate) })
     }
 }

@@ -10,13 +10,13 @@ import MotionFusion
 ///   than 100 ms, after a suspend say). Frames without `MSC_TIMESTAMP` use the event time.
 /// - `SYN_DROPPED`: events up to the next `SYN_REPORT` are discarded and the result asks for a
 ///   resync; the caller re-reads every axis (`EVIOCGABS`) and calls ``resync(_:)``.
-public struct EvdevStream: Sendable {
+package struct EvdevStream: Sendable {
     /// What one batch of events produced.
-    public struct Output: Sendable {
+    package struct Output: Sendable {
         /// Samples in Core Motion units, in order.
-        public var samples: [RawSample] = []
+        package var samples: [RawSample] = []
         /// `true` when events were dropped: re-read the axes and call ``EvdevStream/resync(_:)``.
-        public var needsResync = false
+        package var needsResync = false
     }
 
     let map: EvdevAxisMap
@@ -37,7 +37,7 @@ public struct EvdevStream: Sendable {
     /// - Parameters:
     ///   - identity: the node's axes (with resolutions and current values).
     ///   - map: the axis map; default from the driver (``EvdevAxisMap/forNode(_:)``).
-    public init(identity: EvdevIdentity, map: EvdevAxisMap? = nil) {
+    package init(identity: EvdevIdentity, map: EvdevAxisMap? = nil) {
         self.map = map ?? EvdevAxisMap.forNode(identity)
         func res(_ c: UInt16) -> Double { Double(max(identity.axes[c]?.resolution ?? 1, 1)) }
         accelScale = [EvdevCode.ABS_X, EvdevCode.ABS_Y, EvdevCode.ABS_Z].map { 1 / res($0) }
@@ -47,7 +47,7 @@ public struct EvdevStream: Sendable {
     }
 
     /// Feeds events; returns the samples of the frames they complete.
-    public mutating func feed(_ events: [InputEvent]) -> Output {
+    package mutating func feed(_ events: [InputEvent]) -> Output {
         var out = Output()
         for e in events {
             if dropping {
@@ -80,7 +80,7 @@ public struct EvdevStream: Sendable {
     }
 
     /// Replaces every axis value after a `SYN_DROPPED` (values from `EVIOCGABS`).
-    public mutating func resync(_ fresh: [UInt16: Int32]) {
+    package mutating func resync(_ fresh: [UInt16: Int32]) {
         for (k, v) in fresh { values[k] = v }
     }
 

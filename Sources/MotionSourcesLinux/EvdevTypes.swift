@@ -1,31 +1,31 @@
 /// Linux input constants and records used by the evdev source (from `linux/input-event-codes.h`
 /// and `linux/input.h`).
-public enum EvdevCode {
+package enum EvdevCode {
     /// Event types.
-    public static let EV_SYN: UInt16 = 0, EV_KEY: UInt16 = 1, EV_ABS: UInt16 = 3, EV_MSC: UInt16 = 4
+    package static let EV_SYN: UInt16 = 0, EV_KEY: UInt16 = 1, EV_ABS: UInt16 = 3, EV_MSC: UInt16 = 4
     /// `EV_SYN` codes.
-    public static let SYN_REPORT: UInt16 = 0, SYN_DROPPED: UInt16 = 3
+    package static let SYN_REPORT: UInt16 = 0, SYN_DROPPED: UInt16 = 3
     /// `EV_ABS` codes of motion nodes.
-    public static let ABS_X: UInt16 = 0, ABS_Y: UInt16 = 1, ABS_Z: UInt16 = 2, ABS_RX: UInt16 = 3, ABS_RY: UInt16 = 4, ABS_RZ: UInt16 = 5
+    package static let ABS_X: UInt16 = 0, ABS_Y: UInt16 = 1, ABS_Z: UInt16 = 2, ABS_RX: UInt16 = 3, ABS_RY: UInt16 = 4, ABS_RZ: UInt16 = 5
     /// `EV_MSC` code of the hardware timestamp (µs, wrapping u32).
-    public static let MSC_TIMESTAMP: UInt16 = 5
+    package static let MSC_TIMESTAMP: UInt16 = 5
     /// The device property marking motion-sensor nodes.
-    public static let INPUT_PROP_ACCELEROMETER = 6
+    package static let INPUT_PROP_ACCELEROMETER = 6
 }
 
 /// One `struct input_event`.
-public struct InputEvent: Sendable, Hashable {
+package struct InputEvent: Sendable, Hashable {
     /// Event time in seconds (`CLOCK_MONOTONIC` once the source sets `EVIOCSCLOCKID`).
-    public var time: Double
+    package var time: Double
     /// `EV_*`.
-    public var type: UInt16
+    package var type: UInt16
     /// The code within the type.
-    public var code: UInt16
+    package var code: UInt16
     /// The value.
-    public var value: Int32
+    package var value: Int32
 
     /// Creates an event.
-    public init(time: Double, type: UInt16, code: UInt16, value: Int32) {
+    package init(time: Double, type: UInt16, code: UInt16, value: Int32) {
         self.time = time
         self.type = type
         self.code = code
@@ -33,10 +33,10 @@ public struct InputEvent: Sendable, Hashable {
     }
 
     /// Size of `struct input_event` on 64-bit Linux: `timeval` (16) + type + code + value.
-    public static let byteSize = 24
+    package static let byteSize = 24
 
     /// Decodes events from raw bytes (64-bit layout, native little-endian).
-    public static func decode(_ bytes: [UInt8]) -> [InputEvent] {
+    package static func decode(_ bytes: [UInt8]) -> [InputEvent] {
         var out: [InputEvent] = []
         out.reserveCapacity(bytes.count / byteSize)
         bytes.withUnsafeBytes { b in
@@ -55,7 +55,7 @@ public struct InputEvent: Sendable, Hashable {
     }
 
     /// Encodes events in the kernel's 64-bit layout (for twins and tests).
-    public static func encode(_ events: [InputEvent]) -> [UInt8] {
+    package static func encode(_ events: [InputEvent]) -> [UInt8] {
         var out: [UInt8] = []
         for e in events {
             // Any time decode() can produce (up to ±9.2e18 s) encodes without trapping: seconds
@@ -75,22 +75,22 @@ public struct InputEvent: Sendable, Hashable {
 }
 
 /// `struct input_absinfo`: an absolute axis's state and calibration.
-public struct EvdevAbsInfo: Sendable, Hashable {
+package struct EvdevAbsInfo: Sendable, Hashable {
     /// Current value.
-    public var value: Int32
+    package var value: Int32
     /// Smallest value.
-    public var minimum: Int32
+    package var minimum: Int32
     /// Largest value.
-    public var maximum: Int32
+    package var maximum: Int32
     /// Noise filter width.
-    public var fuzz: Int32
+    package var fuzz: Int32
     /// Dead zone.
-    public var flat: Int32
+    package var flat: Int32
     /// Units per g for ABS_X/Y/Z of motion nodes, units per °/s for ABS_RX/RY/RZ.
-    public var resolution: Int32
+    package var resolution: Int32
 
     /// Creates an axis description.
-    public init(value: Int32, minimum: Int32, maximum: Int32, fuzz: Int32 = 0, flat: Int32 = 0, resolution: Int32) {
+    package init(value: Int32, minimum: Int32, maximum: Int32, fuzz: Int32 = 0, flat: Int32 = 0, resolution: Int32) {
         self.value = value
         self.minimum = minimum
         self.maximum = maximum
@@ -101,24 +101,24 @@ public struct EvdevAbsInfo: Sendable, Hashable {
 }
 
 /// What an evdev node says about itself (`EVIOCGNAME`, `EVIOCGUNIQ`, `EVIOCGID`, `EVIOCGPROP`, `EVIOCGABS`).
-public struct EvdevIdentity: Sendable, Hashable {
+package struct EvdevIdentity: Sendable, Hashable {
     /// The node, e.g. `/dev/input/event5`.
-    public var path: String
+    package var path: String
     /// `EVIOCGNAME`: `Wireless Controller Motion Sensors`.
-    public var name: String
+    package var name: String
     /// `EVIOCGUNIQ`: usually the controller's MAC address; shared by a controller's gamepad and motion nodes.
-    public var uniq: String
+    package var uniq: String
     /// Bus type, vendor, product, version (`EVIOCGID`).
-    public var bus: UInt16, vendor: UInt16, product: UInt16, version: UInt16
+    package var bus: UInt16, vendor: UInt16, product: UInt16, version: UInt16
     /// Set properties (`INPUT_PROP_*` numbers).
-    public var properties: Set<Int>
+    package var properties: Set<Int>
     /// The kernel driver (`hid-playstation`, `hid-nintendo`, `hid-steam`, …), when known.
-    public var driver: String?
+    package var driver: String?
     /// Absolute axes with their info, keyed by `ABS_*` code.
-    public var axes: [UInt16: EvdevAbsInfo]
+    package var axes: [UInt16: EvdevAbsInfo]
 
     /// Creates an identity.
-    public init(path: String, name: String, uniq: String = "", bus: UInt16 = 0, vendor: UInt16 = 0, product: UInt16 = 0, version: UInt16 = 0,
+    package init(path: String, name: String, uniq: String = "", bus: UInt16 = 0, vendor: UInt16 = 0, product: UInt16 = 0, version: UInt16 = 0,
                 properties: Set<Int> = [], driver: String? = nil, axes: [UInt16: EvdevAbsInfo]) {
         self.path = path
         self.name = name
@@ -133,9 +133,9 @@ public struct EvdevIdentity: Sendable, Hashable {
     }
 
     /// `true` for a motion-sensor node: `INPUT_PROP_ACCELEROMETER` with ABS_X/Y/Z.
-    public var isMotionNode: Bool {
+    package var isMotionNode: Bool {
         properties.contains(EvdevCode.INPUT_PROP_ACCELEROMETER) && [EvdevCode.ABS_X, EvdevCode.ABS_Y, EvdevCode.ABS_Z].allSatisfy { axes[$0] != nil }
     }
     /// `true` when the node has ABS_RX/RY/RZ (a gyroscope).
-    public var hasGyro: Bool { [EvdevCode.ABS_RX, EvdevCode.ABS_RY, EvdevCode.ABS_RZ].allSatisfy { axes[$0] != nil } }
+    package var hasGyro: Bool { [EvdevCode.ABS_RX, EvdevCode.ABS_RY, EvdevCode.ABS_RZ].allSatisfy { axes[$0] != nil } }
 }

@@ -2,7 +2,7 @@ import MotionSources
 
 /// The buffered-capture protocol of one IIO device as a pure state machine: each event in returns
 /// the actions to perform, and performs none itself. ``IIOSource`` runs the actions against a
-/// ``LinuxFileSystem``; tests run them against ``InMemoryLinuxFileSystem`` or inspect them directly.
+/// ``LinuxFileSystem``; tests run them against `InMemoryLinuxFileSystem` (MotionSourcesLinuxTesting) or inspect them directly.
 ///
 /// Start: disable the buffer, ask for monotonic timestamps, enable exactly the wanted scan elements
 /// and the timestamp (disabling every other one so the layout is known), attach a trigger, enable
@@ -10,9 +10,9 @@ import MotionSources
 /// stale (left from an earlier run) and dropped. A write refused for lack of permission, or a busy
 /// buffer, ends in ``Action/fallBackToPolling(reason:)``; `ENODEV` anywhere ends in ``Action/fail(_:)``
 /// with ``SourceError/Kind/deviceRemoved``.
-public struct IIOBufferedCapture: Sendable {
+package struct IIOBufferedCapture: Sendable {
     /// What the driver of the machine must do next.
-    public enum Action: Sendable, Equatable {
+    package enum Action: Sendable, Equatable {
         /// Write `value` to the sysfs attribute `path`; report with ``writeSucceeded(_:monotonicNow:)`` or ``writeFailed(_:_:)``.
         case write(path: String, value: String)
         /// Open the device node; report with ``deviceOpened()`` or ``deviceOpenFailed(_:)``.
@@ -30,7 +30,7 @@ public struct IIOBufferedCapture: Sendable {
     }
 
     /// Where the machine is.
-    public enum State: Sendable, Equatable {
+    package enum State: Sendable, Equatable {
         /// Not started.
         case idle
         /// Writing the sysfs configuration.
@@ -46,11 +46,11 @@ public struct IIOBufferedCapture: Sendable {
     }
 
     /// The current state.
-    public private(set) var state: State = .idle
+    package private(set) var state: State = .idle
     /// The clock the kernel stamps scans with after configuration (`monotonic`, `realtime`, …).
-    public private(set) var timestampClock: String
+    package private(set) var timestampClock: String
     /// The decoder for this configuration.
-    public private(set) var decoder: IIOScanDecoder
+    package private(set) var decoder: IIOScanDecoder
 
     let device: IIODeviceDescription
     let kinds: Set<SensorKind>
@@ -73,7 +73,7 @@ public struct IIOBufferedCapture: Sendable {
     ///   - triggerName: a trigger to attach when `trigger/current_trigger` exists and is empty, or `nil`.
     ///   - clockWritable: whether `current_timestamp_clock` may be written.
     ///   - rate: the chosen sampling rate in Hz (spaces scans that carry no timestamp).
-    public init(device: IIODeviceDescription, kinds: Set<SensorKind>, otherEnablePaths: [String],
+    package init(device: IIODeviceDescription, kinds: Set<SensorKind>, otherEnablePaths: [String],
                 triggerName: String?, clockWritable: Bool, rate: Double) {
         self.device = device
         self.kinds = kinds
@@ -87,7 +87,7 @@ public struct IIOBufferedCapture: Sendable {
     }
 
     /// Begins configuration.
-    public mutating func start() -> [Action] {
+    package mutating func start() -> [Action] {
         guard state == .idle else { return [] }
         state = .configuring
         var actions: [Action] = []
@@ -107,7 +107,7 @@ public struct IIOBufferedCapture: Sendable {
     }
 
     /// A write went through. `monotonicNow` is `CLOCK_MONOTONIC` in ns at that moment.
-    public mutating func writeSucceeded(_ path: String, monotonicNow: Int64) -> [Action] {
+    package mutating func writeSucceeded(_ path: String, monotonicNow: Int64) -> [Action] {
         guard state == .configuring else { return [] }
         pending[path] = nil
         if path.hasSuffix("current_timestamp_clock") { timestampClock = "monotonic" }
@@ -120,7 +120,7 @@ public struct IIOBufferedCapture: Sendable {
     }
 
     /// A write failed.
-    public mutating func writeFailed(_ path: String, _ error: LinuxIOError) -> [Action] {
+    package mutating func writeFailed(_ path: String, _ error: LinuxIOError) -> [Action] {
         guard state == .configuring else { return [] }
         let must = pending[path] ?? false
         pending[path] = nil
@@ -140,7 +140,7 @@ public struct IIOBufferedCapture: Sendable {
     }
 
     /// The device node is open: start reading.
-    public mutating func deviceOpened() -> [Action] {
+    package mutating func deviceOpened() -> [Action] {
         guard state == .opening else { return [] }
         state = .streaming
         flushing = true
@@ -149,7 +149,7 @@ public struct IIOBufferedCapture: Sendable {
     }
 
     /// Opening the device node failed.
-    public mutating func deviceOpenFailed(_ error: LinuxIOError) -> [Action] {
+    package mutating func deviceOpenFailed(_ error: LinuxIOError) -> [Action] {
         guard state == .opening else { return [] }
         if error.isDeviceGone {
             state = .failed
@@ -168,7 +168,7 @@ public struct IIOBufferedCapture: Sendable {
     /// - Parameters:
     ///   - clockOffsetNs: ns to add to a kernel timestamp in ``timestampClock`` to get `CLOCK_MONOTONIC`.
     ///   - arrival: monotonic seconds now.
-    public mutating func bytesRead(_ bytes: [UInt8], clockOffsetNs: Int64, arrival: Double) -> [Action] {
+    package mutating func bytesRead(_ bytes: [UInt8], clockOffsetNs: Int64, arrival: Double) -> [Action] {
         guard state == .streaming else { return [] }
         var actions: [Action] = []
         if !bytes.isEmpty {
@@ -197,7 +197,7 @@ public struct IIOBufferedCapture: Sendable {
     }
 
     /// A read failed.
-    public mutating func readFailed(_ error: LinuxIOError) -> [Action] {
+    package mutating func readFailed(_ error: LinuxIOError) -> [Action] {
         guard state == .streaming else { return [] }
         state = .failed
         if error.isDeviceGone {
@@ -207,7 +207,7 @@ public struct IIOBufferedCapture: Sendable {
     }
 
     /// Stops: close the node and disable the buffer.
-    public mutating func stop() -> [Action] {
+    package mutating func stop() -> [Action] {
         switch state {
         case .streaming, .opening, .configuring:
             state = .stopped

@@ -2,55 +2,55 @@ import MotionSources
 import MotionFusion
 
 /// One axis of an IIO sensor: where to read it and how to turn counts into SI units.
-public struct IIOAxisChannel: Sendable, Hashable {
+package struct IIOAxisChannel: Sendable, Hashable {
     /// The channel name without direction and suffix: `accel_x`, `anglvel_y`, `magn_z`.
-    public var name: String
+    package var name: String
     /// The polled attribute: `…/in_accel_x_raw`, or `…/in_accel_x_input` for processed channels.
-    public var valuePath: String
+    package var valuePath: String
     /// `true` when ``valuePath`` is a processed `_input` attribute (already SI, scale 1, offset 0).
-    public var processed: Bool
+    package var processed: Bool
     /// Multiplier to SI units (m/s², rad/s, Gauss); the per-axis `in_accel_x_scale` wins over the shared `in_accel_scale`. Default 1.
-    public var scale: Double
+    package var scale: Double
     /// Added to the raw count before scaling (`in_accel_offset`). Default 0.
-    public var offset: Double
+    package var offset: Double
     /// Why ``scale`` is not what sysfs says, when it is not (a scale of 0 is treated as missing).
-    public var scaleNote: String?
+    package var scaleNote: String?
     /// The buffer `scan_index`, when the channel can be captured through the buffer.
-    public var scanIndex: Int?
+    package var scanIndex: Int?
     /// The buffer storage type, when the channel can be captured through the buffer.
-    public var scanType: IIOScanType?
+    package var scanType: IIOScanType?
     /// `scan_elements/in_accel_x_en`, when present.
-    public var enablePath: String?
+    package var enablePath: String?
 
     /// `(raw + offset) × scale`, in SI units.
     @inlinable
-    public func siValue(raw: Int64) -> Double { (Double(raw) + offset) * scale }
+    package func siValue(raw: Int64) -> Double { (Double(raw) + offset) * scale }
 }
 
 /// A sensor (accelerometer, gyroscope or magnetometer) of one IIO device.
-public struct IIOSensorChannels: Sendable, Hashable {
+package struct IIOSensorChannels: Sendable, Hashable {
     /// Which Core Motion sensor this is.
-    public var kind: SensorKind
+    package var kind: SensorKind
     /// The IIO channel type: `accel`, `anglvel` or `magn`.
-    public var iioType: String
+    package var iioType: String
     /// The x, y and z channels, in that order.
-    public var axes: [IIOAxisChannel]
+    package var axes: [IIOAxisChannel]
     /// Chip axes → device axes.
-    public var mountMatrix: MountMatrix
+    package var mountMatrix: MountMatrix
     /// Where ``mountMatrix`` came from: `override`, `udev ACCEL_MOUNT_MATRIX`, `hwdb ACCEL_MOUNT_MATRIX`,
     /// the sysfs attribute's name, or `none (identity)`.
-    public var mountMatrixSource: String
+    package var mountMatrixSource: String
     /// The rates the driver offers.
-    public var availableRates: IIOAvailableRates
+    package var availableRates: IIOAvailableRates
     /// The sampling frequency attribute (`in_accel_sampling_frequency` or `sampling_frequency`), if any.
-    public var rateAttribute: String?
+    package var rateAttribute: String?
     /// Its current value in Hz, if readable.
-    public var currentRate: Double?
+    package var currentRate: Double?
     /// `true` when the rate attribute can be written by this process.
-    public var rateWritable: Bool
+    package var rateWritable: Bool
 
     /// SI units → Core Motion units: m/s² → g is `1/9.80665`, rad/s stays, Gauss → µT is `100`.
-    public var unitFactor: Double {
+    package var unitFactor: Double {
         switch kind {
         case .accelerometer: return 1 / IIOUnits.standardGravity
         case .gyro: return 1
@@ -61,7 +61,7 @@ public struct IIOSensorChannels: Sendable, Hashable {
     /// Converts three raw counts (x, y, z) into a Core Motion vector: scale and offset per axis,
     /// then the mount matrix, then the unit change. No sign flip (see ``IIOUnits``).
     @inlinable
-    public func coreMotionValue(raw: (Int64, Int64, Int64)) -> Vector3 {
+    package func coreMotionValue(raw: (Int64, Int64, Int64)) -> Vector3 {
         let chip = Vector3(axes[0].siValue(raw: raw.0), axes[1].siValue(raw: raw.1), axes[2].siValue(raw: raw.2))
         return mountMatrix.apply(chip) * unitFactor
     }
@@ -80,13 +80,13 @@ public struct IIOSensorChannels: Sendable, Hashable {
 /// override matrix (``LinuxDiscoveryOptions/mountMatrixOverrides``), like udev's `ACCEL_MOUNT_MATRIX`.
 ///
 /// Gyroscope: rad/s, right-handed about the same axes. Magnetometer: IIO reports Gauss; ×100 gives µT.
-public enum IIOUnits {
+package enum IIOUnits {
     /// Standard gravity, m/s² per g.
-    public static let standardGravity = 9.80665
+    package static let standardGravity = 9.80665
 }
 
 /// Whether an IIO device can stream through its buffer (`/dev/iio:deviceN`), and if not, why.
-public enum IIOBufferAccess: Sendable, Hashable {
+package enum IIOBufferAccess: Sendable, Hashable {
     /// The buffer can be configured and read.
     case available
     /// The driver has no buffer, or the channels lack scan elements.
@@ -96,33 +96,33 @@ public enum IIOBufferAccess: Sendable, Hashable {
 }
 
 /// One IIO device (`/sys/bus/iio/devices/iio:deviceN`) with the motion sensors it carries.
-public struct IIODeviceDescription: Sendable, Hashable {
+package struct IIODeviceDescription: Sendable, Hashable {
     /// `iio:device0`.
-    public var id: String
+    package var id: String
     /// The sysfs directory.
-    public var sysfsPath: String
+    package var sysfsPath: String
     /// The character device (`<dev root>/iio:device0`).
-    public var devicePath: String
+    package var devicePath: String
     /// The `name` attribute (`accel_3d`, `mpu6050`, …).
-    public var name: String
+    package var name: String
     /// The `label` attribute (`accel-display`, …), if any.
-    public var label: String?
+    package var label: String?
     /// The resolved parent device directory, used to group the devices of one board.
-    public var parentPath: String?
+    package var parentPath: String?
     /// The parent's `modalias`.
-    public var parentModalias: String?
+    package var parentModalias: String?
     /// The sensors found, keyed by kind.
-    public var sensors: [SensorKind: IIOSensorChannels]
+    package var sensors: [SensorKind: IIOSensorChannels]
     /// The timestamp scan element, if any.
-    public var timestampScan: (index: Int, type: IIOScanType, enablePath: String)?
+    package var timestampScan: (index: Int, type: IIOScanType, enablePath: String)?
     /// Buffered access.
-    public var bufferAccess: IIOBufferAccess
+    package var bufferAccess: IIOBufferAccess
     /// `current_timestamp_clock`'s value (`realtime`, `monotonic`, …), if the attribute exists.
-    public var timestampClock: String?
+    package var timestampClock: String?
     /// Where the sensor sits (`display` or `base` on a 2-in-1), from udev's or the hwdb's
     /// `ACCEL_LOCATION` or the `accel-*` label; `nil` when unknown (udev then assumes `display`).
-    public var location: String?
+    package var location: String?
 
-    public static func == (a: Self, b: Self) -> Bool { a.id == b.id && a.sysfsPath == b.sysfsPath && a.sensors == b.sensors }
-    public func hash(into h: inout Hasher) { h.combine(id); h.combine(sysfsPath) }
+    package static func == (a: Self, b: Self) -> Bool { a.id == b.id && a.sysfsPath == b.sysfsPath && a.sensors == b.sensors }
+    package func hash(into h: inout Hasher) { h.combine(id); h.combine(sysfsPath) }
 }

@@ -2,9 +2,9 @@ import MotionSources
 import Logging
 
 /// Reads IIO devices out of sysfs (`<sysfs root>/bus/iio/devices/iio:deviceN`).
-public enum IIODiscovery {
+package enum IIODiscovery {
     /// The outcome for one IIO device directory.
-    public enum Outcome: Sendable {
+    package enum Outcome: Sendable {
         /// A device with at least one motion sensor.
         case device(IIODeviceDescription)
         /// A device without accelerometer, gyroscope or magnetometer channels (a light sensor, say).
@@ -19,7 +19,7 @@ public enum IIODiscovery {
 
     /// Scans every IIO device under the options' sysfs root. Devices that fail to parse are
     /// reported as ``Outcome/skipped(id:name:error:)`` and logged at `warning`.
-    public static func scan(_ options: LinuxDiscoveryOptions) -> [Outcome] {
+    package static func scan(_ options: LinuxDiscoveryOptions) -> [Outcome] {
         let fs = options.fileSystem
         let base = joinPath(options.sysfsRoot, "bus/iio/devices")
         guard let names = try? fs.contents(ofDirectory: base) else { return [] }
@@ -63,7 +63,7 @@ public enum IIODiscovery {
     }
 
     /// Describes one device directory.
-    public static func describe(id: String, directory dir: String, options: LinuxDiscoveryOptions,
+    package static func describe(id: String, directory dir: String, options: LinuxDiscoveryOptions,
                                 hwdb: SensorHwdb, dmiModalias: String) -> Outcome {
         let fs = options.fileSystem
         let name = fs.attribute(joinPath(dir, "name")) ?? id

@@ -10,26 +10,26 @@ import MotionSources
 ///
 /// ## Threading
 /// Immutable apart from the file system; ``readPressure(at:)`` may be called from any thread.
-public final class IIOPressureSensor: BarometerSource {
+package final class IIOPressureSensor: BarometerSource {
     /// `iio:NAME` (the device's `name` attribute).
-    public let identifier: String
+    package let identifier: String
     /// The device's name and directory.
-    public let name: String
+    package let name: String
     /// Always `nil`: readings follow the real clock.
-    public let virtualStartTime: Double? = nil
+    package let virtualStartTime: Double? = nil
     /// The device's sysfs directory.
-    public let directory: String
+    package let directory: String
     /// The attribute read for each sample.
-    public let valuePath: String
+    package let valuePath: String
     /// The factor from the attribute to kPa (1 for `…_input`).
-    public let scale: Double
+    package let scale: Double
     /// The offset added to a raw value before scaling (0 for `…_input`).
-    public let offset: Double
+    package let offset: Double
     let fileSystem: any LinuxFileSystem
 
     /// Describes the pressure channel of the IIO device in `directory`, or returns `nil` when it has
     /// none. Throws when the channel exists but its scale or offset cannot be read as a number.
-    public init?(directory: String, fileSystem: any LinuxFileSystem = POSIXFileSystem()) throws(SourceError) {
+    package init?(directory: String, fileSystem: any LinuxFileSystem = POSIXFileSystem()) throws(SourceError) {
         self.directory = directory
         self.fileSystem = fileSystem
         let entries = Set((try? fileSystem.contents(ofDirectory: directory)) ?? [])
@@ -65,7 +65,7 @@ public final class IIOPressureSensor: BarometerSource {
 
     /// The pressure in kPa now (`timestamp` is ignored: the device is read at once).
     /// - Throws: ``SourceError`` `.deviceRemoved`, `.permissionDenied`, `.io` or `.malformedInput`.
-    public func readPressure(at timestamp: Double) throws(SourceError) -> Double {
+    package func readPressure(at timestamp: Double) throws(SourceError) -> Double {
         let text: String
         do {
             text = try fileSystem.readText(valuePath)
@@ -81,10 +81,10 @@ public final class IIOPressureSensor: BarometerSource {
 }
 
 /// Finds IIO pressure sensors under a sysfs root.
-public enum LinuxBarometers {
+package enum LinuxBarometers {
     /// Every IIO device with a pressure channel under `sysfsRoot` (`bus/iio/devices/iio:deviceN`), in
     /// device order, with the devices whose pressure channel is unusable and why.
-    public static func scan(sysfsRoot: String, fileSystem: any LinuxFileSystem = POSIXFileSystem())
+    package static func scan(sysfsRoot: String, fileSystem: any LinuxFileSystem = POSIXFileSystem())
         -> (sensors: [IIOPressureSensor], skipped: [(id: String, error: SourceError)]) {
         let base = joinPath(sysfsRoot, "bus/iio/devices")
         guard let names = try? fileSystem.contents(ofDirectory: base) else { return ([], []) }
@@ -101,7 +101,7 @@ public enum LinuxBarometers {
     }
 
     /// The first pressure sensor, or the one whose `name` attribute is `name`; `nil` when none.
-    public static func first(sysfsRoot: String, name: String?, fileSystem: any LinuxFileSystem = POSIXFileSystem()) -> IIOPressureSensor? {
+    package static func first(sysfsRoot: String, name: String?, fileSystem: any LinuxFileSystem = POSIXFileSystem()) -> IIOPressureSensor? {
         scan(sysfsRoot: sysfsRoot, fileSystem: fileSystem).sensors.first { name == nil || $0.identifier == "iio:\(name ?? "")" }
     }
 }

@@ -2,7 +2,7 @@
 ///
 /// The attribute is either a list (`12.5 25 50 100 200`) or a range in brackets, `[min step max]`
 /// (`[1 1 400]`); with neither, any positive rate may be asked for.
-public enum IIOAvailableRates: Sendable, Hashable, CustomStringConvertible {
+package enum IIOAvailableRates: Sendable, Hashable, CustomStringConvertible {
     /// Discrete rates in Hz, ascending.
     case list([Double])
     /// Every `min + k × step` up to `max`, in Hz.
@@ -11,7 +11,7 @@ public enum IIOAvailableRates: Sendable, Hashable, CustomStringConvertible {
     case unknown
 
     /// Parses the attribute; `nil` when malformed.
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         let t = SysfsValue.trimmed(text)
         if t.hasPrefix("[") {
             guard t.hasSuffix("]"), let v = SysfsValue.doubles(String(t.dropFirst().dropLast())), v.count == 3,
@@ -24,7 +24,7 @@ public enum IIOAvailableRates: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The lowest rate at or above `wanted` Hz; the highest when none is that fast. `nil` for ``unknown``.
-    public func choose(atLeast wanted: Double) -> Double? {
+    package func choose(atLeast wanted: Double) -> Double? {
         switch self {
         case .list(let rates):
             return rates.first(where: { $0 >= wanted - 1e-9 }) ?? rates.last
@@ -40,7 +40,7 @@ public enum IIOAvailableRates: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The slowest and fastest rates, or `nil` for ``unknown``.
-    public var bounds: (min: Double, max: Double)? {
+    package var bounds: (min: Double, max: Double)? {
         switch self {
         case .list(let r): return r.isEmpty ? nil : (r.first!, r.last!)
         case .range(let lo, _, let hi): return (lo == 0 ? min(1, hi) : lo, hi)
@@ -49,7 +49,7 @@ public enum IIOAvailableRates: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `12.5 25 50` or `[1 1 400]` or `unknown`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .list(let r): return r.map(formatHz).joined(separator: " ")
         case .range(let a, let s, let b): return "[\(formatHz(a)) \(formatHz(s)) \(formatHz(b))]"
@@ -59,7 +59,7 @@ public enum IIOAvailableRates: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// `12.5`, `100` — a rate without trailing zeros.
-func formatHz(_ v: Double) -> String {
+package func formatHz(_ v: Double) -> String {
     if v == v.rounded() && abs(v) < 1e12 { return String(Int64(v)) }
     return String(v)
 }

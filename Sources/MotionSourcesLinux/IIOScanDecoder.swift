@@ -7,20 +7,20 @@ import MotionFusion
 /// Scans may arrive split across reads; the decoder keeps the incomplete tail until the rest
 /// arrives. Values are decoded per ``IIOScanType`` (mask, shift, sign extension), scaled per axis,
 /// rotated by the mount matrix and converted to Core Motion units (see ``IIOUnits``).
-public struct IIOScanDecoder: Sendable {
+package struct IIOScanDecoder: Sendable {
     struct Route: Sendable {
         var sensor: IIOSensorChannels
         var slots: [IIOScanLayout.Slot]
     }
 
     /// Where each channel sits.
-    public let layout: IIOScanLayout
+    package let layout: IIOScanLayout
     let routes: [Route]
     let timestampSlot: IIOScanLayout.Slot?
     private var carry: [UInt8] = []
 
     /// Creates a decoder for `device` with the axes of `kinds` and the timestamp enabled.
-    public init(device: IIODeviceDescription, kinds: Set<SensorKind>) {
+    package init(device: IIODeviceDescription, kinds: Set<SensorKind>) {
         var channels: [(name: String, index: Int, type: IIOScanType)] = []
         for kind in SensorKind.allCases where kinds.contains(kind) {
             guard let s = device.sensors[kind] else { continue }
@@ -39,7 +39,7 @@ public struct IIOScanDecoder: Sendable {
 
     /// The raw content of one scan: the timestamp in ns (as the kernel wrote it) and each
     /// channel's decoded count, in layout order.
-    public func decodeRaw(_ scan: UnsafeRawBufferPointer) -> (timestampNs: Int64?, values: [(channel: String, value: Int64)]) {
+    package func decodeRaw(_ scan: UnsafeRawBufferPointer) -> (timestampNs: Int64?, values: [(channel: String, value: Int64)]) {
         let values = layout.slots.filter { $0.channel != "timestamp" }.map { (channel: $0.channel, value: $0.type.decode(scan, at: $0.offset)) }
         return (timestampSlot.map { $0.type.decode(scan, at: $0.offset) }, values)
     }
@@ -51,7 +51,7 @@ public struct IIOScanDecoder: Sendable {
     ///     device stamps with the monotonic clock; `monotonic − realtime` when it stamps with realtime).
     ///   - arrival: monotonic seconds now, used when the device has no timestamp channel.
     ///   - interval: the expected seconds between scans, to space scans without timestamps.
-    public mutating func feed(_ bytes: [UInt8], clockOffsetNs: Int64, arrival: Double, interval: Double,
+    package mutating func feed(_ bytes: [UInt8], clockOffsetNs: Int64, arrival: Double, interval: Double,
                               into out: inout [(timestampNs: Int64, sample: RawSample)]) {
         let size = layout.scanSize
         guard size > 0 else { return }
@@ -82,5 +82,5 @@ public struct IIOScanDecoder: Sendable {
     }
 
     /// Forgets a partial scan.
-    public mutating func reset() { carry.removeAll() }
+    package mutating func reset() { carry.removeAll() }
 }

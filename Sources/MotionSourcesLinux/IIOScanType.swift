@@ -5,22 +5,22 @@
 /// in the given byte order, shifts right by `shift`, keeps the low `bits` bits (the rest of the slot
 /// may hold other data: the HID sensor hub copies the next report field into the upper half), and
 /// sign-extends from bit `bits − 1` when signed.
-public struct IIOScanType: Sendable, Hashable, CustomStringConvertible {
+package struct IIOScanType: Sendable, Hashable, CustomStringConvertible {
     /// `true` for big-endian storage.
-    public var bigEndian: Bool
+    package var bigEndian: Bool
     /// `true` for two's-complement signed values.
-    public var signed: Bool
+    package var signed: Bool
     /// Significant bits, 1…64.
-    public var bits: Int
+    package var bits: Int
     /// Bits of storage per element: 8, 16, 32 or 64.
-    public var storageBits: Int
+    package var storageBits: Int
     /// Elements per channel (the `X` part), usually 1.
-    public var repeatCount: Int
+    package var repeatCount: Int
     /// Right shift applied before masking.
-    public var shift: Int
+    package var shift: Int
 
     /// Creates a scan type.
-    public init(bigEndian: Bool = false, signed: Bool, bits: Int, storageBits: Int, repeatCount: Int = 1, shift: Int = 0) {
+    package init(bigEndian: Bool = false, signed: Bool, bits: Int, storageBits: Int, repeatCount: Int = 1, shift: Int = 0) {
         self.bigEndian = bigEndian
         self.signed = signed
         self.bits = bits
@@ -30,7 +30,7 @@ public struct IIOScanType: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Parses the `*_type` text; `nil` if malformed or if the sizes are inconsistent.
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         let t = SysfsValue.trimmed(text)
         guard let colon = t.firstIndex(of: ":") else { return nil }
         let endian = t[..<colon]
@@ -65,14 +65,14 @@ public struct IIOScanType: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Bytes one element occupies.
-    public var storageBytes: Int { storageBits / 8 }
+    package var storageBytes: Int { storageBits / 8 }
 
     /// Bytes the whole channel occupies in a scan (all repeats).
-    public var totalBytes: Int { storageBytes * repeatCount }
+    package var totalBytes: Int { storageBytes * repeatCount }
 
     /// Decodes element `element` of the channel starting at `offset` in `scan`.
     @inlinable
-    public func decode(_ scan: UnsafeRawBufferPointer, at offset: Int, element: Int = 0) -> Int64 {
+    package func decode(_ scan: UnsafeRawBufferPointer, at offset: Int, element: Int = 0) -> Int64 {
         let n = storageBits / 8
         let start = offset + element * n
         var raw: UInt64 = 0
@@ -90,7 +90,7 @@ public struct IIOScanType: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The text form.
-    public var description: String {
+    package var description: String {
         "\(bigEndian ? "be" : "le"):\(signed ? "s" : "u")\(bits)/\(storageBits)\(repeatCount > 1 ? "X\(repeatCount)" : "")>>\(shift)"
     }
 }
@@ -101,26 +101,26 @@ public struct IIOScanType: Sendable, Hashable, CustomStringConvertible {
 /// each starts at a multiple of its own size (storage bytes × repeat); the scan's total is padded
 /// to a multiple of the largest channel size. The timestamp channel has the highest index, so it
 /// comes last, 8-byte aligned.
-public struct IIOScanLayout: Sendable, Hashable {
+package struct IIOScanLayout: Sendable, Hashable {
     /// One placed channel.
-    public struct Slot: Sendable, Hashable {
+    package struct Slot: Sendable, Hashable {
         /// The channel's name without prefix and suffix, e.g. `accel_x` or `timestamp`.
-        public var channel: String
+        package var channel: String
         /// Its `scan_index`.
-        public var index: Int
+        package var index: Int
         /// How it is stored.
-        public var type: IIOScanType
+        package var type: IIOScanType
         /// Byte offset from the scan's start.
-        public var offset: Int
+        package var offset: Int
     }
 
     /// The placed channels in scan order.
-    public var slots: [Slot]
+    package var slots: [Slot]
     /// Bytes per scan, padding included.
-    public var scanSize: Int
+    package var scanSize: Int
 
     /// Places `channels` (name, scan index, type), which must be the enabled ones.
-    public init(channels: [(name: String, index: Int, type: IIOScanType)]) {
+    package init(channels: [(name: String, index: Int, type: IIOScanType)]) {
         var offset = 0
         var largest = 1
         var slots: [Slot] = []
@@ -136,5 +136,5 @@ public struct IIOScanLayout: Sendable, Hashable {
     }
 
     /// The slot of `channel`, if enabled.
-    public func slot(_ channel: String) -> Slot? { slots.first { $0.channel == channel } }
+    package func slot(_ channel: String) -> Slot? { slots.first { $0.channel == channel } }
 }

@@ -11,68 +11,50 @@ func FileHandle_stderr(_ text: String) {
     t.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
 }
 
-/// One running demand of an ``IIOSource``: its worker threads and the serialised sink.
-final class IIOSession: @unchecked Sendable {
-    private weak var source: IIOSource?
+/// One running demand of an ``IIOSource``: its worker threads (one ``SourceWorker``) and the open
+/// device handles that a stop closes to wake blocked reads.
+final class IIOSession: Sendable {
+    private weak let source: IIOSource?
     private let options: LinuxDiscoveryOptions
-    private let sink: @Sendable (SourceEvent) -> Void
-    private let deliverLock = ConditionLock()
-    private let stateLock = ConditionLock()
-    private var workers: [WorkerThread] = []
-    private var handles: [any LinuxDeviceHandle] = []
-    private var ended = false          // guarded by stateLock; no sink call after this
-    let stopSignal = StopSignal()
+    private let worker: SourceWorker
+    private let handles = Locked<[any LinuxDeviceHandle]>([])
 
     init(source: IIOSource, sink: @escaping @Sendable (SourceEvent) -> Void) {
         self.source = source
         self.options = source.options
-        self.sink = sink
+        self.worker = SourceWorker(sink: sink)
     }
 
-    private var isEnded: Bool { stateLock.withLock { ended } }
+    /// `true` once the session was stopped or failed: no sink call begins afterwards.
+    private var isEnded: Bool { worker.isStopping }
 
     /// Delivers samples in order, unless the session has ended.
     func deliver(_ samples: [RawSample]) {
-        deliverLock.withLock {
-            for s in samples {
-                if isEnded { return }
-                sink(.sample(s))
-            }
-        }
+        worker.deliver(samples)
     }
 
     /// Ends the session with an error: one `.failed`, then silence; the other workers stop.
     func fail(_ error: SourceError) {
-        deliverLock.withLock {
-            let first = stateLock.withLock { () -> Bool in
-                if ended { return false }
-                ended = true
-                return true
-            }
-            if first { sink(.failed(error)) }
-        }
-        stopSignal.signal()
+        worker.end(.failed(error))
         closeHandles()
         if let source { source.sessionEnded(self) }
     }
 
     /// Stops every worker; when called from outside the workers, waits for them.
     func stop() {
-        stateLock.withLock { ended = true }
-        stopSignal.signal()
+        worker.requestStop()
         closeHandles()
-        let ws = stateLock.withLock { workers }
-        for w in ws { w.join() }
+        worker.join()
     }
 
     private func closeHandles() {
-        let hs = stateLock.withLock { handles }
-        for h in hs { h.close() }
+        for h in handles.withLock({ $0 }) { h.close() }
     }
 
     private func spawn(_ name: String, realtime: Bool = false, _ body: @escaping @Sendable () -> Void) {
-        let w = WorkerThread(name: name, realtime: realtime, body)
-        stateLock.withLock { workers.append(w) }
+        if !worker.spawn(name: name, realtime: realtime, { _ in body() }) {
+            fail(SourceError(.io, "cannot start the \(name) thread"))
+        }
     }
 
     // MARK: polling
@@ -92,7 +74,7 @@ final class IIOSession: @unchecked Sendable {
             return Item(sensor: s, periodNs: Int64(1e9 / rate), nextNs: start)  // safe: rate clamped to 0.1…1000 Hz
         }
         var warned = Set<String>()
-        while !stopSignal.isRaised && !isEnded {
+        while !isEnded {
             let now = LinuxClock.monotonicNs()
             var batch: [RawSample] = []
             for i in items.indices where items[i].nextNs <= now {
@@ -109,13 +91,8 @@ final class IIOSession: @unchecked Sendable {
                         // value = (raw + offset) × scale; processed (_input) values are already SI.
                         raw.append(a.processed ? v : (v + a.offset) * a.scale)
                     } catch {
-                        if error.isDeviceGone || error.code == 2 {
-                            fail(SourceError(.deviceRemoved, "device removed while polling", path: a.valuePath))
-                        } else if error.isPermissionDenied {
-                            fail(SourceError(.permissionDenied, "cannot read (\(error.reason)); add a udev rule giving your group read access, or run as root", path: a.valuePath))
-                        } else {
-                            fail(SourceError(.io, "read failed: \(error.reason)", path: a.valuePath))
-                        }
+                        fail(error.sourceError("read failed", gone: "device removed while polling",
+                                               permissionFix: LinuxIOError.sysfsPermissionFix))
                         return
                     }
                 }
@@ -127,7 +104,7 @@ final class IIOSession: @unchecked Sendable {
             }
             if !batch.isEmpty { deliver(batch) }
             let next = items.map(\.nextNs).min() ?? (now + 100_000_000)
-            if stopSignal.wait(untilMonotonicNs: next) { return }
+            if !worker.sleep(until: Double(next) / 1e9) { return }
         }
     }
 
@@ -158,7 +135,7 @@ final class IIOSession: @unchecked Sendable {
             var queue = machine.start()
             while !queue.isEmpty {
                 let action = queue.removeFirst()
-                if stopSignal.isRaised || isEnded {
+                if isEnded {
                     // Finish what stopping asks for (close, disable the buffer), nothing else.
                     handle?.close()
                     for a in [action] + queue + machine.stop() {
@@ -185,7 +162,7 @@ final class IIOSession: @unchecked Sendable {
                     do throws(LinuxIOError) {
                         let h = try fs.openDevice(p)
                         handle = h
-                        stateLock.withLock { handles.append(h) }
+                        handles.withLock { $0.append(h) }
                         if isEnded { h.close() }
                         queue += machine.deviceOpened()
                     } catch { queue += machine.deviceOpenFailed(error) }
@@ -196,7 +173,7 @@ final class IIOSession: @unchecked Sendable {
                         let offset = LinuxClock.offsetToMonotonic(from: machine.timestampClock)
                         queue += machine.bytesRead(bytes, clockOffsetNs: offset, arrival: LinuxClock.monotonic())
                     } catch {
-                        if error.code == 9 /* EBADF: closed by stop() */ || isEnded { queue += machine.stop(); continue }
+                        if error.code == EBADF /* closed by stop() */ || isEnded { queue += machine.stop(); continue }
                         queue += machine.readFailed(error)
                     }
                 case .deliver(let samples):

@@ -18,36 +18,37 @@ import Logging
 /// ## Faults
 /// A device that vanishes (`ENODEV`, its sysfs directory gone) ends the stream with
 /// `.failed(SourceError(.deviceRemoved, …))`; samples already delivered stay delivered.
-public final class IIOSource: SensorSource, @unchecked Sendable {
+package final class IIOSource: SensorSource, Sendable {
     /// Identifier, name, sensors and the details `coremotion sensors` prints.
-    public let info: SourceInfo
+    package let info: SourceInfo
     /// The IIO devices making up this motion device.
-    public let devices: [IIODeviceDescription]
+    package let devices: [IIODeviceDescription]
     let options: LinuxDiscoveryOptions
     static let logger = Logger(label: "OpenCoreMotion.IIO")
 
-    private let lock = ConditionLock()
-    private var session: IIOSession?
-    private var lastModes: [SensorKind: String] = [:]
+    private struct State {
+        var session: IIOSession?
+        var lastModes: [SensorKind: String] = [:]
+    }
+    private let state = Locked(State())
 
     /// Creates a source over `devices` (normally one group from ``LinuxSensorDiscovery``).
-    public init(devices: [IIODeviceDescription], options: LinuxDiscoveryOptions) {
+    package init(devices: [IIODeviceDescription], options: LinuxDiscoveryOptions) {
         self.devices = devices
         self.options = options
         self.info = Self.makeInfo(devices)
     }
 
     /// How each sensor ran in the last `apply`: `buffered /dev/iio:device0` or `polling (reason)`.
-    public var modes: [SensorKind: String] { lock.withLock { lastModes } }
+    package var modes: [SensorKind: String] { state.withLock { $0.lastModes } }
 
     /// The device carrying `kind`, the first one when several do.
     func device(for kind: SensorKind) -> IIODeviceDescription? { devices.first { $0.sensors[kind] != nil } }
 
-    public func apply(_ demand: SensorDemand, sink: @escaping @Sendable (SourceEvent) -> Void) throws(SourceError) -> [SensorKind: Double] {
-        let old = lock.withLock { () -> IIOSession? in
-            let s = session
-            session = nil
-            return s
+    package func apply(_ demand: SensorDemand, sink: @escaping @Sendable (SourceEvent) -> Void) throws(SourceError) -> [SensorKind: Double] {
+        let old = state.withLock { s -> IIOSession? in
+            defer { s.session = nil }
+            return s.session
         }
         old?.stop()
         if demand.isEmpty { return [:] }
@@ -61,11 +62,7 @@ public final class IIOSource: SensorSource, @unchecked Sendable {
             let d = device(for: kind)!
             let path = d.sensors[kind]!.axes[0].valuePath
             do { _ = try options.fileSystem.readText(path) } catch {
-                if error.isPermissionDenied {
-                    throw SourceError(.permissionDenied, "cannot read \(path) (\(error.reason)); add a udev rule giving your group read access to the IIO sysfs attributes, or run as root", path: path)
-                }
-                if error.code == 2 || error.isDeviceGone { throw SourceError(.deviceRemoved, "device is gone", path: path) }
-                throw SourceError(.io, "cannot read: \(error.reason)", path: path)
+                throw error.sourceError("cannot read \(path)", gone: "device is gone", permissionFix: LinuxIOError.sysfsPermissionFix)
             }
         }
         let rates = configureRates(wanted)
@@ -91,9 +88,9 @@ public final class IIOSource: SensorSource, @unchecked Sendable {
                 s.startPolling(kinds: kinds.map { (d, $0) }, rates: rates)
             }
         }
-        lock.withLock {
-            session = s
-            lastModes = modes
+        state.withLock {
+            $0.session = s
+            $0.lastModes = modes
         }
         return rates
     }
@@ -133,6 +130,6 @@ public final class IIOSource: SensorSource, @unchecked Sendable {
     }
 
     func sessionEnded(_ s: IIOSession) {
-        lock.withLock { if session === s { session = nil } }
+        state.withLock { if $0.session === s { $0.session = nil } }
     }
 }

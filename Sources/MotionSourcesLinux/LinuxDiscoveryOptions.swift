@@ -9,30 +9,30 @@ import Musl
 /// The defaults are the real system (`/sys`, `/dev`, udev's database and hwdb). With another
 /// ``sysfsRoot`` (a test tree or a copy of a device's sysfs), udev's files are looked for beside it:
 /// `<sysfsRoot>/../run/udev/data` and `<sysfsRoot>/../{lib,etc}/udev/hwdb.d`.
-public struct LinuxDiscoveryOptions: Sendable {
+package struct LinuxDiscoveryOptions: Sendable {
     /// The sysfs mount point. Default `/sys`; `--sysfs-root` / `COREMOTION_SYSFS_ROOT` override it.
-    public var sysfsRoot: String
+    package var sysfsRoot: String
     /// The device directory. Default `/dev`; `--dev-root` / `COREMOTION_DEV_ROOT` override it.
-    public var devRoot: String
+    package var devRoot: String
     /// udev's runtime database (`/run/udev/data`), read for `ACCEL_MOUNT_MATRIX`.
-    public var udevDataRoot: String
+    package var udevDataRoot: String
     /// Directories searched for `*sensor*.hwdb` files (text form).
-    public var hwdbDirectories: [String]
+    package var hwdbDirectories: [String]
     /// A hwdb to use instead of loading one from ``hwdbDirectories``.
-    public var hwdb: SensorHwdb?
+    package var hwdb: SensorHwdb?
     /// Per-device mount matrices that win over everything else, keyed by IIO device id
     /// (`iio:device0`), `name` or `label`, or by evdev node path or name. Also read from
     /// `COREMOTION_MOUNT_MATRIX` as `KEY=a,b,c;d,e,f;g,h,i`, several separated by `|`.
-    public var mountMatrixOverrides: [String: MountMatrix]
+    package var mountMatrixOverrides: [String: MountMatrix]
     /// Prefer the buffer (`/dev/iio:deviceN`) over polling sysfs. Default `true`.
-    public var preferBuffered: Bool
+    package var preferBuffered: Bool
     /// The file system to use. Default the real one.
-    public var fileSystem: any LinuxFileSystem
+    package var fileSystem: any LinuxFileSystem
     /// Opens evdev nodes; `nil` for the real ``POSIXEvdevOpener``. Tests pass twins.
-    public var evdevOpener: (any EvdevOpener)?
+    package var evdevOpener: (any EvdevOpener)?
 
     /// Creates options; with default arguments, the real system.
-    public init(sysfsRoot: String = "/sys", devRoot: String = "/dev", udevDataRoot: String? = nil,
+    package init(sysfsRoot: String = "/sys", devRoot: String = "/dev", udevDataRoot: String? = nil,
                 hwdbDirectories: [String]? = nil, hwdb: SensorHwdb? = nil,
                 mountMatrixOverrides: [String: MountMatrix] = [:], preferBuffered: Bool = true,
                 fileSystem: any LinuxFileSystem = POSIXFileSystem()) {
@@ -51,7 +51,7 @@ public struct LinuxDiscoveryOptions: Sendable {
 
     /// Options from the environment: `COREMOTION_SYSFS_ROOT`, `COREMOTION_DEV_ROOT` and
     /// `COREMOTION_MOUNT_MATRIX`, each used only when the matching argument is `nil`.
-    public static func fromEnvironment(sysfsRoot: String? = nil, devRoot: String? = nil) -> LinuxDiscoveryOptions {
+    package static func fromEnvironment(sysfsRoot: String? = nil, devRoot: String? = nil) -> LinuxDiscoveryOptions {
         let env = { (k: String) -> String? in getenv(k).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } }
         var o = LinuxDiscoveryOptions(sysfsRoot: sysfsRoot ?? env("COREMOTION_SYSFS_ROOT") ?? "/sys",
                                       devRoot: devRoot ?? env("COREMOTION_DEV_ROOT") ?? "/dev")
@@ -60,7 +60,7 @@ public struct LinuxDiscoveryOptions: Sendable {
     }
 
     /// Parses `KEY=matrix|KEY=matrix`; malformed entries are dropped.
-    public static func parseOverrides(_ spec: String) -> [String: MountMatrix] {
+    package static func parseOverrides(_ spec: String) -> [String: MountMatrix] {
         var out: [String: MountMatrix] = [:]
         for part in spec.split(separator: "|") {
             // The key may itself contain ':' (iio:device0) but never '='.

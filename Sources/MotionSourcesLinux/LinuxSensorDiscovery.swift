@@ -1,9 +1,9 @@
 import MotionSources
 
 /// What discovery found for one device: a usable source, or why the device cannot be used.
-public struct LinuxDeviceReport: Sendable {
+package struct LinuxDeviceReport: Sendable {
     /// Whether the device can be used.
-    public enum Status: Sendable, Hashable {
+    package enum Status: Sendable, Hashable {
         /// ``LinuxDeviceReport/source`` is set and can be started.
         case usable
         /// This process may not read the device; ``LinuxDeviceReport/problem`` names the file and the fix.
@@ -15,23 +15,23 @@ public struct LinuxDeviceReport: Sendable {
     }
 
     /// `iio:iio:device2` or `evdev:/dev/input/event5`: what `--source` accepts.
-    public var identifier: String
+    package var identifier: String
     /// A human-readable name.
-    public var name: String
+    package var name: String
     /// `iio` or `evdev`.
-    public var backend: String
+    package var backend: String
     /// Usable or not.
-    public var status: Status
+    package var status: Status
     /// Why the device is not usable, or a warning (buffered access refused), when there is one.
-    public var problem: SourceError?
+    package var problem: SourceError?
     /// The source, when ``status`` is ``Status/usable``.
-    public var source: (any SensorSource)?
+    package var source: (any SensorSource)?
     /// Ordered (label, value) pairs for `coremotion sensors`: channels, scale, rates available and
     /// current, mount matrix and its origin, buffered access.
-    public var details: [(String, String)]
+    package var details: [(String, String)]
 
     /// ``details`` preceded by the status line; what `coremotion sensors` prints.
-    public var description: [(String, String)] {
+    package var description: [(String, String)] {
         var out: [(String, String)] = [("source", identifier), ("name", name)]
         switch status {
         case .usable: out.append(("status", problem.map { "usable (\($0.description))" } ?? "usable"))
@@ -47,7 +47,7 @@ public struct LinuxDeviceReport: Sendable {
 ///
 /// All entry points read sysfs and `/dev` under the given roots (tests and `--sysfs-root` /
 /// `--dev-root` point them elsewhere). They may be called from any thread; they do blocking file I/O.
-public enum LinuxSensorDiscovery {
+package enum LinuxSensorDiscovery {
     /// Every motion device found under the roots: IIO devices grouped by board (parent device and
     /// label), then evdev motion nodes. Devices whose values do not parse are reported
     /// ``LinuxDeviceReport/Status/malformed`` (and logged); unreadable ones
@@ -56,7 +56,7 @@ public enum LinuxSensorDiscovery {
     /// - Parameters:
     ///   - sysfsRoot: the sysfs root; `nil` (the default) uses `COREMOTION_SYSFS_ROOT`, else `/sys`.
     ///   - devRoot: the device root; `nil` (the default) uses `COREMOTION_DEV_ROOT`, else `/dev`.
-    public static func discover(sysfsRoot: String? = nil, devRoot: String? = nil) -> [LinuxDeviceReport] {
+    package static func discover(sysfsRoot: String? = nil, devRoot: String? = nil) -> [LinuxDeviceReport] {
         discover(options: LinuxDiscoveryOptions.fromEnvironment(sysfsRoot: sysfsRoot, devRoot: devRoot))
     }
 
@@ -64,7 +64,7 @@ public enum LinuxSensorDiscovery {
     ///
     /// On the real file system, a device whose source is still alive in this process is reported
     /// with that same source object, so two managers asking for one device share its stream.
-    public static func discover(options: LinuxDiscoveryOptions) -> [LinuxDeviceReport] {
+    package static func discover(options: LinuxDiscoveryOptions) -> [LinuxDeviceReport] {
         var reports: [LinuxDeviceReport] = []
         var usable: [IIODeviceDescription] = []
         for outcome in IIODiscovery.scan(options) {
@@ -116,12 +116,12 @@ public enum LinuxSensorDiscovery {
     /// - Throws: ``SourceError`` `.unavailable` when nothing matches (the message lists what exists),
     ///   `.permissionDenied` or `.malformedInput` when the matching device is not usable.
     /// Roots as in ``discover(sysfsRoot:devRoot:)``.
-    public static func source(forSpec spec: String, sysfsRoot: String? = nil, devRoot: String? = nil) throws(SourceError) -> any SensorSource {
+    package static func source(forSpec spec: String, sysfsRoot: String? = nil, devRoot: String? = nil) throws(SourceError) -> any SensorSource {
         try source(forSpec: spec, options: LinuxDiscoveryOptions.fromEnvironment(sysfsRoot: sysfsRoot, devRoot: devRoot))
     }
 
     /// ``source(forSpec:sysfsRoot:devRoot:)`` with full options.
-    public static func source(forSpec spec: String, options: LinuxDiscoveryOptions) throws(SourceError) -> any SensorSource {
+    package static func source(forSpec spec: String, options: LinuxDiscoveryOptions) throws(SourceError) -> any SensorSource {
         let backend: String
         var wanted: String?
         if let colon = spec.firstIndex(of: ":") {
@@ -148,12 +148,12 @@ public enum LinuxSensorDiscovery {
 
     /// The first usable source: IIO first (laptops, tablets, phones), then evdev; `nil` when none.
     /// Roots as in ``discover(sysfsRoot:devRoot:)``.
-    public static func firstAvailable(sysfsRoot: String? = nil, devRoot: String? = nil) -> (any SensorSource)? {
+    package static func firstAvailable(sysfsRoot: String? = nil, devRoot: String? = nil) -> (any SensorSource)? {
         firstAvailable(options: LinuxDiscoveryOptions.fromEnvironment(sysfsRoot: sysfsRoot, devRoot: devRoot))
     }
 
     /// ``firstAvailable(sysfsRoot:devRoot:)`` with full options.
-    public static func firstAvailable(options: LinuxDiscoveryOptions) -> (any SensorSource)? {
+    package static func firstAvailable(options: LinuxDiscoveryOptions) -> (any SensorSource)? {
         let reports = discover(options: options).filter { $0.status == .usable }
         return (reports.first { $0.backend == "iio" && $0.source?.info.sensors[.accelerometer] != nil } ?? reports.first)?.source
     }
@@ -209,15 +209,14 @@ public enum LinuxSensorDiscovery {
 }
 
 /// Live sources by device, held weakly.
-final class SourceRegistry: @unchecked Sendable {
+final class SourceRegistry: Sendable {
     static let shared = SourceRegistry()
-    private struct Weak { weak var source: (any SensorSource)? }
-    private let lock = ConditionLock()
-    private var map: [String: Weak] = [:]
+    private struct Weak: Sendable { weak let source: (any SensorSource)? }
+    private let map = Locked<[String: Weak]>([:])
 
     /// The live source for `key` if there is one, else `fresh` (which becomes the live one).
     func canonical(_ fresh: any SensorSource, key: String) -> any SensorSource {
-        lock.withLock {
+        map.withLock { map in
             if let live = map[key]?.source { return live }
             map = map.filter { $0.value.source != nil }
             map[key] = Weak(source: fresh)

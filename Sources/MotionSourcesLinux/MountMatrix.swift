@@ -6,18 +6,18 @@ import MotionFusion
 /// separated by `;`, entries by `,`, e.g. `0, -1, 0; 1, 0, 0; 0, 0, 1`. Parsing tolerates missing or
 /// extra spaces, `-0`, decimal entries such as `0.7071`, and the whitespace-only form some drivers
 /// use (`0 -1 0 1 0 0 0 0 1`).
-public struct MountMatrix: Sendable, Hashable, CustomStringConvertible {
+package struct MountMatrix: Sendable, Hashable, CustomStringConvertible {
     /// The rows, each three entries.
-    public var rows: [Vector3]
+    package var rows: [Vector3]
 
     /// Creates a matrix from three rows.
-    public init(_ r0: Vector3, _ r1: Vector3, _ r2: Vector3) { rows = [r0, r1, r2] }
+    package init(_ r0: Vector3, _ r1: Vector3, _ r2: Vector3) { rows = [r0, r1, r2] }
 
     /// The identity: the chip's axes are the device's.
-    public static let identity = MountMatrix(Vector3(1, 0, 0), Vector3(0, 1, 0), Vector3(0, 0, 1))
+    package static let identity = MountMatrix(Vector3(1, 0, 0), Vector3(0, 1, 0), Vector3(0, 0, 1))
 
     /// Parses the text form; `nil` when it does not hold exactly nine finite numbers.
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         var t = SysfsValue.trimmed(text)
         // A trailing `;` (as some quirks write it) ends the last row; iio-sensor-proxy's sscanf
         // ignores it too.
@@ -52,7 +52,7 @@ public struct MountMatrix: Sendable, Hashable, CustomStringConvertible {
     /// zeros (iio-sensor-proxy's own check: that axis would always read 0), two equal rows, or any
     /// other matrix that is not invertible (determinant 0: two device axes would read the same
     /// combination of chip axes).
-    public var invalidity: String? {
+    package var invalidity: String? {
         let names = ["x", "y", "z"]
         for (i, r) in rows.enumerated() where !(r.x.isFinite && r.y.isFinite && r.z.isFinite) {
             return "row \(names[i]) has an entry that is not a finite number"
@@ -73,7 +73,7 @@ public struct MountMatrix: Sendable, Hashable, CustomStringConvertible {
     /// The matrix a mount-matrix text stands for, as iio-sensor-proxy reads it: an empty text means
     /// the identity; otherwise nine numbers (see ``init(parsing:)``) forming a valid matrix (see
     /// ``invalidity``). The failure says why, for a warning.
-    public static func resolving(_ text: String) -> Result<MountMatrix, MountMatrixRejection> {
+    package static func resolving(_ text: String) -> Result<MountMatrix, MountMatrixRejection> {
         if SysfsValue.trimmed(text).isEmpty { return .success(.identity) }
         guard let m = MountMatrix(parsing: text) else {
             return .failure(MountMatrixRejection(reason: "not nine numbers as 'a, b, c; d, e, f; g, h, i'"))
@@ -84,28 +84,28 @@ public struct MountMatrix: Sendable, Hashable, CustomStringConvertible {
 
     /// `M × v`.
     @inlinable
-    public func apply(_ v: Vector3) -> Vector3 {
+    package func apply(_ v: Vector3) -> Vector3 {
         Vector3(rows[0].dot(v), rows[1].dot(v), rows[2].dot(v))
     }
 
     /// `true` for the identity.
-    public var isIdentity: Bool { self == .identity }
+    package var isIdentity: Bool { self == .identity }
 
     /// The determinant: +1 for a rotation, −1 for a reflection, 0 for a degenerate matrix (a quirk
     /// with a duplicated row).
-    public var determinant: Double {
+    package var determinant: Double {
         rows[0].dot(rows[1].cross(rows[2]))
     }
 
     /// `true` when the rows are orthonormal (a rotation or reflection).
-    public var isOrthonormal: Bool {
+    package var isOrthonormal: Bool {
         func near(_ a: Double, _ b: Double) -> Bool { abs(a - b) < 1e-3 }
         return near(rows[0].length, 1) && near(rows[1].length, 1) && near(rows[2].length, 1)
             && near(rows[0].dot(rows[1]), 0) && near(rows[0].dot(rows[2]), 0) && near(rows[1].dot(rows[2]), 0)
     }
 
     /// The canonical text form, `a, b, c; d, e, f; g, h, i` with `-0` printed as `0`.
-    public var description: String {
+    package var description: String {
         func f(_ v: Double) -> String {
             let v = v == 0 ? 0 : v
             if v == v.rounded() && abs(v) < 1e15 { return String(Int64(v)) }
@@ -116,9 +116,9 @@ public struct MountMatrix: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Why a mount matrix was refused (see ``MountMatrix/resolving(_:)``).
-public struct MountMatrixRejection: Error, Sendable, Hashable, CustomStringConvertible {
+package struct MountMatrixRejection: Error, Sendable, Hashable, CustomStringConvertible {
     /// One line: `row z is all zeros`.
-    public var reason: String
+    package var reason: String
     /// The reason.
-    public var description: String { reason }
+    package var description: String { reason }
 }

@@ -8,11 +8,11 @@ import MotionSources
 /// The real file system, through the C library (`open`, `read`, `write`, `poll`).
 ///
 /// Stateless and safe to use from any thread.
-public struct POSIXFileSystem: LinuxFileSystem {
+package struct POSIXFileSystem: LinuxFileSystem {
     /// Creates the real file system.
-    public init() {}
+    package init() {}
 
-    public func readText(_ path: String) throws(LinuxIOError) -> String {
+    package func readText(_ path: String) throws(LinuxIOError) -> String {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw LinuxIOError(code: errno, path: path, operation: "open") }
         defer { _ = Glibc.close(fd) }
@@ -31,7 +31,7 @@ public struct POSIXFileSystem: LinuxFileSystem {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    public func writeText(_ path: String, _ text: String) throws(LinuxIOError) {
+    package func writeText(_ path: String, _ text: String) throws(LinuxIOError) {
         let fd = open(path, O_WRONLY | O_CLOEXEC)
         guard fd >= 0 else { throw LinuxIOError(code: errno, path: path, operation: "open") }
         defer { _ = Glibc.close(fd) }
@@ -40,7 +40,7 @@ public struct POSIXFileSystem: LinuxFileSystem {
         if n < 0 { throw LinuxIOError(code: errno, path: path, operation: "write") }
     }
 
-    public func contents(ofDirectory path: String) throws(LinuxIOError) -> [String] {
+    package func contents(ofDirectory path: String) throws(LinuxIOError) -> [String] {
         guard let dir = opendir(path) else { throw LinuxIOError(code: errno, path: path, operation: "list") }
         defer { closedir(dir) }
         var names: [String] = []
@@ -53,21 +53,21 @@ public struct POSIXFileSystem: LinuxFileSystem {
         return names
     }
 
-    public func makeDirectory(_ path: String) throws(LinuxIOError) {
+    package func makeDirectory(_ path: String) throws(LinuxIOError) {
         if mkdir(path, 0o755) != 0 && errno != EEXIST { throw LinuxIOError(code: errno, path: path, operation: "mkdir") }
     }
 
-    public func fileExists(_ path: String) -> Bool { access(path, F_OK) == 0 }
-    public func isWritable(_ path: String) -> Bool { access(path, W_OK) == 0 }
-    public func isReadable(_ path: String) -> Bool { access(path, R_OK) == 0 }
+    package func fileExists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+    package func isWritable(_ path: String) -> Bool { access(path, W_OK) == 0 }
+    package func isReadable(_ path: String) -> Bool { access(path, R_OK) == 0 }
 
-    public func canonicalPath(_ path: String) -> String? {
+    package func canonicalPath(_ path: String) -> String? {
         guard let p = realpath(path, nil) else { return nil }
         defer { free(p) }
         return String(cString: p)
     }
 
-    public func openDevice(_ path: String) throws(LinuxIOError) -> any LinuxDeviceHandle {
+    package func openDevice(_ path: String) throws(LinuxIOError) -> any LinuxDeviceHandle {
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw LinuxIOError(code: errno, path: path, operation: "open") }
         return POSIXDeviceHandle(fd: fd, path: path)
@@ -78,13 +78,11 @@ public struct POSIXFileSystem: LinuxFileSystem {
 ///
 /// ``close()`` wakes a blocked reader through a self-pipe; the descriptors are released when the
 /// handle is deallocated.
-final class POSIXDeviceHandle: LinuxDeviceHandle, @unchecked Sendable {
-    // `fd` and `wake` are set once in init; `closed` is guarded by `lock`.
+final class POSIXDeviceHandle: LinuxDeviceHandle, Sendable {
     let fd: Int32
     let path: String
     private let wake: (Int32, Int32)
-    private let lock = ConditionLock()
-    private var closed = false
+    private let closed = Locked(false)
 
     /// Device file descriptor, exposed for ioctls (evdev).
     var fileDescriptor: Int32 { fd }
@@ -108,7 +106,7 @@ final class POSIXDeviceHandle: LinuxDeviceHandle, @unchecked Sendable {
     }
 
     func read(maxBytes: Int, timeout: Double) throws(LinuxIOError) -> [UInt8] {
-        if lock.withLock({ closed }) { throw LinuxIOError(code: EBADF, path: path, operation: "read") }
+        if closed.withLock({ $0 }) { throw LinuxIOError(code: EBADF, path: path, operation: "read") }
         var buffer = [UInt8](repeating: 0, count: maxBytes)
         // Try first without waiting: under load the data is usually there already.
         while true {
@@ -141,10 +139,9 @@ final class POSIXDeviceHandle: LinuxDeviceHandle, @unchecked Sendable {
     }
 
     func close() {
-        let wasOpen = lock.withLock { () -> Bool in
-            if closed { return false }
-            closed = true
-            return true
+        let wasOpen = closed.withLock { closed -> Bool in
+            defer { closed = true }
+            return !closed
         }
         guard wasOpen else { return }
         // Only wake the reader here; the descriptors close in deinit, so a reader in poll(2)

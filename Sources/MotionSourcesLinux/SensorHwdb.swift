@@ -7,33 +7,33 @@
 /// match pattern; a line starting with white space is a `KEY=value` property of the patterns
 /// above it; an empty line ends the record. Patterns are shell globs (`*`, `?`, `[…]`) over the
 /// lookup key `sensor:[<label>:]modalias:<parent modalias>:<DMI modalias>`.
-public struct SensorHwdb: Sendable {
+package struct SensorHwdb: Sendable {
     /// One record: its patterns and the properties they set.
-    public struct Entry: Sendable, Hashable {
+    package struct Entry: Sendable, Hashable {
         /// The glob patterns, in file order.
-        public var patterns: [String]
+        package var patterns: [String]
         /// The properties, in file order (a key may repeat; the last wins).
-        public var properties: [(key: String, value: String)]
+        package var properties: [(key: String, value: String)]
         /// The 1-based line of the first pattern.
-        public var line: Int
+        package var line: Int
 
-        public static func == (a: Entry, b: Entry) -> Bool {
+        package static func == (a: Entry, b: Entry) -> Bool {
             a.patterns == b.patterns && a.line == b.line && a.properties.map(\.key) == b.properties.map(\.key)
                 && a.properties.map(\.value) == b.properties.map(\.value)
         }
-        public func hash(into h: inout Hasher) { h.combine(patterns); h.combine(line) }
+        package func hash(into h: inout Hasher) { h.combine(patterns); h.combine(line) }
 
         /// The value of `key`, the last one when it repeats.
-        public func value(_ key: String) -> String? { properties.last(where: { $0.key == key })?.value }
+        package func value(_ key: String) -> String? { properties.last(where: { $0.key == key })?.value }
     }
 
     /// The records, in file order (several files concatenated in load order).
-    public var entries: [Entry]
+    package var entries: [Entry]
     /// Problems met while parsing (record without properties, property without pattern), with line numbers.
-    public var warnings: [String]
+    package var warnings: [String]
 
     /// Parses hwdb text.
-    public init(parsing text: String) {
+    package init(parsing text: String) {
         var entries: [Entry] = []
         var warnings: [String] = []
         var patterns: [String] = []
@@ -86,14 +86,14 @@ public struct SensorHwdb: Sendable {
     }
 
     /// Concatenates several databases; entries of later ones win on lookup.
-    public init(merging parts: [SensorHwdb]) {
+    package init(merging parts: [SensorHwdb]) {
         entries = parts.flatMap(\.entries)
         warnings = parts.flatMap(\.warnings)
     }
 
     /// The properties that apply to `key`: those of every matching record merged in file order,
     /// so a later record overrides an earlier one for the same property.
-    public func properties(forKey key: String) -> [String: String] {
+    package func properties(forKey key: String) -> [String: String] {
         var out: [String: String] = [:]
         for e in entries where e.patterns.contains(where: { Glob.matches(pattern: $0, key) }) {
             for p in e.properties { out[p.key] = p.value }
@@ -107,7 +107,7 @@ public struct SensorHwdb: Sendable {
     ///   - label: the device's `label` attribute, if it has a non-empty one.
     ///   - parentModalias: the parent device's `modalias` (`acpi:BOSC0200:BOSC0200:`, `i2c:bmc150_accel`, …).
     ///   - dmiModalias: `/sys/class/dmi/id/modalias` (`dmi:bvn…:svn…:pn…:…`); empty on machines without DMI.
-    public static func lookupKey(label: String?, parentModalias: String, dmiModalias: String) -> String {
+    package static func lookupKey(label: String?, parentModalias: String, dmiModalias: String) -> String {
         if let label, !label.isEmpty {
             return "sensor:\(label):modalias:\(parentModalias):\(dmiModalias)"
         }
@@ -115,11 +115,11 @@ public struct SensorHwdb: Sendable {
     }
 
     /// The default places systemd keeps hwdb sources, lowest priority first.
-    public static let defaultSearchDirectories = ["/usr/lib/udev/hwdb.d", "/lib/udev/hwdb.d", "/etc/udev/hwdb.d"]
+    package static let defaultSearchDirectories = ["/usr/lib/udev/hwdb.d", "/lib/udev/hwdb.d", "/etc/udev/hwdb.d"]
 
     /// Loads every `*sensor*.hwdb` file under the given directories (sorted by file name, later
     /// directories winning), through `fs`. Missing directories are skipped.
-    public static func load(directories: [String] = defaultSearchDirectories, fileSystem fs: any LinuxFileSystem) -> SensorHwdb {
+    package static func load(directories: [String] = defaultSearchDirectories, fileSystem fs: any LinuxFileSystem) -> SensorHwdb {
         var seen: [String: String] = [:]  // file name → path; /etc overrides /lib as udev does
         for dir in directories {
             guard let names = try? fs.contents(ofDirectory: dir) else { continue }

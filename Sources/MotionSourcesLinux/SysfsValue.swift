@@ -3,9 +3,9 @@
 /// sysfs always prints numbers in the C locale (`0.098066500`, `-9`, `12.500000`); Swift's
 /// `Double(_:)` parses with the C locale too, so a German or French user locale never turns the
 /// decimal point into a comma here.
-public enum SysfsValue {
+package enum SysfsValue {
     /// The text without leading and trailing spaces, tabs, newlines and NULs.
-    public static func trimmed(_ text: String) -> String {
+    package static func trimmed(_ text: String) -> String {
         var s = Substring(text)
         while let c = s.first, c == " " || c == "\n" || c == "\t" || c == "\r" || c == "\0" { s.removeFirst() }
         while let c = s.last, c == " " || c == "\n" || c == "\t" || c == "\r" || c == "\0" { s.removeLast() }
@@ -14,7 +14,7 @@ public enum SysfsValue {
 
     /// A decimal number such as `0.098066500`, `-0`, `+1.5` or `1e-3`; `nil` when the text is not one
     /// finite number.
-    public static func double(_ text: String) -> Double? {
+    package static func double(_ text: String) -> Double? {
         var t = trimmed(text)
         if t.hasPrefix("+") { t.removeFirst() }
         guard !t.isEmpty, t.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == 46 || $0 == 45 || $0 == 101 || $0 == 69 || $0 == 43 }),
@@ -23,14 +23,14 @@ public enum SysfsValue {
     }
 
     /// A decimal integer such as `-919`; `nil` when the text is not one.
-    public static func integer(_ text: String) -> Int64? {
+    package static func integer(_ text: String) -> Int64? {
         var t = trimmed(text)
         if t.hasPrefix("+") { t.removeFirst() }
         return Int64(t)
     }
 
     /// Numbers separated by spaces, commas or tabs, e.g. `12.5 25 50 100`. `nil` if any part fails.
-    public static func doubles(_ text: String) -> [Double]? {
+    package static func doubles(_ text: String) -> [Double]? {
         let parts = trimmed(text).split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" || $0 == "\n" })
         var out: [Double] = []
         for p in parts {

@@ -1,3 +1,4 @@
+import MotionSourcesLinuxTesting
 import Testing
 import Foundation
 import MotionSources

@@ -1,5 +1,6 @@
 import Foundation
 @testable import MotionSourcesLinux
+import MotionSourcesLinuxTesting
 
 /// Paths to the real fixtures in ../shared/fixtures/linux, found from this file's location.
 enum Fixtures {

@@ -1,3 +1,4 @@
+import MotionSourcesLinuxTesting
 import Testing
 import Foundation
 import MotionSources
@@ -221,7 +222,7 @@ final class Collected: @unchecked Sendable {
                 switch e {
                 case .sample(let s): _samples.append(s)
                 case .failed(let f): _failure = f
-                case .interrupted, .finished: break
+                case .finished, .interrupted: break
                 }
             }
         }

@@ -1,3 +1,4 @@
+import MotionSourcesLinuxTesting
 import Testing
 import Foundation
 import MotionSources
@@ -123,13 +124,5 @@ import OpenCoreMotion
         let details = Dictionary(report.description.map { ($0.0, $0.1) }, uniquingKeysWith: { a, _ in a })
         #expect(details["accelerometer scale"] == "1 m/s² per count (in_accel_scale is 0: treated as missing (1 per count))",
                 "\(details["accelerometer scale"] ?? "none")")
-    }
-
-    @Test func theOrientationCommandDecidesWithAZeroScale() throws {
-        let root = try OrientationCommandTests.tree((0, -919, -385), scale: "0")
-        defer { try? FileManager.default.removeItem(at: root) }
-        let r = try OrientationCommandTests.run(["orientation", "--sysfs-root", root.appendingPathComponent("sys").path, "--dev-root", root.path, "--once"])
-        #expect(r.status == 0, "\(r.err)")
-        #expect(r.out == "portrait\n")
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import MotionSources
 import MotionSourcesLinux
 @testable import OpenCoreMotion
+import MotionSourcesLinuxTesting
 import Testing
 #if canImport(Glibc)
 import Glibc

@@ -31,6 +31,57 @@ import Testing
         #expect(manager.accelerometerData?.timestamp == 1.01, "data already accepted stays")
     }
 
+    @Test func anInterruptionReachesEveryConsumerOnceAndSamplesResume() {
+        let source = ManualSource()
+        let manager = CMMotionManager(source: source)
+        let other = CMMotionManager(source: source)
+        manager.accelerometerUpdateInterval = 0.001
+        other.deviceMotionUpdateInterval = 0.01
+        let samples = Recorder<Double>()
+        let errors = Recorder<NSError>()
+        let motionErrors = Recorder<NSError>()
+        let q = serialQueue()
+        manager.startAccelerometerUpdates(to: q) { data, error in
+            if let data { samples.append(data.timestamp) }
+            if let error { errors.append(error as NSError) }
+        }
+        other.startDeviceMotionUpdates(to: q) { _, error in
+            if let error { motionErrors.append(error as NSError) }
+        }
+        source.emit(accel(1))
+        source.interrupt(SourceError(.unavailable, "no data from the phone for 2 s"))
+        source.interrupt(SourceError(.unavailable, "still nothing"))
+        source.emit(accel(1.01))
+        source.interrupt(SourceError(.unavailable, "silent again"))
+        source.emit(accel(1.02))
+        q.waitUntilAllOperationsAreFinished()
+        #expect(samples.all == [1, 1.01, 1.02], "delivery resumes after each interruption")
+        #expect(errors.all.map(\.localizedDescription).map { $0.contains("phone") || $0.contains("silent") } == [true, true],
+                "one error per interruption, none for a repeat before a sample")
+        #expect(errors.all.allSatisfy { $0.domain == CMErrorDomain && $0.code == Int(CMErrorNotAvailable.rawValue) })
+        #expect(motionErrors.count == 2, "device motion consumers hear it too")
+        #expect(manager.isAccelerometerActive && other.isDeviceMotionActive, "consumers stay registered")
+        #expect(source.demand.rates[.accelerometer] != nil, "the source keeps running")
+    }
+
+    @Test func anAsyncSequenceSkipsAnInterruption() async throws {
+        let source = ManualSource()
+        let manager = CMMotionManager(source: source)
+        let reader = Task {
+            var got: [Double] = []
+            for try await sample in manager.accelerometerUpdates(interval: 0.01) {
+                got.append(sample.timestamp)
+                if got.count == 2 { break }
+            }
+            return got
+        }
+        #expect(await eventually { source.demand.rates[.accelerometer] != nil })
+        source.emit(accel(1))
+        source.interrupt(SourceError(.unavailable, "no data for 2 s"))
+        source.emit(accel(1.01))
+        #expect(try await reader.value == [1, 1.01])
+    }
+
     @Test func nonFiniteAndBackwardSamplesAreDropped() {
         let source = ManualSource()
         let manager = CMMotionManager(source: source)

@@ -90,6 +90,15 @@ public final class ManualSource: SensorSource {
         sink?(.failed(error))
     }
 
+    /// Reports an interruption to the sink and keeps the demand, as a network source that has heard
+    /// nothing for a while does: a later ``emit(_:)`` resumes. Returns whether a sink was running.
+    @discardableResult
+    public func interrupt(_ error: SourceError) -> Bool {
+        guard let sink = state.withLock({ $0.sink }) else { return false }
+        sink(.interrupted(error))
+        return true
+    }
+
     /// Reports the end of the data to the sink and stops.
     public func finish() {
         let sink = state.withLock { s -> (@Sendable (SourceEvent) -> Void)? in

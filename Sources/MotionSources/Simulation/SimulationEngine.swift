@@ -4,15 +4,15 @@ import Glibc
 import Musl
 #endif
 
-/// The worker of a ``SimulatedDevice``: one background thread at most, driven through a
-/// generation-counted handshake under a ``ConditionLock``.
+/// The worker of a ``SimulatedDevice``: one ``SourceWorker`` thread at most, driven through a
+/// generation-counted handshake under a ``ConditionLocked``.
 ///
 /// `apply` publishes a new configuration (generation n); the worker only calls the sink outside the
 /// lock and re-checks the generation before every call, so no call with an older configuration
 /// begins after `apply` returns. A stop waits until the worker acknowledges it and exits, so no call
 /// is in progress either when it returns. The simulator state lives in `parked` while no worker
 /// runs, and is owned by the worker (a local copy) while it does.
-final class SimulationEngine: @unchecked Sendable {
+final class SimulationEngine: Sendable {
     typealias Sink = @Sendable (SourceEvent) -> Void
 
     /// Immutable: safe to read from any thread.
@@ -21,23 +21,26 @@ final class SimulationEngine: @unchecked Sendable {
     /// A backlog older than this (seconds) is dropped in real-time mode.
     static let maximumBacklog = 1.0
 
-    private let lock = ConditionLock()
-    // Everything below is guarded by `lock`.
-    private var parked: MotionSimulator
-    private var rates: [SensorKind: Double] = [:]
-    /// Seconds a sample may wait so that several are delivered per wake-up (real time only).
-    private var latency = 0.0
-    private var sink: Sink?
-    private var generation: UInt64 = 0
-    private var acknowledged: UInt64 = 0
-    private var workerAlive = false
-    private var worker: pthread_t?
+    private struct State {
+        var parked: MotionSimulator
+        var rates: [SensorKind: Double] = [:]
+        /// Seconds a sample may wait so that several are delivered per wake-up (real time only).
+        var latency = 0.0
+        var sink: Sink?
+        var generation: UInt64 = 0
+        var acknowledged: UInt64 = 0
+        /// The running worker, `nil` when none runs.
+        var worker: SourceWorker?
+    }
+
+    private let state: ConditionLocked<State>
 
     init(options: SimulationOptions, startTime: Double, realTime: Bool) {
         var o = options
         o.rates = [:]
-        parked = MotionSimulator(options: o, startTime: startTime)
+        let parked = MotionSimulator(options: o, startTime: startTime)
         model = parked.model
+        state = ConditionLocked(State(parked: parked))
         self.realTime = realTime
     }
 
@@ -48,99 +51,86 @@ final class SimulationEngine: @unchecked Sendable {
     /// - Returns: `false` when the worker thread could not be created (the engine is then stopped).
     @discardableResult
     func apply(_ newRates: [SensorKind: Double], sink newSink: Sink?, latency newLatency: Double = 0) -> Bool {
-        lock.lock()
-        generation &+= 1
-        let mine = generation
-        rates = newRates
-        latency = newLatency
-        sink = newSink
-        if !newRates.isEmpty && !workerAlive {
-            guard let thread = spawn() else {
-                rates = [:]
-                sink = nil
-                lock.unlock()
-                return false
+        let outcome = state.withLock(broadcasting: true) { s -> (mine: UInt64, worker: SourceWorker?)? in
+            s.generation &+= 1
+            s.rates = newRates
+            s.latency = newLatency
+            s.sink = newSink
+            if !newRates.isEmpty && s.worker == nil {
+                let worker = SourceWorker(sink: nil)
+                s.worker = worker
+                guard worker.spawn(name: "simulator", { [self] worker in run(worker) }) else {
+                    s.rates = [:]
+                    s.sink = nil
+                    s.worker = nil
+                    return nil
+                }
             }
-            workerAlive = true
-            worker = thread
+            return (s.generation, s.worker)
         }
-        lock.broadcast()
-        let onWorker = worker.map { pthread_equal($0, pthread_self()) != 0 } ?? false
-        if !onWorker && newRates.isEmpty {
-            while workerAlive && acknowledged < mine { lock.wait() }
+        guard let outcome else { return false }
+        if newRates.isEmpty, let worker = outcome.worker, !worker.isCurrentThread {
+            _ = state.wait { s in s.worker == nil || s.acknowledged >= outcome.mine ? () : nil }
+            worker.join()
         }
-        lock.unlock()
         return true
     }
 
-    private func spawn() -> pthread_t? {
-        let context = Unmanaged.passRetained(self).toOpaque()
-        var thread = pthread_t()
-        let result = pthread_create(&thread, nil, { raw in
-            let engine = Unmanaged<SimulationEngine>.fromOpaque(raw!).takeRetainedValue()
-            engine.run()
-            return nil
-        }, context)
-        guard result == 0 else {
-            Unmanaged<SimulationEngine>.fromOpaque(context).release()
-            return nil
-        }
-        pthread_detach(thread)
-        return thread
+    private enum Next {
+        case exit
+        case deliver(Sink)
     }
 
     /// The worker loop. Holds the lock except while generating and delivering a sample.
-    private func run() {
-        lock.lock()
-        var simulator = parked
+    private func run(_ worker: SourceWorker) {
+        var simulator = state.withLock { $0.parked }
         var seen: UInt64 = 0
         var currentSink: Sink?
         var first = true
         while true {
-            if generation != seen {
-                seen = generation
-                if rates.isEmpty {
-                    parked = simulator
-                    acknowledged = seen
-                    workerAlive = false
-                    worker = nil
-                    lock.broadcast()
-                    lock.unlock()
-                    return
+            let next = state.withLock(waiting: { s -> LockStep<Next> in
+                while true {
+                    if s.generation != seen {
+                        seen = s.generation
+                        if s.rates.isEmpty {
+                            s.parked = simulator
+                            s.acknowledged = seen
+                            if s.worker === worker { s.worker = nil }
+                            state.broadcast()
+                            return .done(.exit)
+                        }
+                        currentSink = s.sink
+                        if realTime {
+                            // A fresh start reschedules every sensor from now; a re-rate keeps unchanged ones.
+                            simulator.setRates(s.rates, from: MonotonicClock.now(), keepUnchanged: !first)
+                        } else {
+                            simulator.setRates(s.rates, from: max(simulator.lastTimestamp, model.startTime))
+                        }
+                        first = false
+                        s.acknowledged = seen
+                        state.broadcast()
+                    }
+                    guard let due = simulator.nextTimestamp, let deliver = currentSink else { return .wait }
+                    if realTime {
+                        let now = MonotonicClock.now()
+                        // Sleep until the next sample is due, or, with a latency allowed, until it has
+                        // waited that long; then every sample due by then goes out in one wake-up.
+                        if now < due { return .waitUntil(due + s.latency) }
+                        if now - due > Self.maximumBacklog {
+                            simulator.setRates(s.rates, from: now, keepUnchanged: false)
+                            continue
+                        }
+                    }
+                    return .done(.deliver(deliver))
                 }
-                currentSink = sink
-                if realTime {
-                    // A fresh start reschedules every sensor from now; a re-rate keeps unchanged ones.
-                    simulator.setRates(rates, from: MonotonicClock.now(), keepUnchanged: !first)
-                } else {
-                    simulator.setRates(rates, from: max(simulator.lastTimestamp, model.startTime))
-                }
-                first = false
-                acknowledged = seen
-                lock.broadcast()
+            })
+            switch next {
+            case .exit:
+                return
+            case .deliver(let deliver):
+                let sample = simulator.next()
+                deliver(.sample(sample))
             }
-            guard let due = simulator.nextTimestamp, let deliver = currentSink else {
-                lock.wait()
-                continue
-            }
-            if realTime {
-                let now = MonotonicClock.now()
-                if now < due {
-                    // Sleep until the next sample is due, or, with a latency allowed, until it has
-                    // waited that long; then every sample due by then goes out in one wake-up.
-                    lock.wait(until: due + latency)
-                    if MonotonicClock.now() < due + latency, generation == seen { continue }
-                    if MonotonicClock.now() < due { continue }
-                }
-                if now - due > Self.maximumBacklog {
-                    simulator.setRates(rates, from: now, keepUnchanged: false)
-                    continue
-                }
-            }
-            lock.unlock()
-            let sample = simulator.next()
-            deliver(.sample(sample))
-            lock.lock()
         }
     }
 }

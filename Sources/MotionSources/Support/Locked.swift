@@ -6,23 +6,31 @@ import Musl
 import Darwin
 #endif
 
-/// A value guarded by a `pthread_mutex_t`.
+// The package's one lock family: `Locked<State>` (a mutex around a value) and `ConditionLocked<State>`
+// (the same with a condition variable for waits on the monotonic clock). A class that needs a lock keeps
+// its mutable state in one struct held by one of these, so "guarded by" is a type, not a comment.
+//
+// Both use pthread primitives rather than `Synchronization.Mutex`: on Linux that type waits on raw
+// futexes, which ThreadSanitizer cannot see, so every access it guards would be reported as a race,
+// hiding real ones. A pthread mutex is understood by ThreadSanitizer and costs about the same
+// uncontended (one atomic operation to lock, one to unlock). The primitives live in allocated memory
+// so their addresses are stable, as POSIX requires.
+
+/// A value guarded by a mutex.
 ///
-/// OpenCoreMotion uses this rather than `Synchronization.Mutex` because on Linux that type waits on
-/// raw futexes, which ThreadSanitizer cannot see: every access it guards would be reported as a race,
-/// hiding real ones. A pthread mutex is understood by ThreadSanitizer and costs about the same
-/// uncontended (one atomic operation to lock, one to unlock).
+/// `Locked` is `Sendable` only when `State` is: a lock makes access to a value exclusive, it does not
+/// make a non-`Sendable` value safe to hand from one isolation domain to another.
 ///
 /// ## Threading
 /// ``withLock(_:)`` may be called from any thread. It is not reentrant: calling it again from inside
 /// its own body deadlocks.
-public final class Locked<Value>: @unchecked Sendable {
+package final class Locked<State> {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private var value: Value
+    private var state: State
 
-    /// Creates a lock guarding `value`.
-    public init(_ value: Value) {
-        self.value = value
+    /// Creates a lock guarding `state`.
+    package init(_ state: State) {
+        self.state = state
         pthread_mutex_init(mutex, nil)
     }
 
@@ -31,18 +39,115 @@ public final class Locked<Value>: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    /// Runs `body` with exclusive access to the value and returns its result.
+    /// Runs `body` with exclusive access to the state and returns its result.
     @inlinable
-    public func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
+    package func withLock<Result, Failure: Error>(_ body: (inout State) throws(Failure) -> Result) throws(Failure) -> Result {
         lock()
         defer { unlock() }
-        return try body(&value_)
+        return try body(&guarded)
     }
 
     @usableFromInline func lock() { pthread_mutex_lock(mutex) }
     @usableFromInline func unlock() { pthread_mutex_unlock(mutex) }
-    @usableFromInline var value_: Value {
-        _read { yield value }
-        _modify { yield &value }
+    @usableFromInline var guarded: State {
+        _read { yield state }
+        _modify { yield &state }
     }
 }
+
+// Sendable: the mutex serialises every access to `state`, and `State: Sendable` makes it safe for the
+// value to be reached from several isolation domains; the compiler cannot see the mutex.
+extension Locked: @unchecked Sendable where State: Sendable {}
+
+/// What a ``ConditionLocked/withLock(waiting:)`` body asks for next.
+package enum LockStep<Result> {
+    /// Release the lock and return `Result`.
+    case done(Result)
+    /// Wait for a ``ConditionLocked/broadcast()`` (or a spurious wake-up), then run the body again.
+    case wait
+    /// Wait for a broadcast or until this deadline (seconds on ``MonotonicClock``), then run the body again.
+    case waitUntil(Double)
+}
+
+/// A value guarded by a mutex with a condition variable whose timed waits use `CLOCK_MONOTONIC`
+/// absolute deadlines (no drift, immune to wall-clock changes).
+///
+/// Waits happen between runs of a body, never inside one: ``withLock(waiting:)`` runs its body with the
+/// lock held, and the body answers ``LockStep/wait``/``LockStep/waitUntil(_:)`` to release the lock,
+/// sleep, and be run again. So the state is never borrowed across a wait.
+///
+/// ## Threading
+/// Any thread may call any method. After changing the state that a waiter waits on, call
+/// ``broadcast()`` (inside or after the body) or use ``withLock(broadcasting:_:)``.
+package final class ConditionLocked<State> {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private var state: State
+
+    /// Creates a lock guarding `state`.
+    package init(_ state: State) {
+        self.state = state
+        pthread_mutex_init(mutex, nil)
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    /// Runs `body` with exclusive access to the state; with `broadcasting`, wakes every waiter
+    /// before releasing the lock.
+    package func withLock<Result, Failure: Error>(
+        broadcasting: Bool = false, _ body: (inout State) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        pthread_mutex_lock(mutex)
+        defer {
+            if broadcasting { pthread_cond_broadcast(condition) }
+            pthread_mutex_unlock(mutex)
+        }
+        return try body(&state)
+    }
+
+    /// Runs `body` with the lock held until it answers ``LockStep/done(_:)``, sleeping on the condition
+    /// between runs as it asks.
+    package func withLock<Result>(waiting body: (inout State) -> LockStep<Result>) -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        while true {
+            switch body(&state) {
+            case .done(let result):
+                return result
+            case .wait:
+                pthread_cond_wait(condition, mutex)
+            case .waitUntil(let deadline):
+                var ts = MonotonicClock.deadline(deadline)
+                pthread_cond_timedwait(condition, mutex, &ts)
+            }
+        }
+    }
+
+    /// Waits until `ready` returns a value, or until `deadline` (seconds on ``MonotonicClock``) has
+    /// passed, in which case it returns `nil`.
+    package func wait<Result>(until deadline: Double? = nil, for ready: (inout State) -> Result?) -> Result? {
+        withLock(waiting: { state -> LockStep<Result?> in
+            if let result = ready(&state) { return .done(result) }
+            guard let deadline else { return .wait }
+            return MonotonicClock.now() < deadline ? .waitUntil(deadline) : .done(nil)
+        })
+    }
+
+    /// Wakes every waiter.
+    package func broadcast() {
+        pthread_cond_broadcast(condition)
+    }
+}
+
+// Sendable: as for `Locked`, the mutex serialises every access to `state`, which is itself Sendable.
+extension ConditionLocked: @unchecked Sendable where State: Sendable {}

@@ -4,43 +4,61 @@ import Glibc
 import Musl
 #endif
 
-/// One background thread that a source runs its loop on, with an interruptible sleep on the
-/// monotonic clock and a stop that waits for the loop to end.
+/// The runtime under every source that runs its own threads (simulator, replay, IIO, evdev): the
+/// threads, an interruptible sleep on the monotonic clock, a stop that waits for them, and a sink
+/// that is never called after the stop and receives at most one terminal event.
 ///
-/// The loop body calls ``sleep(until:)`` between samples; it returns `false` once ``stop()`` was
-/// called, and the body must then return. ``stop()`` waits for the body to return, so after it
-/// returns the body runs no more, except when ``stop()`` is called from the worker's own thread
-/// (a sink that stops its own source), where waiting would deadlock: it then only raises the flag.
+/// A worker is one run of a source: create it with the run's sink (or `nil` when the source manages
+/// its sink itself), ``spawn(name:realtime:_:)`` one or more loop bodies, and end it with ``stop()``.
+/// Bodies call ``sleep(until:)`` between samples, which returns `false` once the worker is stopping,
+/// and deliver through ``deliver(_:)`` (serialised across the worker's threads, dropped once the
+/// worker has ended) and ``end(_:)`` (the first `.failed` or `.finished` goes out, then silence).
+///
+/// ``stop()`` waits for every body to return, so after it returns no sink call is in progress or
+/// will begin, except when it is called from one of the worker's own threads (a sink that stops its
+/// own source), where waiting would deadlock: it then only raises the flag, and the thread is
+/// detached.
 ///
 /// ## Threading
-/// ``stop()`` may be called from any thread, any number of times. ``sleep(until:)`` and
-/// ``isStopping`` are for the body.
-public final class SourceWorker: @unchecked Sendable {
-    // Guarded by `lock`.
-    private let lock = ConditionLock()
-    private var stopping = false
-    private var finished = false
-    private var thread: pthread_t?
+/// Every method may be called from any thread, any number of times.
+package final class SourceWorker: Sendable {
+    /// The sink of a run.
+    package typealias Sink = @Sendable (SourceEvent) -> Void
 
-    /// Starts `body` on a new thread. If no thread can be created the worker is born finished and
-    /// ``started`` is `false`.
-    public init(body: @escaping @Sendable (SourceWorker) -> Void) {
-        let box = Unmanaged.passRetained(Start(worker: self, body: body))
-        var tid = pthread_t()
-        let rc = pthread_create(&tid, nil, { raw in
-            let start = Unmanaged<Start>.fromOpaque(raw!).takeRetainedValue()
-            start.body(start.worker)
-            start.worker.markFinished()
-            return nil
-        }, box.toOpaque())
-        lock.lock()
-        if rc == 0 {
-            thread = tid
-        } else {
-            box.release()
-            finished = true
+    private struct State {
+        var stopping = false
+        /// Set by a stop or a terminal event: no sink call begins afterwards.
+        var ended = false
+        /// Threads not yet joined or detached.
+        var threads: [pthread_t] = []
+        /// Bodies that have not returned.
+        var running = 0
+        /// Threads that could not be created.
+        var failedSpawns = 0
+    }
+
+    private let state = ConditionLocked(State())
+    /// Held while calling the sink, so calls from several threads are serialised.
+    private let delivery: Locked<Sink?>
+
+    /// Creates a worker delivering to `sink`; no thread runs until ``spawn(name:realtime:_:)``.
+    package init(sink: Sink? = nil) {
+        delivery = Locked(sink)
+    }
+
+    /// Creates a worker and runs `body` on one thread. If the thread cannot be created, ``started``
+    /// is `false`.
+    package convenience init(name: String = "source", body: @escaping @Sendable (SourceWorker) -> Void) {
+        self.init(sink: nil)
+        spawn(name: name, body)
+    }
+
+    deinit {
+        // Threads never joined (their run ended on its own): let the system reclaim them.
+        state.withLock { s in
+            for thread in s.threads { pthread_detach(thread) }
+            s.threads = []
         }
-        lock.unlock()
     }
 
     private final class Start {
@@ -52,54 +70,126 @@ public final class SourceWorker: @unchecked Sendable {
         }
     }
 
-    /// Whether the thread could be created.
-    public var started: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return thread != nil || !finished
+    /// Runs `body` on a new thread. With `realtime`, the thread asks for `SCHED_FIFO` at a low priority
+    /// (5) so a loaded machine does not delay sample delivery; without the privilege (`CAP_SYS_NICE`)
+    /// it keeps the normal policy. Only threads that sleep in `poll` or ``sleep(until:)`` should ask.
+    ///
+    /// - Returns: `false` when no thread could be created (the body does not run).
+    @discardableResult
+    package func spawn(name: String = "source", realtime: Bool = false, _ body: @escaping @Sendable (SourceWorker) -> Void) -> Bool {
+        let box = Unmanaged.passRetained(Start(worker: self, body: body))
+        return state.withLock { s in
+            var thread = pthread_t()
+            let rc = pthread_create(&thread, nil, { raw in
+                guard let raw else { return nil }
+                let start = Unmanaged<Start>.fromOpaque(raw).takeRetainedValue()
+                start.body(start.worker)
+                start.worker.bodyReturned()
+                return nil
+            }, box.toOpaque())
+            guard rc == 0 else {
+                box.release()
+                s.failedSpawns += 1
+                return false
+            }
+            s.threads.append(thread)
+            s.running += 1
+            if realtime {
+                var parameters = sched_param()
+                parameters.sched_priority = 5
+                _ = pthread_setschedparam(thread, SCHED_FIFO, &parameters)
+            }
+            return true
+        }
     }
 
-    private func markFinished() {
-        lock.lock()
-        finished = true
-        lock.broadcast()
-        lock.unlock()
+    private func bodyReturned() {
+        state.withLock(broadcasting: true) { $0.running -= 1 }
     }
 
-    /// `true` once ``stop()`` has been called.
-    public var isStopping: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return stopping
+    /// Whether every thread asked for could be created.
+    package var started: Bool { state.withLock { $0.failedSpawns == 0 } }
+
+    /// `true` once ``stop()`` or ``requestStop()`` has been called or a terminal event was delivered.
+    package var isStopping: Bool { state.withLock { $0.stopping } }
+
+    /// `true` when called on one of the worker's threads.
+    package var isCurrentThread: Bool {
+        let me = pthread_self()
+        return state.withLock { s in s.threads.contains { pthread_equal($0, me) != 0 } }
     }
 
-    /// Sleeps until `deadline` (seconds on ``MonotonicClock``) or until ``stop()``.
+    /// Sleeps until `deadline` (seconds on ``MonotonicClock``) or until the worker stops.
     /// - Returns: `true` if the deadline was reached, `false` if the worker is stopping.
-    public func sleep(until deadline: Double) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        while !stopping && MonotonicClock.now() < deadline {
-            lock.wait(until: deadline)
-        }
-        return !stopping
+    package func sleep(until deadline: Double) -> Bool {
+        state.withLock(waiting: { s in
+            if s.stopping { return .done(false) }
+            return MonotonicClock.now() < deadline ? .waitUntil(deadline) : .done(true)
+        })
     }
 
-    /// Asks the body to end and waits until it has, unless called from the worker's own thread.
-    public func stop() {
-        lock.lock()
-        stopping = true
-        lock.broadcast()
-        let own = thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
-        var joinable: pthread_t?
-        if own {
-            thread = nil
-        } else {
-            while !finished { lock.wait() }
-            joinable = thread
-            thread = nil
+    /// Delivers samples in order, unless the worker has ended.
+    package func deliver(_ samples: some Sequence<RawSample>) {
+        delivery.withLock { sink in
+            guard let sink else { return }
+            for sample in samples {
+                if state.withLock({ $0.ended }) { return }
+                sink(.sample(sample))
+            }
         }
-        lock.unlock()
-        if let joinable { pthread_join(joinable, nil) }
-        if own { pthread_detach(pthread_self()) }
+    }
+
+    /// Delivers one event. A terminal one (`.failed`, `.finished`) ends the worker: it goes out only if
+    /// nothing ended the worker before, and nothing goes out after it; other threads see
+    /// ``isStopping``.
+    /// - Returns: whether the event was delivered.
+    @discardableResult
+    package func end(_ event: SourceEvent) -> Bool {
+        delivery.withLock { sink in
+            let first = state.withLock(broadcasting: true) { s -> Bool in
+                if s.ended { return false }
+                s.ended = true
+                s.stopping = true
+                return true
+            }
+            if first { sink?(event) }
+            return first
+        }
+    }
+
+    /// Delivers a non-terminal event (`.interrupted`), unless the worker has ended.
+    package func send(_ event: SourceEvent) {
+        delivery.withLock { sink in
+            if state.withLock({ $0.ended }) { return }
+            sink?(event)
+        }
+    }
+
+    /// Asks the bodies to end without waiting for them: sleeps return `false`, deliveries stop.
+    package func requestStop() {
+        state.withLock(broadcasting: true) { s in
+            s.stopping = true
+            s.ended = true
+        }
+    }
+
+    /// Waits until every body has returned and reclaims the threads. From one of the worker's own
+    /// threads it waits for the others only, and detaches its own.
+    package func join() {
+        let me = pthread_self()
+        let (others, own) = state.withLock { s -> ([pthread_t], pthread_t?) in
+            let own = s.threads.first { pthread_equal($0, me) != 0 }
+            let others = s.threads.filter { pthread_equal($0, me) == 0 }
+            s.threads = []
+            return (others, own)
+        }
+        for thread in others { pthread_join(thread, nil) }
+        if let own { pthread_detach(own) }
+    }
+
+    /// Asks the bodies to end and waits until they have (see ``join()``).
+    package func stop() {
+        requestStop()
+        join()
     }
 }

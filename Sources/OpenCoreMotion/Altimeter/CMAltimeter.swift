@@ -1,7 +1,9 @@
 import Foundation
 import MotionRecordings
 import MotionSources
+#if LinuxHardware
 import MotionSourcesLinux
+#endif
 import MotionPhones
 
 /// Altitude changes from a barometer, as Core Motion's `CMAltimeter`.
@@ -255,7 +257,11 @@ enum AltimeterSelection {
         if let source = env["COREMOTION_SOURCE"], source.contains("://"), let phone = barometer(named: source) {
             return phone
         }
+        #if LinuxHardware
         return LinuxBarometers.first(sysfsRoot: env["COREMOTION_SYSFS_ROOT"] ?? "/sys", name: nil)
+        #else
+        return nil
+        #endif
     }()
 
     /// A barometer from a specification (`sim[:SCENARIO[:SEED]]`, `iio[:NAME]`, `replay:PATH`, a phone spec
@@ -274,8 +280,12 @@ enum AltimeterSelection {
             guard let scenario, let seed else { return nil }
             return SimulatedBarometerSource(scenario: scenario, seed: seed)
         case "iio":
+            #if LinuxHardware
             let root = ProcessInfo.processInfo.environment["COREMOTION_SYSFS_ROOT"] ?? "/sys"
             return LinuxBarometers.first(sysfsRoot: root, name: parts.count > 1 ? parts[1] : nil)
+            #else
+            return nil
+            #endif
         case "replay":
             // The pressure of a recording (Sensor Logger Barometer.csv, SensorLog, phyphox, raw CSV).
             let path = String(spec.dropFirst("replay:".count))

@@ -15,6 +15,9 @@ import Foundation
 /// put on the same queue are never touched (Core Motion on Apple platforms cancels the whole queue;
 /// OpenCoreMotion deliberately does not).
 final class QueueDelivery<Item: Sendable>: @unchecked Sendable {
+    // Sendable: Core Motion's handler types (`CMAccelerometerHandler`, …) are non-Sendable closures that
+    // Apple calls on the caller's `OperationQueue`; the handler is only ever called there, one call at a
+    // time, and every other stored property is Sendable.
     typealias Handler = (Item?, (any Error)?) -> Void
 
     private enum Payload {

@@ -1,9 +1,11 @@
 import MotionSources
+#if LinuxHardware
 import MotionSourcesLinux
+#endif
 
 extension CMMotionManager {
     /// A source from a spec, Linux hardware included (beyond Apple):
-    /// `iio`, `iio:NAME`, `evdev`, `evdev:/dev/input/eventN` go to ``LinuxSensorDiscovery``; every
+    /// `iio`, `iio:NAME`, `evdev`, `evdev:/dev/input/eventN` go to `LinuxSensorDiscovery` (MotionSourcesLinux); every
     /// other spec (`sim…`, `replay:PATH`) to ``source(named:)``.
     ///
     /// - Parameters:
@@ -13,13 +15,22 @@ extension CMMotionManager {
     public static func linuxSource(named spec: String, sysfsRoot: String? = nil, devRoot: String? = nil) throws(SourceError) -> any SensorSource {
         let kind = spec.split(separator: ":", maxSplits: 1).first.map(String.init) ?? spec
         if kind == "iio" || kind == "evdev" {
+            #if LinuxHardware
             return try LinuxSensorDiscovery.source(forSpec: spec, options: .fromEnvironment(sysfsRoot: sysfsRoot, devRoot: devRoot))
+            #else
+            throw SourceError(.unavailable, "'\(spec)': OpenCoreMotion was built without its LinuxHardware trait (IIO and evdev sources)")
+            #endif
         }
         return try source(named: spec)
     }
 
     /// The first motion hardware found under the roots (IIO first, then evdev), or `nil` (beyond Apple).
+    /// Always `nil` when OpenCoreMotion is built without its `LinuxHardware` trait.
     public static func firstLinuxSource(sysfsRoot: String? = nil, devRoot: String? = nil) -> (any SensorSource)? {
+        #if LinuxHardware
         LinuxSensorDiscovery.firstAvailable(options: .fromEnvironment(sysfsRoot: sysfsRoot, devRoot: devRoot))
+        #else
+        nil
+        #endif
     }
 }

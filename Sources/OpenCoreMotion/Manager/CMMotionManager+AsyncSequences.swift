@@ -27,17 +27,17 @@ extension CMMotionManager {
         updates(.accelerometer, stream: .accelerometer, interval: interval, maximumLatency: maximumLatency)
     }
 
-    /// Gyroscope samples as an async sequence (beyond Apple). See ``accelerometerUpdates(interval:)``.
+    /// Gyroscope samples as an async sequence (beyond Apple). See ``accelerometerUpdates(interval:maximumLatency:)``.
     public func gyroUpdates(interval: TimeInterval? = nil, maximumLatency: TimeInterval = 0) -> AsyncThrowingStream<CMGyroData, any Error> {
         updates(.gyro, stream: .gyro, interval: interval, maximumLatency: maximumLatency)
     }
 
-    /// Magnetometer samples as an async sequence (beyond Apple). See ``accelerometerUpdates(interval:)``.
+    /// Magnetometer samples as an async sequence (beyond Apple). See ``accelerometerUpdates(interval:maximumLatency:)``.
     public func magnetometerUpdates(interval: TimeInterval? = nil, maximumLatency: TimeInterval = 0) -> AsyncThrowingStream<CMMagnetometerData, any Error> {
         updates(.magnetometer, stream: .magnetometer, interval: interval, maximumLatency: maximumLatency)
     }
 
-    /// Device motion as an async sequence (beyond Apple). See ``accelerometerUpdates(interval:)``;
+    /// Device motion as an async sequence (beyond Apple). See ``accelerometerUpdates(interval:maximumLatency:)``;
     /// the reference frame follows ``startDeviceMotionUpdates(using:to:withHandler:)``, including
     /// its errors. Default frame ``CMAttitudeReferenceFrame/xArbitraryZVertical``.
     public func deviceMotionUpdates(
@@ -52,13 +52,12 @@ extension CMMotionManager {
         _ slot: Slot, stream: MotionStream, interval: TimeInterval?, maximumLatency: TimeInterval
     ) -> AsyncThrowingStream<T, any Error> {
         AsyncThrowingStream(bufferingPolicy: .unbounded) { continuation in
-            guard let hub, isAvailable(slot) else {
-                continuation.finish(throwing: NSError.coreMotion(CMErrorNotAvailable, "no \(slot) on this source"))
-                return
-            }
-            if case .deviceMotion(let frame) = stream,
-               !(availableReferenceFrames.contains(frame) && Self.isSingleFrame(frame)) {
-                continuation.finish(throwing: NSError.coreMotion(CMErrorNotAvailable, "reference frame \(frame.rawValue) is not available from this source"))
+            let hub: SourceHub
+            let declination: Double
+            switch check(slot, stream: stream) {
+            case .success(let passed): (hub, declination) = passed
+            case .failure(let refusal):
+                continuation.finish(throwing: refusal.error)
                 return
             }
             var spec = ConsumerSpec(
@@ -72,19 +71,15 @@ extension CMMotionManager {
                         continuation.finish(throwing: error)
                     case .finished:
                         continuation.finish()
+                    case .notice:
+                        break  // notices and source interruptions do not end a sequence
                     default:
-                        break
+                        break  // an output of another slot's type (never routed here)
                     }
                 }
             )
             spec.maximumLatency = maximumLatency.isFinite ? max(0, maximumLatency) : 0
-            if stream == .deviceMotion(.xTrueNorthZVertical) {
-                guard let location, let declination = MagneticDeclination.degrees(at: location) else {
-                    continuation.finish(throwing: NSError.coreMotion(CMErrorTrueNorthNotAvailable, "true north needs a location: set CMMotionManager.location"))
-                    return
-                }
-                spec.declination = declination
-            }
+            spec.declination = declination
             do {
                 let id = try hub.add(spec)
                 continuation.onTermination = { _ in hub.remove(id) }

@@ -26,7 +26,6 @@ extension CMMotionManager {
     /// Starts device-motion updates in `referenceFrame`, to be read from ``deviceMotion``.
     /// A frame outside ``availableReferenceFrames`` does nothing.
     public func startDeviceMotionUpdates(using referenceFrame: CMAttitudeReferenceFrame) {
-        guard availableReferenceFrames.contains(referenceFrame), Self.isSingleFrame(referenceFrame) else { return }
         start(.deviceMotion, stream: .deviceMotion(referenceFrame), push: nil)
     }
 
@@ -51,13 +50,7 @@ extension CMMotionManager {
         to queue: OperationQueue,
         withHandler handler: @escaping CMDeviceMotionHandler
     ) {
-        let push = QueuePush(queue: queue, handler: handler)
-        guard isDeviceMotionAvailable else { return }
-        guard availableReferenceFrames.contains(referenceFrame), Self.isSingleFrame(referenceFrame) else {
-            push.fail(.coreMotion(CMErrorNotAvailable, "reference frame \(referenceFrame.rawValue) is not available from this source"))
-            return
-        }
-        start(.deviceMotion, stream: .deviceMotion(referenceFrame), push: push)
+        start(.deviceMotion, stream: .deviceMotion(referenceFrame), push: QueuePush(queue: queue, handler: handler))
     }
 
     /// Stops device-motion updates. Once it returns, no further handler call begins.

@@ -27,7 +27,7 @@ public typealias CMDeviceMotionHandler = (CMDeviceMotion?, (any Error)?) -> Void
 ///   one at a time, none dropped however slow the handler (samples wait in memory). Once
 ///   `stop…Updates()` returns, no further handler call for that sensor begins. Other operations on
 ///   the queue are left alone; Apple's implementation cancels the whole queue, this one does not.
-/// - **Async** (beyond Apple): ``accelerometerUpdates(interval:)`` and its siblings.
+/// - **Async** (beyond Apple): ``accelerometerUpdates(interval:maximumLatency:)`` and its siblings.
 ///
 /// Starting a sensor that is not available does nothing and leaves `is…Active` `false`. Calling
 /// `start…` again while active replaces the previous handler. When the source fails (a device is
@@ -45,6 +45,8 @@ public typealias CMDeviceMotionHandler = (CMDeviceMotion?, (any Error)?) -> Void
 /// ## Threading
 /// Every member may be called from any thread.
 open class CMMotionManager: NSObject, @unchecked Sendable {
+    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
+    // Sendable; its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
     enum Slot: Int, CaseIterable {
         case accelerometer, gyro, magnetometer, deviceMotion
     }
@@ -144,6 +146,37 @@ open class CMMotionManager: NSObject, @unchecked Sendable {
         }
     }
 
+    /// Why a consumer cannot start, with the one message each refusal has.
+    struct ConsumerRefusal: Error {
+        var error: NSError
+        /// `false` for an absent sensor, which Apple's start methods ignore silently; async sequences
+        /// throw every refusal.
+        var reportedByStartMethods: Bool
+    }
+
+    /// The one check every consumer (pull, push, async sequence) passes before it is registered: the
+    /// source carries the slot's sensors, a device-motion frame is a single available frame, and true
+    /// north has a location. On success, the hub and the declination (degrees east; 0 unless true north).
+    func check(_ slot: Slot, stream: MotionStream) -> Result<(SourceHub, Double), ConsumerRefusal> {
+        guard let hub, isAvailable(slot) else {
+            return .failure(ConsumerRefusal(error: .coreMotion(CMErrorNotAvailable, "no \(slot) on this source"),
+                                            reportedByStartMethods: false))
+        }
+        guard case .deviceMotion(let frame) = stream else { return .success((hub, 0)) }
+        guard availableReferenceFrames.contains(frame), Self.isSingleFrame(frame) else {
+            return .failure(ConsumerRefusal(
+                error: .coreMotion(CMErrorNotAvailable, "reference frame \(frame.rawValue) is not available from this source"),
+                reportedByStartMethods: true))
+        }
+        guard frame == .xTrueNorthZVertical else { return .success((hub, 0)) }
+        guard let location = state.withLock({ $0.location }), let declination = MagneticDeclination.degrees(at: location) else {
+            return .failure(ConsumerRefusal(
+                error: .coreMotion(CMErrorTrueNorthNotAvailable, "true north needs a location: set CMMotionManager.location (CLI: --location LAT,LON)"),
+                reportedByStartMethods: true))
+        }
+        return .success((hub, declination))
+    }
+
     func isActive(_ slot: Slot) -> Bool {
         state.withLock { $0.slots[slot.rawValue].consumer != nil }
     }
@@ -163,26 +196,26 @@ open class CMMotionManager: NSObject, @unchecked Sendable {
         stream: MotionStream,
         push: QueuePush?
     ) -> NSError? {
+        let hub: SourceHub
+        let declination: Double
+        switch check(slot, stream: stream) {
+        case .success(let passed):
+            (hub, declination) = passed
+        case .failure(let refusal):
+            // Apple's start methods say nothing when the sensor is absent; the other refusals reach the handler.
+            guard refusal.reportedByStartMethods else { return nil }
+            push?.fail(refusal.error)
+            return refusal.error
+        }
         stop(slot)
-        guard let hub, isAvailable(slot) else { return nil }
-        let (interval, generation, settings) = state.withLock { s in
+        let (interval, generation, showsMovement) = state.withLock { s in
             s.slots[slot.rawValue].generation += 1
             if case .deviceMotion(let frame) = stream { s.frame = frame }
-            return (s.slots[slot.rawValue].interval, s.slots[slot.rawValue].generation, (s.showsDeviceMovementDisplay, s.location))
+            return (s.slots[slot.rawValue].interval, s.slots[slot.rawValue].generation, s.showsDeviceMovementDisplay)
         }
         var spec = ConsumerSpec(stream: stream, interval: interval, deliver: { _ in })
-        spec.showsDeviceMovementDisplay = settings.0
-        if stream == .deviceMotion(.xTrueNorthZVertical) {
-            guard let location = settings.1, let declination = MagneticDeclination.degrees(at: location) else {
-                let error = NSError.coreMotion(
-                    CMErrorTrueNorthNotAvailable,
-                    "true north needs a location: set CMMotionManager.location (CLI: --location LAT,LON)"
-                )
-                push?.fail(error)
-                return error
-            }
-            spec.declination = declination
-        }
+        spec.showsDeviceMovementDisplay = showsMovement
+        spec.declination = declination
         spec.deliver = { [weak self] output in
             self?.receive(output, slot: slot, generation: generation, push: push)
         }

@@ -1,6 +1,8 @@
 import Foundation
 import MotionFusion
+#if Recorder
 import MotionRecorder
+#endif
 import MotionSources
 
 /// Step counting, distance, cadence and pace from the accelerometer, as Core Motion's `CMPedometer`.

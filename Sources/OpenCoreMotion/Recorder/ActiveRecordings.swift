@@ -1,3 +1,4 @@
+#if Recorder
 import Foundation
 import MotionRecorder
 import MotionSources
@@ -70,7 +71,7 @@ enum ActiveRecordings {
     private static let starting = Locked<Void>(())
 
     /// One recording: a manager pushing accelerometer samples at 50 Hz to the recording.
-    final class Running: @unchecked Sendable {
+    final class Running: Sendable {
         let recording: AccelerometerRecording
         let manager: CMMotionManager
         let queue: OperationQueue
@@ -127,3 +128,4 @@ enum ActiveRecordings {
         }
     }
 }
+#endif

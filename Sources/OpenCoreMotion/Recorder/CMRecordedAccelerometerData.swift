@@ -5,6 +5,8 @@ import Foundation
 /// As every ``CMLogItem``, ``CMLogItem/timestamp`` is in seconds since boot; ``startDate`` is the
 /// same instant on the wall clock. Samples are immutable and may be passed between threads freely.
 open class CMRecordedAccelerometerData: CMAccelerometerData, @unchecked Sendable {
+    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
+    // Sendable; its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
     /// The batch the sample was recorded in: samples are written in batches (one every half second
     /// at most), each with its own identifier, larger than every earlier batch's and never reused.
     public let identifier: UInt64

@@ -1,6 +1,8 @@
 import Foundation
 import Logging
+#if Recorder
 import MotionRecorder
+#endif
 import MotionSources
 
 /// Records the accelerometer in the background and reads the recordings back later.
@@ -30,6 +32,8 @@ import MotionSources
 /// ## Threading
 /// Every member may be called from any thread.
 open class CMSensorRecorder: NSObject, @unchecked Sendable {
+    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
+    // Sendable; its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
     /// The source recorded from, or `nil` when the process has none.
     let source: (any SensorSource)?
     /// The database file.

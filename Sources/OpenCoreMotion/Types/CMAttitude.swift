@@ -5,11 +5,13 @@ import MotionFusion
 ///
 /// The underlying rotation maps the device frame to the reference frame. The Euler angles are the
 /// intrinsic z-x'-y'' sequence Core Motion uses, `R = Rz(yaw) · Rx(pitch) · Ry(roll)`, computed by
-/// MotionFusion's ``EulerAngles`` (the formulas are there and in the README).
+/// MotionFusion's `EulerAngles` (the formulas are there and in the README).
 ///
 /// ## Threading
 /// Every member may be used from any thread; ``multiply(byInverseOf:)`` is atomic.
 open class CMAttitude: NSObject, NSCopying, @unchecked Sendable {
+    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
+    // Sendable; its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
     private let storage: Locked<Quaternion>
 
     /// Creates an attitude from a device → reference rotation (beyond Apple). It is normalised.
@@ -26,13 +28,13 @@ open class CMAttitude: NSObject, NSCopying, @unchecked Sendable {
     /// The rotation device → reference, as a MotionFusion quaternion.
     public var rotation: Quaternion { storage.withLock { $0 } }
 
-    /// Rotation about the device's y axis, in radians (−π…π) (``EulerAngles``).
+    /// Rotation about the device's y axis, in radians (−π…π) (`EulerAngles`).
     open var roll: Double { rotation.eulerAngles.roll }
 
-    /// Rotation about the device's x axis, in radians (−π/2…π/2) (``EulerAngles``).
+    /// Rotation about the device's x axis, in radians (−π/2…π/2) (`EulerAngles`).
     open var pitch: Double { rotation.eulerAngles.pitch }
 
-    /// Rotation about the vertical axis, in radians (−π…π) (``EulerAngles``).
+    /// Rotation about the vertical axis, in radians (−π…π) (`EulerAngles`).
     open var yaw: Double { rotation.eulerAngles.yaw }
 
     /// The attitude as a unit quaternion (device → reference).
@@ -41,7 +43,7 @@ open class CMAttitude: NSObject, NSCopying, @unchecked Sendable {
         return CMQuaternion(x: q.x, y: q.y, z: q.z, w: q.w)
     }
 
-    /// The attitude as a rotation matrix, `v_reference = M · v_device` (``Quaternion/rotationMatrix``).
+    /// The attitude as a rotation matrix, `v_reference = M · v_device` (MotionFusion's `Quaternion.rotationMatrix`).
     open var rotationMatrix: CMRotationMatrix {
         let m = rotation.rotationMatrix
         return CMRotationMatrix(

@@ -3,6 +3,8 @@ import Foundation
 /// The result of sensor fusion: attitude, the split of acceleration into gravity and user
 /// acceleration, bias-free rotation rate, calibrated magnetic field and heading.
 open class CMDeviceMotion: CMLogItem, @unchecked Sendable {
+    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
+    // Sendable; its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
     /// Where the sensors sit, as Core Motion names it.
     public enum SensorLocation: Int, Sendable, Hashable {
         /// The device itself.

@@ -4,6 +4,8 @@ import Foundation
 ///
 /// Samples are immutable and may be passed between threads freely.
 open class CMLogItem: NSObject, NSCopying, @unchecked Sendable {
+    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
+    // Sendable; its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
     /// When the sample was taken, in seconds since boot: the base of
     /// `ProcessInfo.processInfo.systemUptime`, which on Linux is `CLOCK_MONOTONIC`.
     public let timestamp: TimeInterval
@@ -20,6 +22,8 @@ open class CMLogItem: NSObject, NSCopying, @unchecked Sendable {
 
 /// One accelerometer reading.
 open class CMAccelerometerData: CMLogItem, @unchecked Sendable {
+    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
+    // Sendable; its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
     /// The acceleration in g, device frame, gravity included and pointing down (face up: z ≈ −1).
     public let acceleration: CMAcceleration
 
@@ -36,6 +40,8 @@ open class CMAccelerometerData: CMLogItem, @unchecked Sendable {
 
 /// One gyroscope reading, raw: the sensor's bias is still in it (``CMDeviceMotion/rotationRate`` has it removed).
 open class CMGyroData: CMLogItem, @unchecked Sendable {
+    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
+    // Sendable; its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
     /// The rotation rate in rad/s, device frame.
     public let rotationRate: CMRotationRate
 
@@ -52,6 +58,8 @@ open class CMGyroData: CMLogItem, @unchecked Sendable {
 
 /// One magnetometer reading, raw: the device's own hard and soft iron are still in it.
 open class CMMagnetometerData: CMLogItem, @unchecked Sendable {
+    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
+    // Sendable; its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
     /// The magnetic field in µT, device frame.
     public let magneticField: CMMagneticField
 

@@ -4,6 +4,8 @@ import MotionSources
 /// One accelerometer reading, as UIKit's deprecated `UIAcceleration`: g along each axis (Core
 /// Motion's sign: face up reads z ≈ −1) and the time in seconds since boot.
 public final class UIAcceleration: NSObject, @unchecked Sendable {
+    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
+    // Sendable; its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
     /// Along x, in g.
     public let x: Double
     /// Along y, in g.
@@ -39,15 +41,20 @@ public protocol UIAccelerometerDelegate: AnyObject {
 /// queue (`OperationQueue.main`), so the main thread must run its queue (an app's run loop, or
 /// `async` main). The delegate is held weakly, as in UIKit.
 public final class UIAccelerometer: @unchecked Sendable {
+    // Sendable: UIKit's delegate is a non-Sendable class reference, held weakly here and only called on the
+    // main queue as UIKit does; the lock makes every access to it exclusive, which the compiler cannot see
+    // through the non-Sendable existential.
     private static let sharedInstance = UIAccelerometer(manager: CMMotionManager())
 
     /// The shared accelerometer, on the default motion source.
     public static func shared() -> UIAccelerometer { sharedInstance }
 
     private let manager: CMMotionManager
-    private let lock = NSLock()
-    private weak var _delegate: (any UIAccelerometerDelegate)?
-    private var _interval: TimeInterval = 0.1
+    private struct State {
+        weak var delegate: (any UIAccelerometerDelegate)?
+        var interval: TimeInterval = 0.1
+    }
+    private let state = Locked(State())
 
     /// An accelerometer on `source` (beyond Apple; for tests and `--source`).
     public convenience init(source: any SensorSource) {
@@ -58,18 +65,18 @@ public final class UIAccelerometer: @unchecked Sendable {
 
     /// Seconds between readings, clamped to what the source supports. Default 0.1.
     public var updateInterval: TimeInterval {
-        get { lock.withLock { _interval } }
+        get { state.withLock { $0.interval } }
         set {
-            lock.withLock { _interval = newValue }
+            state.withLock { $0.interval = newValue }
             manager.accelerometerUpdateInterval = newValue
         }
     }
 
     /// Receives the readings. Setting it starts the accelerometer; setting `nil` stops it.
     public weak var delegate: (any UIAccelerometerDelegate)? {
-        get { lock.withLock { _delegate } }
+        get { state.withLock { $0.delegate } }
         set {
-            lock.withLock { _delegate = newValue }
+            state.withLock { $0.delegate = newValue }
             if newValue == nil {
                 manager.stopAccelerometerUpdates()
             } else {

@@ -20,7 +20,7 @@ import MotionFusion
 /// Every member may be called from any thread. ``orientationDidChangeNotification`` is posted on
 /// the main queue, after ``orientation`` has changed; ``orientationUpdates`` yields from the
 /// accelerometer's private queue, in order.
-public final class UIDevice: @unchecked Sendable {
+public final class UIDevice: Sendable {
     /// Posted on `NotificationCenter.default` (object: the device) when ``orientation`` changes.
     public static let orientationDidChangeNotification = Notification.Name("UIDeviceOrientationDidChangeNotification")
 
@@ -32,13 +32,15 @@ public final class UIDevice: @unchecked Sendable {
     public static let orientationUpdateInterval: TimeInterval = 0.1
 
     private let manager: CMMotionManager
-    private let lock = NSLock()
-    private var beginCount = 0
-    private var estimator = DeviceOrientationEstimator()
-    private var current: UIDeviceOrientation = .unknown
-    private var generation = 0
-    private var queue: OperationQueue?
-    private var continuations: [UUID: AsyncStream<UIDeviceOrientation>.Continuation] = [:]
+    private struct State {
+        var beginCount = 0
+        var estimator = DeviceOrientationEstimator()
+        var current: UIDeviceOrientation = .unknown
+        var generation = 0
+        var queue: OperationQueue?
+        var continuations: [UUID: AsyncStream<UIDeviceOrientation>.Continuation] = [:]
+    }
+    private let state = Locked(State())
 
     /// Creates a device reading `source` (beyond Apple; for tests and for `--source`).
     public convenience init(source: any SensorSource) {
@@ -50,24 +52,24 @@ public final class UIDevice: @unchecked Sendable {
     }
 
     /// The physical orientation; ``UIDeviceOrientation/unknown`` unless notifications are being generated.
-    public var orientation: UIDeviceOrientation { lock.withLock { current } }
+    public var orientation: UIDeviceOrientation { state.withLock { $0.current } }
 
     /// `true` while more begins than ends have been called.
-    public var isGeneratingDeviceOrientationNotifications: Bool { lock.withLock { beginCount > 0 } }
+    public var isGeneratingDeviceOrientationNotifications: Bool { state.withLock { $0.beginCount > 0 } }
 
     /// Starts the accelerometer (on the first call) and the notifications. Calls nest.
     public func beginGeneratingDeviceOrientationNotifications() {
-        let start = lock.withLock { () -> Int? in
-            beginCount += 1
-            guard beginCount == 1 else { return nil }
-            generation += 1
-            return generation
+        let start = state.withLock { s -> Int? in
+            s.beginCount += 1
+            guard s.beginCount == 1 else { return nil }
+            s.generation += 1
+            return s.generation
         }
         guard let gen = start else { return }
         let q = OperationQueue()
         q.maxConcurrentOperationCount = 1
         q.name = "UIDevice.orientation"
-        lock.withLock { queue = q }
+        state.withLock { $0.queue = q }
         manager.accelerometerUpdateInterval = Self.orientationUpdateInterval
         manager.startAccelerometerUpdates(to: q) { [weak self] data, _ in
             guard let self, let data else { return }
@@ -78,13 +80,13 @@ public final class UIDevice: @unchecked Sendable {
     /// Balances one ``beginGeneratingDeviceOrientationNotifications()``; the last one stops the
     /// accelerometer and ``orientation`` becomes ``UIDeviceOrientation/unknown``. Extra calls are ignored.
     public func endGeneratingDeviceOrientationNotifications() {
-        let stop = lock.withLock { () -> Bool in
-            guard beginCount > 0 else { return false }
-            beginCount -= 1
-            guard beginCount == 0 else { return false }
-            generation += 1
-            estimator.reset()
-            current = .unknown
+        let stop = state.withLock { s -> Bool in
+            guard s.beginCount > 0 else { return false }
+            s.beginCount -= 1
+            guard s.beginCount == 0 else { return false }
+            s.generation += 1
+            s.estimator.reset()
+            s.current = .unknown
             return true
         }
         if stop { manager.stopAccelerometerUpdates() }
@@ -95,22 +97,22 @@ public final class UIDevice: @unchecked Sendable {
     public var orientationUpdates: AsyncStream<UIDeviceOrientation> {
         AsyncStream(bufferingPolicy: .unbounded) { continuation in
             let id = UUID()
-            lock.withLock { continuations[id] = continuation }
+            state.withLock { $0.continuations[id] = continuation }
             continuation.onTermination = { [weak self] _ in
                 guard let self else { return }
-                _ = self.lock.withLock { self.continuations.removeValue(forKey: id) }
+                _ = self.state.withLock { $0.continuations.removeValue(forKey: id) }
             }
         }
     }
 
     private func receive(_ a: Vector3, generation gen: Int) {
-        let changed = lock.withLock { () -> (UIDeviceOrientation, [AsyncStream<UIDeviceOrientation>.Continuation])? in
-            guard gen == generation else { return nil }
-            let before = current
-            let after = estimator.update(a)
+        let changed = state.withLock { s -> (UIDeviceOrientation, [AsyncStream<UIDeviceOrientation>.Continuation])? in
+            guard gen == s.generation else { return nil }
+            let before = s.current
+            let after = s.estimator.update(a)
             guard after != before else { return nil }
-            current = after
-            return (after, Array(continuations.values))
+            s.current = after
+            return (after, Array(s.continuations.values))
         }
         guard let (o, conts) = changed else { return }
         for c in conts { c.yield(o) }

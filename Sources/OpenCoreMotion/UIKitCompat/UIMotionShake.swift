@@ -24,10 +24,15 @@ extension UIMotionResponder {
 /// ## Threading
 /// Set ``responder`` from any thread; the responder (held weakly) is called on the main queue.
 public final class UIShakeMonitor: @unchecked Sendable {
+    // Sendable: UIKit's responder is a non-Sendable class reference, held weakly here and only called on
+    // the main queue as UIKit does; the lock makes every access to it exclusive, which the compiler
+    // cannot see through the non-Sendable existential.
     private let manager: CMMotionManager
-    private let lock = NSLock()
-    private weak var _responder: (any UIMotionResponder)?
-    private var detector = ShakeDetector()
+    private struct State {
+        weak var responder: (any UIMotionResponder)?
+        var detector = ShakeDetector()
+    }
+    private let state = Locked(State())
 
     /// A monitor on the default motion source.
     public convenience init() { self.init(manager: CMMotionManager()) }
@@ -39,15 +44,15 @@ public final class UIShakeMonitor: @unchecked Sendable {
 
     /// The detector's settings and state.
     public var settings: ShakeDetector {
-        get { lock.withLock { detector } }
-        set { lock.withLock { detector = newValue } }
+        get { state.withLock { $0.detector } }
+        set { state.withLock { $0.detector = newValue } }
     }
 
     /// Who hears about shakes. Setting it starts the accelerometer; `nil` stops it.
     public weak var responder: (any UIMotionResponder)? {
-        get { lock.withLock { _responder } }
+        get { state.withLock { $0.responder } }
         set {
-            lock.withLock { _responder = newValue }
+            state.withLock { $0.responder = newValue }
             guard newValue != nil else { manager.stopAccelerometerUpdates(); return }
             manager.accelerometerUpdateInterval = 0.02
             let q = OperationQueue()
@@ -55,7 +60,7 @@ public final class UIShakeMonitor: @unchecked Sendable {
             manager.startAccelerometerUpdates(to: q) { [weak self] data, _ in
                 guard let self, let data else { return }
                 let a = Vector3(data.acceleration.x, data.acceleration.y, data.acceleration.z)
-                guard let event = self.lock.withLock({ self.detector.update(a, timestamp: data.timestamp) }) else { return }
+                guard let event = self.state.withLock({ $0.detector.update(a, timestamp: data.timestamp) }) else { return }
                 OperationQueue.main.addOperation { [weak self] in
                     guard let r = self?.responder else { return }
                     switch event {

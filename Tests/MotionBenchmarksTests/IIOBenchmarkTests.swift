@@ -1,5 +1,5 @@
 import Testing
-@testable import MotionSourcesLinux
+import MotionBenchmarks
 
 @Suite struct IIOBenchmarkTests {
     /// One second of the benchmark (the full one is `coremotion bench iio`): the real source reads a

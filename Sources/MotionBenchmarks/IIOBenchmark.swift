@@ -4,29 +4,30 @@ import Glibc
 import Musl
 #endif
 import MotionSources
+import MotionSourcesLinux
 
 /// A speed benchmark of the buffered IIO path: an emulated device (a sysfs tree in a temporary
 /// directory, its `/dev/iio:device0` a FIFO) written at a fixed rate by a writer thread, each scan
 /// stamped with `CLOCK_MONOTONIC` when written and numbered in its x channel; the real
 /// ``IIOSource`` reads it through `poll`/`read` and the benchmark's consumer measures, per sample,
 /// the latency from the scan's timestamp to the consumer, and counts lost scans.
-public enum IIOBenchmark {
+package enum IIOBenchmark {
     /// What one run measured.
-    public struct Result: Sendable, Hashable, Codable {
+    package struct Result: Sendable, Hashable, Codable {
         /// Scans written.
-        public var sent: Int
+        package var sent: Int
         /// Samples received.
-        public var received: Int
+        package var received: Int
         /// Scans never received (gaps in the numbering, and scans written but not received by the end).
-        public var lost: Int
+        package var lost: Int
         /// Latency percentiles and maximum, in milliseconds.
-        public var p50Milliseconds: Double, p99Milliseconds: Double, p999Milliseconds: Double, maxMilliseconds: Double
+        package var p50Milliseconds: Double, p99Milliseconds: Double, p999Milliseconds: Double, maxMilliseconds: Double
         /// Configured rate (Hz) and seconds.
-        public var rate: Double, seconds: Double
+        package var rate: Double, seconds: Double
         /// Samples per second actually received.
-        public var achievedRate: Double
+        package var achievedRate: Double
         /// How the source ran the accelerometer (`buffered …` or `polling …`).
-        public var mode: String
+        package var mode: String
     }
 
     /// Runs the benchmark.
@@ -38,7 +39,7 @@ public enum IIOBenchmark {
     ///     consumer on the source (e.g. a `CMMotionManager` handler) calling `deliver(timestamp, x)`
     ///     per sample, and returns a function that stops it.
     /// - Throws: ``SourceError`` when the emulated device cannot be set up.
-    public static func run(rate: Double = 1000, seconds: Double = 10,
+    package static func run(rate: Double = 1000, seconds: Double = 10,
                            consumer: ((any SensorSource, @escaping @Sendable (Double, Double) -> Void) throws -> (@Sendable () -> Void))? = nil) throws -> Result {
         let root = "/tmp/coremotion-bench-\(getpid())-\(LinuxClock.monotonicNs())"
         let fs = POSIXFileSystem()
@@ -121,38 +122,43 @@ public enum IIOBenchmark {
         return stats.result(sent: total, rate: rate, seconds: seconds, mode: mode)
     }
 
-    final class Stats: @unchecked Sendable {
-        private let lock = ConditionLock()
-        private var latencies: [Double]
-        private var lastSequence: Int?
-        private var gaps = 0
-        private var first: Double?
-        private var last = 0.0
-        init(capacity: Int) { latencies = []; latencies.reserveCapacity(capacity) }
-        var count: Int { lock.withLock { latencies.count } }
+    final class Stats: Sendable {
+        private struct Tally {
+            var latencies: [Double]
+            var lastSequence: Int?
+            var gaps = 0
+            var first: Double?
+            var last = 0.0
+        }
+        private let tally: Locked<Tally>
+        init(capacity: Int) {
+            var latencies: [Double] = []
+            latencies.reserveCapacity(capacity)
+            tally = Locked(Tally(latencies: latencies))
+        }
+        var count: Int { tally.withLock { $0.latencies.count } }
         func record(latency: Double, sequence: Int) {
             let now = LinuxClock.monotonic()
-            lock.withLock {
-                latencies.append(latency)
-                if let l = lastSequence {
+            tally.withLock { t in
+                t.latencies.append(latency)
+                if let l = t.lastSequence {
                     let expected = (l + 1) % 30_000
-                    if sequence != expected { gaps += (sequence - expected + 30_000) % 30_000 }
+                    if sequence != expected { t.gaps += (sequence - expected + 30_000) % 30_000 }
                 }
-                lastSequence = sequence
-                if first == nil { first = now }
-                last = now
+                t.lastSequence = sequence
+                if t.first == nil { t.first = now }
+                t.last = now
             }
         }
         func result(sent: Int, rate: Double, seconds: Double, mode: String) -> Result {
-            lock.withLock {
-                let sorted = latencies.sorted()
-                func pct(_ p: Double) -> Double { sorted.nearestRankPercentile(p).map { $0 * 1000 } ?? .nan }
-                let span = (first.map { last - $0 } ?? 0)
-                return Result(sent: sent, received: sorted.count, lost: gaps + max(0, sent - sorted.count - gaps),
-                              p50Milliseconds: pct(0.5), p99Milliseconds: pct(0.99), p999Milliseconds: pct(0.999),
-                              maxMilliseconds: (sorted.last ?? .nan) * 1000, rate: rate, seconds: seconds,
-                              achievedRate: span > 0 ? Double(sorted.count - 1) / span : 0, mode: mode)
-            }
+            let t = tally.withLock { $0 }
+            let sorted = t.latencies.sorted()
+            func pct(_ p: Double) -> Double { sorted.nearestRankPercentile(p).map { $0 * 1000 } ?? .nan }
+            let span = (t.first.map { t.last - $0 } ?? 0)
+            return Result(sent: sent, received: sorted.count, lost: t.gaps + max(0, sent - sorted.count - t.gaps),
+                          p50Milliseconds: pct(0.5), p99Milliseconds: pct(0.99), p999Milliseconds: pct(0.999),
+                          maxMilliseconds: (sorted.last ?? .nan) * 1000, rate: rate, seconds: seconds,
+                          achievedRate: span > 0 ? Double(sorted.count - 1) / span : 0, mode: mode)
         }
     }
 

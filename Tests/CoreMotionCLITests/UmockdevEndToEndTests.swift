@@ -9,7 +9,7 @@ import Foundation
 @Suite struct UmockdevEndToEndTests {
     /// The umockdev device description of iio-sensor-proxy's buffer test device, from the layout sidecar.
     static func deviceDescription() throws -> String {
-        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: Fixtures.url("iio/iio-sensor-proxy_iio-buffer-accel.layout.json"))) as! [String: Any]
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: LinuxFixtures.url("iio/iio-sensor-proxy_iio-buffer-accel.layout.json"))) as! [String: Any]
         let attrs = json["device_sysfs_attributes"] as! [String: String]
         var lines = ["P: /devices/platform/HID-SENSOR-200073.3.auto/iio:device0", "N: iio:device0",
                      "E: DEVNAME=/dev/iio:device0", "E: SUBSYSTEM=iio", "A: dev=250:0", "A: current_timestamp_clock=realtime\\n",
@@ -23,7 +23,7 @@ import Foundation
     /// `base` ns, 30 ms apart. Escaping per umockdev's script-format.txt, as umockdev really reads it:
     /// bytes below 32 as `^` + (b + 64), `^` as "^`", everything else (the space included) verbatim.
     static func script(base: Int64) throws -> Data {
-        var bytes = try Fixtures.bytes("iio/iio-sensor-proxy_orientation-left-up.bin")
+        var bytes = try LinuxFixtures.bytes("iio/iio-sensor-proxy_orientation-left-up.bin")
         for i in 0..<15 {
             withUnsafeBytes(of: (base + Int64(i) * 30_000_000).littleEndian) { for k in 0..<8 { bytes[i * 24 + 16 + k] = $0[k] } }
         }
@@ -123,8 +123,8 @@ import Foundation
             try script.write(to: scriptURL)
             let p = Process()
             p.executableURL = URL(fileURLWithPath: umockdevRun)
-            p.arguments = ["--device", Fixtures.url("umockdev/iio-sensor-proxy_input-accel-device.umockdev").path,
-                           "--ioctl", "/dev/input/event4=\(Fixtures.url("umockdev/iio-sensor-proxy_input-accel-capture.ioctl").path)",
+            p.arguments = ["--device", LinuxFixtures.url("umockdev/iio-sensor-proxy_input-accel-device.umockdev").path,
+                           "--ioctl", "/dev/input/event4=\(LinuxFixtures.url("umockdev/iio-sensor-proxy_input-accel-capture.ioctl").path)",
                            "--script", "/dev/input/event4=\(scriptURL.path)", "--",
                            "timeout", "30", OrientationCommandTests.executable.path, "orientation", "--source", "evdev", "--count", "2"]
             var env = ProcessInfo.processInfo.environment
@@ -141,4 +141,12 @@ import Foundation
         let changes = stdout.split(separator: "\n").map { $0.split(separator: " ").last.map(String.init) ?? "" }
         #expect(changes == ["portrait", "landscapeRight"], "stdout: \(stdout)\nstderr: \(stderr)")
     }
+}
+
+/// The Linux fixtures in ../shared/fixtures/linux, found from this file's location.
+enum LinuxFixtures {
+    static let linux = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("../shared/fixtures/linux").standardized
+    static func url(_ relative: String) -> URL { linux.appendingPathComponent(relative) }
+    static func bytes(_ relative: String) throws -> [UInt8] { Array(try Data(contentsOf: url(relative))) }
 }

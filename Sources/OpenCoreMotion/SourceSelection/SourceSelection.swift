@@ -35,7 +35,7 @@ extension CMMotionManager {
     /// | `sensorlogger://HOST:PORT`, `sensorserver://HOST:PORT`, `phyphox://HOST:PORT`, `sensorlog://HOST:PORT`, `hyperimu://HOST:PORT` | a phone app streaming over the network (see `PhoneSource`) |
     /// | `iio`, `iio:NAME`, `evdev`, `evdev:/dev/input/eventN` | Linux hardware, under `COREMOTION_SYSFS_ROOT` / `COREMOTION_DEV_ROOT` when set (see ``linuxSource(named:sysfsRoot:devRoot:)`` for other roots) |
     ///
-    /// - Throws: ``SourceError`` for an unknown spec or a source that cannot be opened.
+    /// - Throws: `SourceError` for an unknown spec or a source that cannot be opened.
     public static func source(named spec: String) throws(SourceError) -> any SensorSource {
         let (kind, argument) = spec.split(separator: ":", maxSplits: 1).map(String.init).splitPair
         switch kind {

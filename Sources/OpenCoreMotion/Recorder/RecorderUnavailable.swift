@@ -1,0 +1,47 @@
+#if !Recorder
+import Foundation
+import MotionSources
+
+// OpenCoreMotion built without its `Recorder` trait links no SQLite store (MotionRecorder, GRDB).
+// `CMSensorRecorder` keeps its API: it records nothing (the reason is logged) and has no data, so
+// `CMPedometer` has no history. These stand-ins have the shape of the store's API that
+// `CMSensorRecorder` and `CMPedometer` use.
+
+/// The store's error without the store.
+struct RecorderUnavailable: Error, CustomStringConvertible {
+    var description: String { "OpenCoreMotion was built without its Recorder trait: no recording store" }
+}
+
+@usableFromInline
+enum RecordingStore {
+    /// No store: an empty path, which no file answers to.
+    @usableFromInline
+    static func defaultPath() -> String { "" }
+}
+
+enum AccelerometerRecording {
+    /// Apple's longest recording, 12 hours, in seconds.
+    static let maximumDuration: TimeInterval = 12 * 3600
+
+    static func clamp(_ duration: TimeInterval) -> TimeInterval {
+        guard duration > 0 else { return 0 }
+        return min(duration, maximumDuration)
+    }
+}
+
+enum ActiveRecordings {
+    struct Store {
+        struct Reading { var date: Date; var x, y, z, timestamp: Double }
+        struct Sample { var identifier: UInt64; var reading: Reading }
+        func samples(from: Date, to: Date) throws(RecorderUnavailable) -> [Sample] { throw RecorderUnavailable() }
+    }
+
+    static func record(source: any SensorSource, databasePath: String, duration: TimeInterval) throws(RecorderUnavailable) {
+        throw RecorderUnavailable()
+    }
+
+    static func store(at path: String) throws(RecorderUnavailable) -> Store { throw RecorderUnavailable() }
+
+    static func isRecording(databasePath: String) -> Bool { false }
+}
+#endif
