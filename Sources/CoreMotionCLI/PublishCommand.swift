@@ -86,7 +86,6 @@ struct PublishCommand: AsyncParsableCommand {
                 case .failed(let e): continuation.yield(String(describing: e))
                 case .interrupted(let e): printError(String(describing: e))
                 case .finished: continuation.yield(nil)
-                case .interrupted: break  // the source keeps trying; samples resume by themselves
                 }
             }
         } catch {

@@ -1,6 +1,8 @@
 import Foundation
 import MotionFusion
+#if Recorder
 import MotionRecorder
+#endif
 import MotionSources
 
 /// The user's activity (stationary, walking, running, cycling, in a vehicle) from the motion sensors, as
