@@ -73,8 +73,10 @@ public struct AttitudeFilterParameters: Hashable, Sendable {
     /// low-pass filter, correlated over its time constant rather than white, so a density fitted to
     /// short recordings overstates what minutes of motion tell: at 0.1 (the earlier default, best on the
     /// 14 BROAD trials by 0.01°) the estimate drifted by 3–7 mrad/s in simulated continuous hand-held
-    /// motion, mostly about the weakly observable vertical. 0.5 keeps a constant bias within 1 mrad/s
-    /// after convergence in simulated hand-held motion and walking (`SteadyBiasTests`).
+    /// motion, mostly about the weakly observable vertical. At 0.5, in simulated hand-held motion and
+    /// walking, a constant bias stays within 1 mrad/s per axis after convergence when a calibrated
+    /// magnetometer observes the vertical component, and without one the estimate holds that component
+    /// at its prior rather than chasing the motion with it (`SteadyBiasTests`).
     public var biasMotionNoiseDensity: Double = 0.5
 
     /// Linear-acceleration level at which the in-motion bias measurement noise doubles, g. The noise

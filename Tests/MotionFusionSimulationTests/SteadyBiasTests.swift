@@ -4,9 +4,9 @@ import Testing
 
 /// The gyroscope bias estimate under a known constant bias (`SimulationOptions.constantGyroBias`) through
 /// minutes of continuous hand-held motion, walking and a long rest: after convergence it must stay within
-/// 1 mrad/s per axis (the in-motion update must not chase the motion), the unbiased rate must be closer to
-/// the truth than the raw gyro at every gyro sample, and a gyro without bias must keep the estimate near
-/// zero.
+/// 1 mrad/s per axis wherever the data shows the bias (the in-motion update must not chase the motion),
+/// the unbiased rate must be closer to the truth than the raw gyro at every gyro sample, and a gyro
+/// without bias must keep the estimate near zero.
 @Suite struct SteadyBiasTests {
     struct Outcome {
         /// Largest per-axis bias error after convergence, rad/s.
@@ -15,14 +15,23 @@ import Testing
         var notCloser = 0
         /// Gyro samples checked.
         var checked = 0
+        /// The world's up direction in the device frame, averaged over the checked samples (unit vector).
+        var meanUp = Vector3.zero
     }
 
     /// Runs `scenario` for `seconds` with constant bias `bias` and checks every gyro sample from `converged` on.
     static func run(_ scenario: SimulationScenario, bias: Vector3, seconds: Double, converged: Double,
                     seed: UInt64, usesMagnetometer: Bool,
                     parameters: AttitudeFilterParameters = AttitudeFilterParameters()) -> Outcome {
+        run(SimulationOptions.constantGyroBias(bias, scenario: scenario, seed: seed), seconds: seconds,
+            converged: converged, usesMagnetometer: usesMagnetometer, parameters: parameters)
+    }
+
+    /// Runs `o` for `seconds` and checks every gyro sample from `converged` on.
+    static func run(_ o: SimulationOptions, seconds: Double, converged: Double, usesMagnetometer: Bool,
+                    parameters: AttitudeFilterParameters = AttitudeFilterParameters()) -> Outcome {
         var outcome = Outcome()
-        let o = SimulationOptions.constantGyroBias(bias, scenario: scenario, seed: seed)
+        var upSum = Vector3.zero
         _ = SimulatedFusionTests.run(o, seconds: seconds, usesMagnetometer: usesMagnetometer, parameters: parameters) { t, f, truth in
             guard t >= converged else { return }
             let e = f.estimate
@@ -32,23 +41,58 @@ import Testing
             let raw = (f.state.lastGyro - truth.rotationRate).length
             if unbiased >= raw { outcome.notCloser += 1 }
             outcome.checked += 1
+            upSum += truth.attitude.inverseRotate(Vector3(0, 0, 1))
         }
+        outcome.meanUp = upSum.length > 0 ? upSum * (1 / upSum.length) : .zero
         return outcome
     }
 
     static let bias = Vector3(0.012, -0.009, 0.006) // ≈ 0.69, −0.52, 0.34 °/s
+    /// A bias mostly along the hand-held device's up direction (it is held about 35–40° from flat): the
+    /// component that inclination corrections cannot see.
+    static let verticalBias = Vector3(0, 0.009, 0.012)
 
-    /// Hand-held and walking never rest: the bias is learnt from inclination corrections alone, which
-    /// takes about three minutes for the component about the (barely changing) vertical. Measured worst
-    /// per-axis errors from 200 s to 360 s, seeds 11/21/31: hand-held 0.64/1.19/0.13 mrad/s, walking
-    /// 0.74/1.29/1.02 mrad/s (the gait's vertical bounce leaves a small systematic error); the bound is
-    /// 1.5 mrad/s, above the 1 mrad/s, which only the long rest and the unbiased cases meet here.
-    @Test(arguments: [SimulationScenario.handheld, .walk], [false, true])
-    func constantBiasInContinuousMotionStaysWithinOneMilliradianPerSecond(scenario: SimulationScenario, nine: Bool) {
+    /// `options` with a magnetometer that needs no calibration (no hard or soft iron), and parameters
+    /// that say so: the field is used for heading, and its corrections observe the vertical bias, at once.
+    static func calibratedField(_ options: SimulationOptions) -> (SimulationOptions, AttitudeFilterParameters) {
+        var o = options
+        o.hardIron = .zero
+        o.softIron = .identity
+        var p = AttitudeFilterParameters()
+        p.calibratesMagnetometer = false
+        return (o, p)
+    }
+
+    /// With a calibrated magnetometer (9D) every bias component is observable in motion: inclination
+    /// corrections see the two horizontal ones, heading corrections the vertical one. Hand-held and
+    /// walking never rest. Measured worst per-axis errors from 200 s to 360 s over seeds 11–81 with either
+    /// bias: hand-held 0.04–0.06 mrad/s, walking 0.09–0.37 mrad/s.
+    @Test(arguments: [SimulationScenario.handheld, .walk], [bias, verticalBias])
+    func constantBiasInContinuousMotionStaysWithinOneMilliradianPerSecond(scenario: SimulationScenario, bias: Vector3) {
         for seed: UInt64 in [11, 21] {
-            let out = Self.run(scenario, bias: Self.bias, seconds: 360, converged: 200, seed: seed, usesMagnetometer: nine)
+            let (o, p) = Self.calibratedField(SimulationOptions.constantGyroBias(bias, scenario: scenario, seed: seed))
+            let out = Self.run(o, seconds: 360, converged: 200, usesMagnetometer: true, parameters: p)
             #expect(out.checked > 15_000)
-            #expect(out.worstAxisError < 1.5e-3, "\(scenario) 9D=\(nine) seed \(seed): \(out.worstAxisError) rad/s")
+            #expect(out.worstAxisError < 1e-3, "\(scenario) \(bias) seed \(seed): \(out.worstAxisError) rad/s")
+            #expect(out.notCloser == 0, "\(scenario) \(bias) seed \(seed): \(out.notCloser) of \(out.checked)")
+        }
+    }
+
+    /// Without a heading reference (6D, or 9D before the online calibration is usable, which hand-held
+    /// motion and walking on a wide circle never complete) the bias about the world vertical shows only
+    /// in the device's tilt changes, a few degrees here: in 5 minutes its uncertainty stays at the
+    /// prior's. The estimate must then neither invent it nor chase the motion with it: the error stays
+    /// within 1 mrad/s of the bias's component along the device's mean up direction (what the data
+    /// cannot show), and the unbiased rate is still closer to the truth than the raw gyro at every sample.
+    @Test(arguments: [SimulationScenario.handheld, .walk], [false, true])
+    func withoutAHeadingReferenceOnlyTheVerticalComponentIsLeft(scenario: SimulationScenario, nine: Bool) {
+        for (seed, bias): (UInt64, Vector3) in [(11, Self.bias), (21, Self.verticalBias)] {
+            let o = SimulationOptions.constantGyroBias(bias, scenario: scenario, seed: seed)
+            let out = Self.run(o, seconds: 360, converged: 200, usesMagnetometer: nine)
+            #expect(out.checked > 15_000)
+            let unobservable = abs(bias.dot(out.meanUp))
+            #expect(out.worstAxisError < unobservable + 1e-3,
+                    "\(scenario) 9D=\(nine) seed \(seed): \(out.worstAxisError) rad/s, vertical part \(unobservable)")
             #expect(out.notCloser == 0, "\(scenario) 9D=\(nine) seed \(seed): \(out.notCloser) of \(out.checked)")
         }
     }
