@@ -36,7 +36,8 @@ final class PageRecorder: Sendable {
         let device = SimulatedDevice(scenario: .walk, seed: 5, clock: .virtual(startTime: 1000))
         let frequency = try #require(device.stepFrequency)
         let barometer = SimulatedBarometerSource(scenario: .stairs, seed: 3, virtualStartTime: 1000)
-        let hub = DashboardHub(feed: MotionManagerFeed(source: device, barometer: barometer), outboxCapacity: 1 << 20)
+        let hub = DashboardHub(feed: MotionManagerFeed(source: device, barometer: barometer), outboxCapacity: 1 << 20,
+                               pendingCapacity: 1 << 22)  // virtual time may run far ahead of the frames: keep every row
         let app = Application(router: DashboardApplication.makeRouter(hub: hub))
         try await app.test(.router) { client in
             try await client.execute(uri: "/api/hello", method: .get) { response in
