@@ -85,6 +85,7 @@ struct PublishCommand: AsyncParsableCommand {
                 case .sample(let s): publisher.add(s)
                 case .failed(let e): continuation.yield(String(describing: e))
                 case .finished: continuation.yield(nil)
+                case .interrupted(let e): printError(String(describing: e))
                 }
             }
         } catch {

@@ -120,6 +120,10 @@ public enum SourceEvent: Sendable, Hashable {
     case sample(RawSample)
     /// The source failed and has stopped; no further event follows for the current demand.
     case failed(SourceError)
+    /// The source has had no data for a while, or lost its connection, and keeps trying (non-fatal).
+    /// The hub passes the error once to each consumer of the sensors concerned, keeps them registered, and a
+    /// later `.sample` resumes delivery. `failed` remains the fatal, final event.
+    case interrupted(SourceError)
     /// The source ran out of data (a replay reached its end) and has stopped.
     case finished
 }

@@ -116,3 +116,53 @@ struct MQTTWebSocketEndToEndTests {
         try await relay.close().get()
     }
 }
+
+/// End to end against Mosquitto's own `protocol websockets` listener (libwebsockets), with paho-mqtt's
+/// websocket transport as the independent second client.
+@Suite(.serialized, .enabled(if: Mosquitto.available, Comment(rawValue: Mosquitto.skipMessage)))
+struct MosquittoWebSocketListenerTests {
+    @Test func ourWebSocketClientsAndPahosMeetOnMosquittosWebSocketListener() async throws {
+        let broker = try Mosquitto(webSocket: true)
+        let wsPort = try #require(broker.wsPort)
+        let source = try MQTTSensorSource(url: MQTTURL(parsing: "mqtt+ws://127.0.0.1:\(wsPort)/ws/+"), log: { _ in })
+        let collector = MosquittoTests.Collector()
+        source.startDevices { collector.handle($0) }
+        await collector.wait(until: { collector.subscribed.withLockedValue { $0 } }, timeout: 5)
+        #expect(collector.subscribed.withLockedValue { $0 })
+        let config = try MQTTURL(parsing: "mqtt+ws://127.0.0.1:\(wsPort)/ws/robot").clientConfiguration(clientID: "ws-pub")
+        let pub = MQTTMotionPublisher(configuration: config, topic: "ws/robot", deviceID: "robot", batchPeriod: 0.05)
+        for s in MosquittoTests.samples(200, start: ProcessInfo.processInfo.systemUptime - 5) { pub.add(s) }
+        #expect(await pub.finish(timeout: 5))
+        var pahoSent = false
+        if MosquittoTests.pahoAvailable, let python = Run.python {
+            // An Android phone (m/s², gravity +9.81 on z face up) over paho's websocket transport, QoS 1.
+            let script = FileManager.default.temporaryDirectory.appendingPathComponent("ocm-paho-ws-\(UUID().uuidString).py").path
+            try """
+                import json, sys, time
+                import paho.mqtt.client as mqtt
+                c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="paho-ws-phone", transport="websockets")
+                c.ws_set_options(path="/mqtt")
+                c.connect("127.0.0.1", int(sys.argv[1]))
+                c.loop_start()
+                for mid in range(1, 6):
+                    now = time.time_ns() - 2_000_000_000
+                    payload = [{"name": "totalacceleration", "time": now + (mid * 10 + k) * 10_000_000,
+                                "values": {"x": 0.0, "y": 0.0, "z": 9.80665}, "accuracy": 3} for k in range(10)]
+                    msg = {"messageId": mid, "sessionId": "s-ws", "deviceId": "android-ws", "payload": payload}
+                    c.publish("ws/android", json.dumps(msg), qos=1).wait_for_publish()
+                c.disconnect()
+                c.loop_stop()
+                """.write(toFile: script, atomically: true, encoding: .utf8)
+            let r = try Run.command(python, [script, String(wsPort)])
+            #expect(r.status == 0, "\(r.stderr)")
+            pahoSent = r.status == 0
+        }
+        await collector.wait(until: { collector.total >= 200 + (pahoSent ? 50 : 0) }, timeout: 5)
+        await source.stopDevices()
+        let got = collector.samples.withLockedValue { $0 }
+        #expect(got["robot"]?.count == 200 && got["robot"]?.allSatisfy { abs($0.value.z + 1) < 1e-9 } == true)
+        if pahoSent {
+            #expect(got["android-ws"]?.count == 50 && got["android-ws"]?.allSatisfy { abs($0.value.z + 1) < 1e-9 } == true)
+        }
+    }
+}

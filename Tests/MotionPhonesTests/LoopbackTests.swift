@@ -59,7 +59,7 @@ final class Collector: Sendable {
             switch event {
             case .sample(let s): samples.withLockedValue { $0.append(s) }
             case .failed(let e): failures.withLockedValue { $0.append(e) }
-            case .finished: break
+            case .finished, .interrupted: break
             }
         }
     }

@@ -221,7 +221,7 @@ final class Collected: @unchecked Sendable {
                 switch e {
                 case .sample(let s): _samples.append(s)
                 case .failed(let f): _failure = f
-                case .finished: break
+                case .finished, .interrupted: break
                 }
             }
         }

@@ -176,6 +176,11 @@ final class SourceHub: Sendable {
         case .finished:
             let consumers = state.withLock { Array($0.consumers.values) }
             for c in consumers { c.spec.deliver(.finished) }
+        case .interrupted(let error):
+            // Non-fatal: each consumer hears of it once (a notice), stays registered, and the next sample resumes.
+            let consumers = state.withLock { Array($0.consumers.values) }
+            let nsError = error.coreMotionError
+            for c in consumers { c.spec.deliver(.notice(nsError)) }
         }
     }
 
