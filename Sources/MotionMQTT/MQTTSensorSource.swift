@@ -72,7 +72,7 @@ public final class MQTTSensorSource: SensorSource {
     public let silence: Double
     /// The acceleration convention of incoming messages (`convention=`, default standardised).
     public let convention: SensorLoggerConvention
-    /// Where connection problems are reported (default: one line on standard error).
+    /// Where connection problems and the silence of the delivered device are reported (default: one line on standard error).
     public let log: @Sendable (String) -> Void
 
     public let info: SourceInfo
@@ -114,6 +114,11 @@ public final class MQTTSensorSource: SensorSource {
 
     private let state = NIOLockedValueBox(State())
     private let clientID: String
+
+    /// The longest wait between two connection attempts of a broker source, 0.25 s: one subscriber
+    /// trying a down broker four times a second costs nothing, and being back before the publishers
+    /// keeps the broker's per-client queue short after a restart.
+    public static let subscriberMaximumBackoff = 0.25
 
     /// Creates a source from a URL (see the type's documentation for the parameters).
     public init(url: MQTTURL, log: (@Sendable (String) -> Void)? = nil) throws(SourceError) {
@@ -220,9 +225,10 @@ public final class MQTTSensorSource: SensorSource {
         let client: MQTTClient? = state.withLockedValue { s in
             guard s.client == nil else { return nil }
             var config = url.clientConfiguration(clientID: clientID)
-            // One subscriber per source: retry at least every second, so that a restarted broker's queue
-            // for us (Mosquitto keeps 1000 messages by default) overflows as little as possible.
-            config.maximumBackoff = 1
+            // One subscriber per source: retry at least every 0.25 s, so that after a broker restart it is
+            // normally back before the publishers (0.1 s doubling to 5 s) resend their backlog, and the
+            // broker's queue for it (Mosquitto keeps 1000 messages by default) does not overflow.
+            config.maximumBackoff = Self.subscriberMaximumBackoff
             let c = MQTTClient(configuration: config) { [weak self] event in self?.handle(event) }
             s.client = c
             s.ticker = c.eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(250), delay: .milliseconds(250)) { [weak self] _ in self?.checkSilence() }
@@ -323,7 +329,11 @@ public final class MQTTSensorSource: SensorSource {
         }
         for id in gone {
             emitDevice(.silent(id))
-            if id == pinned { interrupt(SourceError(.deviceRemoved, "\(url): device \(id) sent nothing for \(limit) s")) }
+            if id == pinned {
+                let text = "\(url): device \(id) sent nothing for \(limit) s"
+                log(text + "; waiting for it")
+                interrupt(SourceError(.deviceRemoved, text))
+            }
         }
     }
 }
