@@ -83,6 +83,8 @@ public final class MQTTSensorSource: SensorSource {
         var lastHeard: Double
         var silent = false
         var rates: [SensorKind: RateCount] = [:]
+        /// Whether the "user acceleration only" notice was given for this device.
+        var toldUserAccelerationOnly = false
     }
 
     /// Readings of one sensor of one device: how many, and the sample times of the first and last.
@@ -292,6 +294,7 @@ public final class MQTTSensorSource: SensorSource {
         let device = message.deviceId.isEmpty ? m.topic : message.deviceId
         let now = ProcessInfo.processInfo.systemUptime
         let convention = self.convention
+        var notice: String?
         let (samples, appeared, sink, handler, wanted): ([RawSample], Bool, (@Sendable (SourceEvent) -> Void)?, (@Sendable (MQTTDeviceEvent) -> Void)?, Set<SensorKind>) = state.withLockedValue { s in
             var appeared = false
             var d = s.devices[device] ?? {
@@ -300,6 +303,10 @@ public final class MQTTSensorSource: SensorSource {
             }()
             d.lastHeard = now
             d.silent = false
+            if !d.toldUserAccelerationOnly, Self.hasUserAccelerationOnly(message) {
+                d.toldUserAccelerationOnly = true
+                notice = "\(url): device \(device) sends accelerometer (user acceleration, without gravity) but no gravity, totalacceleration or accelerometeruncalibrated in the same message, so its acceleration cannot be delivered; in Sensor Logger enable Gravity (or Total Acceleration)"
+            }
             var out: [RawSample] = []
             for ready in d.reorder.add(message) { out += d.converter.samples(from: ready) }
             for sample in out { d.rates[sample.sensor, default: RateCount()].add(sample.timestamp) }
@@ -310,10 +317,25 @@ public final class MQTTSensorSource: SensorSource {
             return (out, appeared, toSink, s.deviceHandler, Set(s.demand.rates.keys))
         }
         if appeared { handler?(.appeared(device)) }
+        if let notice { log(notice) }
         for sample in samples where wanted.contains(sample.sensor) {
             handler?(.sample(MQTTDeviceSample(device: device, sample: sample)))
             sink?(.sample(sample))
         }
+    }
+
+    /// `accelerometer` entries (Sensor Logger's user acceleration) with nothing to rebuild the raw
+    /// acceleration from.
+    static func hasUserAccelerationOnly(_ message: SensorLoggerPushMessage) -> Bool {
+        var user = false
+        for e in message.payload {
+            switch e.name.lowercased() {
+            case "accelerometer": user = true
+            case "gravity", "totalacceleration", "accelerometeruncalibrated": return false
+            default: break
+            }
+        }
+        return user
     }
 
     private func checkSilence() {
