@@ -141,20 +141,20 @@ struct MosquittoTests {
         let err = try #require(failure.withLockedValue { $0 })
         #expect(err.kind == .permissionDenied && err.message.contains("check the user name and password"))
 
-        let cli = try Run.command(Run.coremotion, ["stream", "--sensor", "raw", "--source", "mqtt://robot:wrong@127.0.0.1:\(broker.authPort)/t", "--duration", "5"])
+        let cli = try await Run.commandAsync(Run.coremotion, ["stream", "--sensor", "raw", "--source", "mqtt://robot:wrong@127.0.0.1:\(broker.authPort)/t", "--duration", "5"])
         #expect(cli.status == 1)
         #expect(cli.stderr.contains("check the user name and password"), "\(cli.stderr)")
         #expect(cli.stderr.split(separator: "\n").count == 1, "\(cli.stderr)")
-        let pub = try Run.command(Run.coremotion, ["publish", "--source", "sim:still", "--to", "mqtt://robot:s3cret@127.0.0.1:\(broker.authPort)/t", "--duration", "0.5"])
+        let pub = try await Run.commandAsync(Run.coremotion, ["publish", "--source", "sim:still", "--to", "mqtt://robot:s3cret@127.0.0.1:\(broker.authPort)/t", "--duration", "0.5"])
         #expect(pub.status == 0, "\(pub.stderr)")
-        let anonymous = try Run.command(Run.coremotion, ["publish", "--source", "sim:still", "--to", "mqtt://127.0.0.1:\(broker.authPort)/t", "--duration", "0.5"])
+        let anonymous = try await Run.commandAsync(Run.coremotion, ["publish", "--source", "sim:still", "--to", "mqtt://127.0.0.1:\(broker.authPort)/t", "--duration", "0.5"])
         #expect(anonymous.status == 1 && anonymous.stderr.contains("CONNACK return code 5"), "\(anonymous.stderr)")
-        let wrongPublish = try Run.command(Run.coremotion, ["publish", "--source", "sim:still", "--to", "mqtt://robot:wrong@127.0.0.1:\(broker.authPort)/t", "--duration", "5"])
+        let wrongPublish = try await Run.commandAsync(Run.coremotion, ["publish", "--source", "sim:still", "--to", "mqtt://robot:wrong@127.0.0.1:\(broker.authPort)/t", "--duration", "5"])
         #expect(wrongPublish.status == 1 && wrongPublish.stderr.contains("check the user name and password"), "\(wrongPublish.stderr)")
         #expect(wrongPublish.stderr.split(separator: "\n").count == 1, "\(wrongPublish.stderr)")
         let database = FileManager.default.temporaryDirectory.appendingPathComponent("ocm-rec-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) } }
-        let record = try Run.command(Run.coremotion, ["record", "--source", "mqtt://robot:wrong@127.0.0.1:\(broker.authPort)/t/#", "--duration", "5", "--database", database])
+        let record = try await Run.commandAsync(Run.coremotion, ["record", "--source", "mqtt://robot:wrong@127.0.0.1:\(broker.authPort)/t/#", "--duration", "5", "--database", database])
         #expect(record.status == 1 && record.stderr.contains("check the user name and password"), "\(record.stderr)")
         #expect(record.stderr.split(separator: "\n").count == 1, "\(record.stderr)")
     }
@@ -171,9 +171,7 @@ struct MosquittoTests {
         await early.stopDevices()
         let database = FileManager.default.temporaryDirectory.appendingPathComponent("ocm-rec-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) } }
-        async let recording = Task.detached {
-            try Run.command(Run.coremotion, ["record", "--source", url + "?client-id=rec-sub", "--duration", "4", "--database", database])
-        }.value
+        async let recording = Run.commandAsync(Run.coremotion, ["record", "--source", url + "?client-id=rec-sub", "--duration", "4", "--database", database])
         // Two of our publishers at 100 Hz (thinned to 50 Hz by the recorder) and, when installed, paho-mqtt
         // playing an Android phone (m/s², gravity +9.81 on z face up).
         let now = ProcessInfo.processInfo.systemUptime
@@ -199,14 +197,14 @@ struct MosquittoTests {
                 c.disconnect()
                 c.loop_stop()
                 """)
-            let sent = try Run.command(python, [phone, String(broker.port)])
+            let sent = try await Run.commandAsync(python, [phone, String(broker.port)])
             #expect(sent.status == 0, "\(sent.stderr)")
             android = sent.status == 0
         }
         let r = try await recording
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("from \(android ? 3 : 2) devices"), "\(r.stdout)")
-        let sessions = try Run.command(Run.coremotion, ["recorded", "--sessions", "--database", database])
+        let sessions = try await Run.commandAsync(Run.coremotion, ["recorded", "--sessions", "--database", database])
         let rows = sessions.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: ",").map(String.init) }
         var bySource: [String: Int] = [:]
         for row in rows where row.count == 5 { bySource[row[1]] = Int(row[4]) }
@@ -215,22 +213,22 @@ struct MosquittoTests {
         for device in devices {
             // 1 s at 100 Hz, stored at 50 Hz.
             #expect((49...51).contains(bySource["\(url)?device=\(device)"] ?? 0), "\(device): \(sessions.stdout)")
-            let one = try Run.command(Run.coremotion, ["recorded", "--source", "\(url)?device=\(device)", "--database", database])
+            let one = try await Run.commandAsync(Run.coremotion, ["recorded", "--source", "\(url)?device=\(device)", "--database", database])
             let z = one.stdout.split(separator: "\n").dropFirst().compactMap { Double($0.split(separator: ",").last ?? "") }
             #expect(z.count == bySource["\(url)?device=\(device)"] && z.allSatisfy { abs($0 + 1) < 1e-6 }, "\(device)")
         }
     }
 
     @Test(arguments: ["--qos=abc", "--duration=nan", "--duration=-1", "--duration=inf", "--rate=1e300", "--batch=0"])
-    func badPublishOptionsAreOneLineAndStatus1(option: String) throws {
-        let r = try Run.command(Run.coremotion, ["publish", "--source", "sim:still", "--to", "mqtt://127.0.0.1:1/t", option])
+    func badPublishOptionsAreOneLineAndStatus1(option: String) async throws {
+        let r = try await Run.commandAsync(Run.coremotion, ["publish", "--source", "sim:still", "--to", "mqtt://127.0.0.1:1/t", option])
         #expect(r.status != 0)
         #expect(r.stderr.contains("Error"), "\(r.stderr)")
     }
 
-    @Test func anUnreachableBrokerIsRetriedWithBackoffAndSaysSo() throws {
+    @Test func anUnreachableBrokerIsRetriedWithBackoffAndSaysSo() async throws {
         let port = try Mosquitto.freePort()
-        let r = try Run.command(Run.coremotion, ["publish", "--source", "sim:still", "--to", "mqtt://127.0.0.1:\(port)/t", "--duration", "1", "--qos", "0"])
+        let r = try await Run.commandAsync(Run.coremotion, ["publish", "--source", "sim:still", "--to", "mqtt://127.0.0.1:\(port)/t", "--duration", "1", "--qos", "0"])
         #expect(r.stderr.contains("unreachable") && r.stderr.contains("retrying in"), "\(r.stderr)")
         let delays = r.stderr.split(separator: "\n").compactMap { line in
             line.range(of: "retrying in ").flatMap { Double(line[$0.upperBound...].prefix { $0 != " " }) }
@@ -279,14 +277,12 @@ struct MosquittoTests {
             """)
         let python = try #require(Run.python)
         // Through a CMMotionManager bound to that device: `coremotion stream --sensor accelerometer`.
-        async let cli = Task.detached {
-            try Run.command(Run.coremotion, ["stream", "--sensor", "accelerometer", "--source",
-                                             "mqtt://127.0.0.1:\(broker.port)/phones/+?device=android-1", "--duration", "5"])
-        }.value
+        async let cli = Run.commandAsync(Run.coremotion, ["stream", "--sensor", "accelerometer", "--source",
+                                                          "mqtt://127.0.0.1:\(broker.port)/phones/+?device=android-1", "--duration", "5"])
         // QoS 0, as Sensor Logger sends: what is published before the subscriber is there is gone, so
         // give the command time to start even on a loaded machine; the phone sends for 3 s.
         try await Task.sleep(nanoseconds: 1_500_000_000)
-        let sent = try Run.command(python, [phone, String(broker.port)])
+        let sent = try await Run.commandAsync(python, [phone, String(broker.port)])
         #expect(sent.status == 0, "\(sent.stderr)")
         let out = try await cli
         #expect(out.status == 0, "\(out.stderr)")
@@ -300,7 +296,7 @@ struct MosquittoTests {
     }
 
     @Test(.enabled(if: MosquittoTests.pahoAvailable, "paho-mqtt is not installed (pip install paho-mqtt; CI installs it from .ci/pip-packages)"))
-    func ourPublisherIsReadByPaho() throws {
+    func ourPublisherIsReadByPaho() async throws {
         let broker = try Mosquitto()
         let reader = try script("""
             import json, subprocess, sys, time
@@ -339,7 +335,7 @@ struct MosquittoTests {
             }))
             """)
         let python = try #require(Run.python)
-        let r = try Run.command(python, [reader, String(broker.port), Run.coremotion], timeout: 30)
+        let r = try await Run.commandAsync(python, [reader, String(broker.port), Run.coremotion], timeout: 30)
         #expect(r.status == 0, "\(r.stderr)")
         let data = try #require(r.stdout.split(separator: "\n").last.map { Data($0.utf8) })
         let o = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
