@@ -130,7 +130,8 @@ struct BenchFleetCommand: AsyncParsableCommand {
         let fatal = NIOLockedValueBox<String?>(nil)
 
         // The subscriber: decodes every message and counts samples by sequence number (x).
-        let subConfig = url.clientConfiguration(clientID: "ocm-bench-\(run)-sub")
+        var subConfig = url.clientConfiguration(clientID: "ocm-bench-\(run)-sub")
+        subConfig.maximumBackoff = MQTTSensorSource.subscriberMaximumBackoff  // as the broker source
         let subscriber = MQTTClient(configuration: subConfig, eventLoop: subLoop) { event in
             switch event {
             case .message(let m):
@@ -220,6 +221,9 @@ struct BenchFleetCommand: AsyncParsableCommand {
         let pubCPU = Self.threadCPU(pubTID) - pubCPU0, subCPU = Self.threadCPU(subTID) - subCPU0
         let brokerCPU = brokerPid.flatMap(Self.processCPU).flatMap { now in brokerCPU0.map { now - $0 } }
         await subscriber.stop()
+        // The run's persistent subscriber session would stay in the broker (saved with persistence on)
+        // and queue every later run's messages for nobody: end it with a clean-session connect.
+        await Self.discardSession(subConfig, eventLoop: subLoop)
         try? await pubGroup.shutdownGracefully()
         try? await subGroup.shutdownGracefully()
 
@@ -262,6 +266,25 @@ struct BenchFleetCommand: AsyncParsableCommand {
                 print("  \(d.device): sent \(d.sent), received \(d.received), lost \(d.lost), duplicated \(d.duplicated), out of order \(d.out_of_order)")
             }
         }
+    }
+
+    /// Connects once with clean session on (which makes the broker discard the client id's stored
+    /// session and its subscriptions), then disconnects; gives up after 2 s.
+    static func discardSession(_ configuration: MQTTClientConfiguration, eventLoop: any EventLoop) async {
+        var config = configuration
+        config.connect.cleanSession = true
+        let (connected, continuation) = AsyncStream<Void>.makeStream()
+        let client = MQTTClient(configuration: config, eventLoop: eventLoop) { event in
+            if case .connected = event { continuation.yield() }
+        }
+        client.start()
+        let timeout = Task {
+            try? await Task.sleep(nanoseconds: 2_000_000_000)
+            continuation.finish()
+        }
+        for await _ in connected { break }
+        timeout.cancel()
+        await client.stop()
     }
 
     /// The kernel id of the calling thread (from `/proc/thread-self`, which links to `PID/task/TID`).

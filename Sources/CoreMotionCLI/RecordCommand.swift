@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MotionMQTT
 import MotionRecorder
 import OpenCoreMotion
 
@@ -11,7 +12,9 @@ struct RecordCommand: AsyncParsableCommand {
         discussion: """
             Records until --duration (at most 12 hours, as Apple's recorder), Ctrl-C or the end of a recording \
             source, then prints one summary line. Samples are kept 3 days. Apps read them with \
-            CMSensorRecorder.accelerometerData(from:to:), and `coremotion recorded` prints them.
+            CMSensorRecorder.accelerometerData(from:to:), and `coremotion recorded` prints them. \
+            From mqtt://HOST:PORT/FILTER (no device=), every device is recorded in its own session, source \
+            'mqtt://HOST:PORT/FILTER?device=ID' (see `recorded --sessions`, `recorded --source`).
             """
     )
 
@@ -28,6 +31,11 @@ struct RecordCommand: AsyncParsableCommand {
             throw CLIError("\(source.info.identifier) has no accelerometer")
         }
         let path = database.path
+        if let broker = source as? MQTTSensorSource, broker.boundDevice == nil {
+            let store: RecordingStore
+            do { store = try RecordingStore(location: .file(path)) } catch { throw CLIError(error.description) }
+            return try await Self.recordDevices(broker, store: store, path: path, duration: duration ?? AccelerometerRecording.maximumDuration)
+        }
         let recording: AccelerometerRecording
         do {
             let store = try RecordingStore(location: .file(path))

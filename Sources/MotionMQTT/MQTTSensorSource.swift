@@ -47,11 +47,19 @@ public enum MQTTDeviceEvent: Sendable, Hashable {
 /// "Standardise Units & Frames" off).
 ///
 /// As a ``SensorSource`` (one `CMMotionManager`) it delivers one device: the one named by `device=`,
-/// else the first heard from. A device that sends nothing for `silence` seconds (default 5) fails the
-/// source once with ``SourceError/Kind/deviceRemoved`` (`CMErrorNotAvailable`). All devices at once,
-/// each labelled, come through ``startDevices(_:handler:)``. Broker problems (unreachable, connection
-/// lost) are retried with exponential backoff and reported through ``log``; refused credentials (CONNACK
-/// 4 or 5) fail the source with ``SourceError/Kind/permissionDenied``.
+/// else the first heard from. A device that sends nothing for `silence` seconds (default 5) interrupts
+/// the source once with ``SourceError/Kind/deviceRemoved`` (`.interrupted`, `CMErrorNotAvailable` to
+/// handlers), and a lost broker connection once with ``SourceError/Kind/io`` while it is retried: both
+/// are non-fatal, and delivery resumes with the device's next sample. All devices at once, each
+/// labelled, come through ``startDevices(_:handler:)``. Broker problems (unreachable, connection lost)
+/// are retried with exponential backoff and reported through ``log``; refused credentials (CONNACK 4 or
+/// 5) fail the source (`.failed`, final) with ``SourceError/Kind/permissionDenied``.
+///
+/// Rates: devices send at their own rate, whatever is asked. ``apply(_:sink:)`` reports, per sensor
+/// asked for, the rate measured from the delivered device's own sample timestamps so far — readings
+/// accepted minus one over the time between the first and the last (``rates(of:)``), once more than
+/// ten have come — else ``SensorCapability/maximumRate`` (1000 Hz), so the hub thins the stream for a
+/// slower consumer by timestamp.
 ///
 /// ## Threading
 /// Events are delivered on the MQTT client's event loop, one at a time.
@@ -64,7 +72,7 @@ public final class MQTTSensorSource: SensorSource {
     public let silence: Double
     /// The acceleration convention of incoming messages (`convention=`, default standardised).
     public let convention: SensorLoggerConvention
-    /// Where connection problems are reported (default: one line on standard error).
+    /// Where connection problems and the silence of the delivered device are reported (default: one line on standard error).
     public let log: @Sendable (String) -> Void
 
     public let info: SourceInfo
@@ -74,6 +82,23 @@ public final class MQTTSensorSource: SensorSource {
         var converter: SensorLoggerPushConverter
         var lastHeard: Double
         var silent = false
+        var rates: [SensorKind: RateCount] = [:]
+        /// Whether the "user acceleration only" notice was given for this device.
+        var toldUserAccelerationOnly = false
+    }
+
+    /// Readings of one sensor of one device: how many, and the sample times of the first and last.
+    struct RateCount: Sendable, Hashable {
+        var count = 0
+        var first = 0.0
+        var last = 0.0
+        mutating func add(_ t: Double) {
+            if count == 0 { first = t }
+            count += 1
+            last = t
+        }
+        /// (count − 1) / (last − first) in Hz, once more than ten readings spanning some time have come.
+        var rate: Double? { count > 10 && last > first ? Double(count - 1) / (last - first) : nil }
     }
 
     private struct State {
@@ -85,10 +110,17 @@ public final class MQTTSensorSource: SensorSource {
         var demand = SensorDemand.none
         var pinned: String?
         var failed = false
+        /// An `.interrupted` was sent to the sink and no sample has followed yet.
+        var interrupted = false
     }
 
     private let state = NIOLockedValueBox(State())
     private let clientID: String
+
+    /// The longest wait between two connection attempts of a broker source, 0.25 s: one subscriber
+    /// trying a down broker four times a second costs nothing, and being back before the publishers
+    /// keeps the broker's per-client queue short after a restart.
+    public static let subscriberMaximumBackoff = 0.25
 
     /// Creates a source from a URL (see the type's documentation for the parameters).
     public init(url: MQTTURL, log: (@Sendable (String) -> Void)? = nil) throws(SourceError) {
@@ -136,6 +168,7 @@ public final class MQTTSensorSource: SensorSource {
             }
             s.sink = sink
             s.failed = false
+            s.interrupted = false
             return (nil, nil)
         }
         if demand.isEmpty {
@@ -143,7 +176,18 @@ public final class MQTTSensorSource: SensorSource {
             return [:]
         }
         startClient()
-        return demand.rates.mapValues { info.sensors[.accelerometer]?.clamp(rate: $0) ?? $0 }
+        // Devices send at their own rate: report the rate measured so far for the device delivered,
+        // else the highest this source accepts, so the hub thins by timestamp for slower consumers.
+        let measured = state.withLockedValue { s in (s.pinned ?? boundDevice).flatMap { s.devices[$0] }?.rates.compactMapValues(\.rate) ?? [:] }
+        let maximum = info.sensors[.accelerometer]?.maximumRate ?? 1000
+        return demand.rates.mapValues { _ in maximum }.merging(measured.filter { demand.rates[$0.key] != nil }) { _, m in min(m, maximum) }
+    }
+
+    /// The rates measured so far for one device, per sensor, in Hz: readings minus one over the span of
+    /// their sample timestamps (the device's own clock, mapped to this machine's), once a sensor has
+    /// more than ten readings. Empty for a device not heard from.
+    public func rates(of device: String) -> [SensorKind: Double] {
+        state.withLockedValue { s in s.devices[device]?.rates.compactMapValues(\.rate) ?? [:] }
     }
 
     /// Starts delivering every device's samples, labelled, to `handler` (`demand` says which sensors).
@@ -183,9 +227,10 @@ public final class MQTTSensorSource: SensorSource {
         let client: MQTTClient? = state.withLockedValue { s in
             guard s.client == nil else { return nil }
             var config = url.clientConfiguration(clientID: clientID)
-            // One subscriber per source: retry at least every second, so that a restarted broker's queue
-            // for us (Mosquitto keeps 1000 messages by default) overflows as little as possible.
-            config.maximumBackoff = 1
+            // One subscriber per source: retry at least every 0.25 s, so that after a broker restart it is
+            // normally back before the publishers (0.1 s doubling to 5 s) resend their backlog, and the
+            // broker's queue for it (Mosquitto keeps 1000 messages by default) does not overflow.
+            config.maximumBackoff = Self.subscriberMaximumBackoff
             let c = MQTTClient(configuration: config) { [weak self] event in self?.handle(event) }
             s.client = c
             s.ticker = c.eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(250), delay: .milliseconds(250)) { [weak self] _ in self?.checkSilence() }
@@ -203,6 +248,7 @@ public final class MQTTSensorSource: SensorSource {
             let text = "\(url): \(reason); retrying in \(String(format: "%.1f", retry)) s"
             log(text)
             emitDevice(.broker(text, fatal: false))
+            interrupt(SourceError(.io, text))
         case .refused(let code):
             let text = "\(url): \(code.explanation)"
             emitDevice(.broker(text, fatal: true))
@@ -216,6 +262,16 @@ public final class MQTTSensorSource: SensorSource {
 
     private func emitDevice(_ e: MQTTDeviceEvent) {
         state.withLockedValue { $0.deviceHandler }?(e)
+    }
+
+    /// Tells the sink once, until its next sample, that delivery has paused (non-fatal).
+    private func interrupt(_ error: SourceError) {
+        let sink: (@Sendable (SourceEvent) -> Void)? = state.withLockedValue { s in
+            guard !s.failed, !s.interrupted, let sink = s.sink else { return nil }
+            s.interrupted = true
+            return sink
+        }
+        sink?(.interrupted(error))
     }
 
     private func fail(_ error: SourceError) {
@@ -238,6 +294,7 @@ public final class MQTTSensorSource: SensorSource {
         let device = message.deviceId.isEmpty ? m.topic : message.deviceId
         let now = ProcessInfo.processInfo.systemUptime
         let convention = self.convention
+        var notice: String?
         let (samples, appeared, sink, handler, wanted): ([RawSample], Bool, (@Sendable (SourceEvent) -> Void)?, (@Sendable (MQTTDeviceEvent) -> Void)?, Set<SensorKind>) = state.withLockedValue { s in
             var appeared = false
             var d = s.devices[device] ?? {
@@ -246,18 +303,39 @@ public final class MQTTSensorSource: SensorSource {
             }()
             d.lastHeard = now
             d.silent = false
+            if !d.toldUserAccelerationOnly, Self.hasUserAccelerationOnly(message) {
+                d.toldUserAccelerationOnly = true
+                notice = "\(url): device \(device) sends accelerometer (user acceleration, without gravity) but no gravity, totalacceleration or accelerometeruncalibrated in the same message, so its acceleration cannot be delivered; in Sensor Logger enable Gravity (or Total Acceleration)"
+            }
             var out: [RawSample] = []
             for ready in d.reorder.add(message) { out += d.converter.samples(from: ready) }
+            for sample in out { d.rates[sample.sensor, default: RateCount()].add(sample.timestamp) }
             s.devices[device] = d
             if s.pinned == nil, s.sink != nil { s.pinned = boundDevice ?? device }
             let toSink = s.pinned == device && !s.failed ? s.sink : nil
+            if toSink != nil, !out.isEmpty { s.interrupted = false }
             return (out, appeared, toSink, s.deviceHandler, Set(s.demand.rates.keys))
         }
         if appeared { handler?(.appeared(device)) }
+        if let notice { log(notice) }
         for sample in samples where wanted.contains(sample.sensor) {
             handler?(.sample(MQTTDeviceSample(device: device, sample: sample)))
             sink?(.sample(sample))
         }
+    }
+
+    /// `accelerometer` entries (Sensor Logger's user acceleration) with nothing to rebuild the raw
+    /// acceleration from.
+    static func hasUserAccelerationOnly(_ message: SensorLoggerPushMessage) -> Bool {
+        var user = false
+        for e in message.payload {
+            switch e.name.lowercased() {
+            case "accelerometer": user = true
+            case "gravity", "totalacceleration", "accelerometeruncalibrated": return false
+            default: break
+            }
+        }
+        return user
     }
 
     private func checkSilence() {
@@ -273,7 +351,11 @@ public final class MQTTSensorSource: SensorSource {
         }
         for id in gone {
             emitDevice(.silent(id))
-            if id == pinned { fail(SourceError(.deviceRemoved, "\(url): device \(id) sent nothing for \(limit) s")) }
+            if id == pinned {
+                let text = "\(url): device \(id) sent nothing for \(limit) s"
+                log(text + "; waiting for it")
+                interrupt(SourceError(.deviceRemoved, text))
+            }
         }
     }
 }

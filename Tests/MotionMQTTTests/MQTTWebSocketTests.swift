@@ -51,68 +51,52 @@ import Testing
     }
 }
 
-/// End to end over WebSocket: a small NIO WebSocket server (subprotocol `mqtt`) relays frames to a
-/// private Mosquitto's TCP listener, standing in for a broker's websockets listener.
+/// End to end against Mosquitto's own `protocol websockets` listener (libwebsockets), with paho-mqtt's
+/// websocket transport as the independent second client.
 @Suite(.serialized, .enabled(if: Mosquitto.available, Comment(rawValue: Mosquitto.skipMessage)))
-struct MQTTWebSocketEndToEndTests {
-    final class FrontToBack: ChannelInboundHandler, Sendable {
-        typealias InboundIn = WebSocketFrame
-        let back: any Channel
-        init(back: any Channel) { self.back = back }
-        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            let frame = unwrapInboundIn(data)
-            if frame.opcode == .binary || frame.opcode == .continuation { back.writeAndFlush(frame.unmaskedData, promise: nil) }
-            if frame.opcode == .connectionClose { context.close(promise: nil); back.close(promise: nil) }
-        }
-        func channelInactive(context: ChannelHandlerContext) { back.close(promise: nil) }
-    }
-
-    final class BackToFront: ChannelInboundHandler, Sendable {
-        typealias InboundIn = ByteBuffer
-        let front: any Channel
-        init(front: any Channel) { self.front = front }
-        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            front.writeAndFlush(WebSocketFrame(fin: true, opcode: .binary, data: unwrapInboundIn(data)), promise: nil)
-        }
-        func channelInactive(context: ChannelHandlerContext) { front.close(promise: nil) }
-    }
-
-    static func relay(to port: Int) throws -> any Channel {
-        try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .childChannelInitializer { channel in
-                let upgrader = NIOWebSocketServerUpgrader(
-                    maxFrameSize: 1 << 22,
-                    shouldUpgrade: { ch, head in
-                        ch.eventLoop.makeSucceededFuture(head.headers["Sec-WebSocket-Protocol"].first == "mqtt" ? HTTPHeaders([("Sec-WebSocket-Protocol", "mqtt")]) : nil)
-                    },
-                    upgradePipelineHandler: { front, _ in
-                        ClientBootstrap(group: front.eventLoop)
-                            .channelInitializer { back in back.eventLoop.makeCompletedFuture { try back.pipeline.syncOperations.addHandler(BackToFront(front: front)) } }
-                            .connect(host: "127.0.0.1", port: port)
-                            .flatMap { back in front.eventLoop.makeCompletedFuture { try front.pipeline.syncOperations.addHandler(FrontToBack(back: back)) } }
-                    })
-                return channel.pipeline.configureHTTPServerPipeline(withServerUpgrade: (upgraders: [upgrader], completionHandler: { _ in }))
-            }
-            .bind(host: "127.0.0.1", port: 0).wait()
-    }
-
-    @Test func aPublisherOverWebSocketReachesASubscriberOverWebSocket() async throws {
-        let broker = try Mosquitto()
-        let relay = try Self.relay(to: broker.port)
-        let wsPort = try #require(relay.localAddress?.port)
+struct MosquittoWebSocketListenerTests {
+    @Test func ourWebSocketClientsAndPahosMeetOnMosquittosWebSocketListener() async throws {
+        let broker = try Mosquitto(webSocket: true)
+        let wsPort = try #require(broker.wsPort)
         let source = try MQTTSensorSource(url: MQTTURL(parsing: "mqtt+ws://127.0.0.1:\(wsPort)/ws/+"), log: { _ in })
         let collector = MosquittoTests.Collector()
         source.startDevices { collector.handle($0) }
         await collector.wait(until: { collector.subscribed.withLockedValue { $0 } }, timeout: 5)
         #expect(collector.subscribed.withLockedValue { $0 })
-        let config = try MQTTURL(parsing: "mqtt+ws://127.0.0.1:\(wsPort)/ws/phone").clientConfiguration(clientID: "ws-pub")
-        let pub = MQTTMotionPublisher(configuration: config, topic: "ws/phone", deviceID: "phone", batchPeriod: 0.05)
-        for s in MosquittoTests.samples(200, start: 500) { pub.add(s) }
+        let config = try MQTTURL(parsing: "mqtt+ws://127.0.0.1:\(wsPort)/ws/robot").clientConfiguration(clientID: "ws-pub")
+        let pub = MQTTMotionPublisher(configuration: config, topic: "ws/robot", deviceID: "robot", batchPeriod: 0.05)
+        for s in MosquittoTests.samples(200, start: ProcessInfo.processInfo.systemUptime - 5) { pub.add(s) }
         #expect(await pub.finish(timeout: 5))
-        await collector.wait(until: { collector.total >= 200 }, timeout: 5)
+        var pahoSent = false
+        if MosquittoTests.pahoAvailable, let python = Run.python {
+            // An Android phone (m/s², gravity +9.81 on z face up) over paho's websocket transport, QoS 1.
+            let script = FileManager.default.temporaryDirectory.appendingPathComponent("ocm-paho-ws-\(UUID().uuidString).py").path
+            try """
+                import json, sys, time
+                import paho.mqtt.client as mqtt
+                c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="paho-ws-phone", transport="websockets")
+                c.ws_set_options(path="/mqtt")
+                c.connect("127.0.0.1", int(sys.argv[1]))
+                c.loop_start()
+                for mid in range(1, 6):
+                    now = time.time_ns() - 2_000_000_000
+                    payload = [{"name": "totalacceleration", "time": now + (mid * 10 + k) * 10_000_000,
+                                "values": {"x": 0.0, "y": 0.0, "z": 9.80665}, "accuracy": 3} for k in range(10)]
+                    msg = {"messageId": mid, "sessionId": "s-ws", "deviceId": "android-ws", "payload": payload}
+                    c.publish("ws/android", json.dumps(msg), qos=1).wait_for_publish()
+                c.disconnect()
+                c.loop_stop()
+                """.write(toFile: script, atomically: true, encoding: .utf8)
+            let r = try await Run.commandAsync(python, [script, String(wsPort)])
+            #expect(r.status == 0, "\(r.stderr)")
+            pahoSent = r.status == 0
+        }
+        await collector.wait(until: { collector.total >= 200 + (pahoSent ? 50 : 0) }, timeout: 5)
         await source.stopDevices()
-        let got = collector.samples.withLockedValue { $0["phone"] ?? [] }
-        #expect(got.count == 200 && got.allSatisfy { abs($0.value.z + 1) < 1e-9 })
-        try await relay.close().get()
+        let got = collector.samples.withLockedValue { $0 }
+        #expect(got["robot"]?.count == 200 && got["robot"]?.allSatisfy { abs($0.value.z + 1) < 1e-9 } == true)
+        if pahoSent {
+            #expect(got["android-ws"]?.count == 50 && got["android-ws"]?.allSatisfy { abs($0.value.z + 1) < 1e-9 } == true)
+        }
     }
 }

@@ -3,7 +3,9 @@ import NIOPosix
 import NIOCore
 
 /// A private Mosquitto broker for one test: its own config in a temp dir, on free loopback ports, one
-/// listener without authentication and one with a password file (`mosquitto_passwd -b`), persistence on.
+/// listener without authentication and one with a password file (`mosquitto_passwd -b`), persistence on;
+/// with `webSocket`, a third listener speaking MQTT over WebSocket (`protocol websockets`: Debian's
+/// Mosquitto 2.0.11 is built with libwebsockets).
 final class Mosquitto: @unchecked Sendable {
     static let binary: String? = ["/usr/sbin/mosquitto", "/usr/bin/mosquitto", "/usr/local/sbin/mosquitto", "/usr/local/bin/mosquitto"]
         .first { FileManager.default.isExecutableFile(atPath: $0) }
@@ -15,16 +17,19 @@ final class Mosquitto: @unchecked Sendable {
     let dir: URL
     let port: Int
     let authPort: Int
+    /// The `protocol websockets` listener's port, when asked for.
+    let wsPort: Int?
     let user = "robot"
     let password = "s3cret"
     private var pid: pid_t = 0
 
-    init() throws {
+    init(webSocket: Bool = false) throws {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("ocm-mosquitto-\(UUID().uuidString)")
         // Mosquitto started as root drops to its own user, which must still write its log and database here.
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
         port = try Self.freePort()
         authPort = try Self.freePort()
+        wsPort = webSocket ? try Self.freePort() : nil
         let pw = dir.appendingPathComponent("passwd").path
         _ = FileManager.default.createFile(atPath: pw, contents: nil)
         let p = Process()
@@ -46,7 +51,7 @@ final class Mosquitto: @unchecked Sendable {
             allow_anonymous false
             password_file \(pw)
 
-            """
+            """ + (wsPort.map { "listener \($0) 127.0.0.1\nprotocol websockets\nallow_anonymous true\n" } ?? "")
         try conf.write(to: dir.appendingPathComponent("mosquitto.conf"), atomically: true, encoding: .utf8)
         try start()
     }
@@ -81,7 +86,7 @@ final class Mosquitto: @unchecked Sendable {
         guard rc == 0 else { throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot start mosquitto: error \(rc)"]) }
         pid = child
         for _ in 0..<300 {
-            if Self.accepts(port: port) { return }
+            if Self.accepts(port: port), wsPort.map(Self.accepts(port:)) ?? true { return }
             usleep(10_000)
         }
         throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "mosquitto did not start on port \(port)"])
@@ -159,6 +164,33 @@ struct Run {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(10_000) }
         if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus,
+                   stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
+                   stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
+    }
+
+    /// ``command(_:_:timeout:)`` for async tests: waits with `Task.sleep`, so the test does not hold one
+    /// of the few cooperative threads (two on a 2-core machine) while the command runs.
+    static func commandAsync(_ executable: String, _ arguments: [String], timeout: Double = 30) async throws -> Run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env.removeValue(forKey: "COREMOTION_SOURCE")
+        process.environment = env
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("ocm-run-\(UUID().uuidString).out")
+        let err = FileManager.default.temporaryDirectory.appendingPathComponent("ocm-run-\(UUID().uuidString).err")
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: out); try? FileManager.default.removeItem(at: err) }
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        try process.run()
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { try? await Task.sleep(nanoseconds: 20_000_000) }
+        if process.isRunning { process.terminate() }
+        while process.isRunning { try? await Task.sleep(nanoseconds: 10_000_000) }
         process.waitUntilExit()
         return Run(status: process.terminationStatus,
                    stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
