@@ -131,7 +131,7 @@ package final class RecordingStore: Sendable {
                     ?? DatabaseQueue(configuration: configuration)
                 try migrator.migrate(queue)
                 return queue
-            } catch let error as DatabaseError where isBusy(error) && Date() < deadline {
+            } catch let error as DatabaseError where (isBusy(error) || lostSchemaRace(error)) && Date() < deadline {
                 usleep(useconds_t.random(in: 5_000...50_000))
             }
         }
@@ -139,6 +139,13 @@ package final class RecordingStore: Sendable {
 
     static func isBusy(_ error: DatabaseError) -> Bool {
         error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
+    }
+
+    /// Two processes found a fresh file without the schema; the other one created it first, so this
+    /// one's `CREATE TABLE` fails ("table … already exists"). Retrying lets the migrator see the
+    /// migration recorded as applied.
+    static func lostSchemaRace(_ error: DatabaseError) -> Bool {
+        error.resultCode == .SQLITE_ERROR && (error.message ?? "").contains("already exists")
     }
 
     /// The default database file: `COREMOTION_RECORDER_DATABASE` when set, else
