@@ -256,7 +256,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CoreMotionCLITests",
-            dependencies: ["CoreMotionCLI", "coremotion", "MotionRecorder", "MotionRecordings"],
+            dependencies: ["CoreMotionCLI", "coremotion", "MotionRecorder", "MotionRecordings", "OpenCoreMotion", "MotionSources"],
             swiftSettings: swiftSettings
         ),
     ]
