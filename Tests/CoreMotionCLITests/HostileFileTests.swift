@@ -15,7 +15,7 @@ import Testing
         if !nul.isEmpty { nul[nul.count / 2] = 0 }
         return [Array(good[..<cut]), random, [], nul].enumerated().map { i, bytes in
             let p = temp("\(i)-\(name)")
-            FileManager.default.createFile(atPath: p, contents: Data(bytes))
+            _ = FileManager.default.createFile(atPath: p, contents: Data(bytes))
             return p
         }
     }
