@@ -282,7 +282,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CoreMotionCLITests",
-            dependencies: ["CoreMotionCLI", "coremotion", "MotionRecorder", "MotionRecordings", "MotionSourcesLinux"],
+            dependencies: ["CoreMotionCLI", "coremotion", "MotionRecorder", "MotionRecordings", "MotionSourcesLinux", "OpenCoreMotion", "MotionSources"],
             swiftSettings: swiftSettings
         ),
     ]

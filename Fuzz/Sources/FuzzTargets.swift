@@ -19,7 +19,7 @@ let fuzzTargets: [String: @Sendable ([UInt8]) -> Void] = recordingTargets.mergin
     "evdev": fuzzEvdev,
     "iio": fuzzIIO,
     "control": fuzzControl,
-]) { a, _ in a }
+]) { a, _ in a }.merging(mqttTargets) { a, _ in a }.merging(phoneTargets) { a, _ in a }
 
 nonisolated(unsafe) var selectedTarget: (@Sendable ([UInt8]) -> Void)?
 

@@ -68,8 +68,8 @@ package struct BenchReadCommand: ParsableCommand {
                 best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
             }
         } catch {
-            FileHandle.standardError.write(Data("coremotion: \(error)\n".utf8))
-            throw ExitCode(1)
+            // Reported like every other error: one line starting "Error: ", status 1.
+            throw CLIError("\(error)")
         }
         let bytes = Self.size(path)
         var usage = rusage()

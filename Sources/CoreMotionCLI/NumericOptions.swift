@@ -23,6 +23,10 @@ package enum OptionValue {
     /// small enough that seconds × 10⁹ fits a `UInt64` count of nanoseconds.
     package static let maximumSeconds: Double = 1e8
 
+    /// The smallest non-zero number of seconds any option takes: 1 ns. Smaller positive values
+    /// (subnormals such as 1e-320 included) are refused, so that a period's reciprocal is finite.
+    package static let minimumSeconds: Double = 1e-9
+
     /// The largest count any option takes.
     package static let maximumCount = 1_000_000_000
 
@@ -42,7 +46,8 @@ package enum OptionValue {
         return x
     }
 
-    /// A duration in seconds within `range` (default: more than 0, at most ``maximumSeconds``).
+    /// A duration in seconds within `range` (default: more than 0, at most ``maximumSeconds``);
+    /// a non-zero value below ``minimumSeconds`` is refused.
     /// - Parameters:
     ///   - range: the accepted values, in seconds; its bounds are clamped to 0…``maximumSeconds``.
     ///   - allowZero: whether 0 is accepted (a lower bound of 0 alone does not accept it).
@@ -54,17 +59,21 @@ package enum OptionValue {
             let x = try finite(text, unit: "seconds")
             if x < 0 { throw Refusal("must not be negative (seconds)") }
             if x == 0 && !allowZero { throw Refusal("must be more than 0 seconds") }
+            // A subnormal such as 1e-320 is more than 0 yet its reciprocal is infinite.
+            if x > 0 && x < minimumSeconds { throw Refusal("at least \(format(minimumSeconds)) seconds (1 ns)") }
             if x < low { throw Refusal("at least \(format(low)) seconds") }
             if x > high { throw Refusal("at most \(format(high)) seconds") }
             return x
         }
     }
 
-    /// A rate in hertz, more than 0 and at most `maximum`.
+    /// A rate in hertz, at least 1/``maximumSeconds`` (10⁻⁸ Hz) and at most `maximum`.
     package static func hertz(maximum: Double = 1000) -> @Sendable (String) throws -> Double {
         { text in
             let x = try finite(text, unit: "hertz")
             if x <= 0 { throw Refusal("must be more than 0 Hz") }
+            // Its period must be a duration an option could take (1e-320 Hz has an infinite one).
+            if x < 1 / maximumSeconds { throw Refusal("at least \(format(1 / maximumSeconds)) Hz") }
             if x > maximum { throw Refusal("at most \(format(maximum)) Hz") }
             return x
         }

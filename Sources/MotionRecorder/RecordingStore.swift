@@ -98,25 +98,40 @@ package final class RecordingStore: Sendable {
         config.readonly = true
         config.busyMode = .timeout(5)
         config.label = "MotionRecorder (read-only)"
-        func open(_ name: String) throws -> DatabaseQueue {
+        func open(_ name: String, waitForTables: Bool) throws -> DatabaseQueue {
             let queue = try DatabaseQueue(path: name, configuration: config)
+            // A file a recorder is creating this instant has no tables for a moment (concurrent
+            // recorders may retry its schema for a while): wait a little for them rather than fail.
+            let deadline = Date().addingTimeInterval(waitForTables ? Self.schemaWait : 0)
+            while try queue.read({ db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") ?? 0 }) == 0 {
+                guard Date() < deadline else {
+                    throw RecorderError(.corruptDatabase, "not a recordings database (it has no tables)", path: path)
+                }
+                usleep(20_000)
+            }
             // The schema is read now, so that a file SQLite cannot read fails here.
             _ = try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sessions") }
             return queue
         }
         do {
-            database = try open(path)
+            database = try open(path, waitForTables: true)
+        } catch let error as RecorderError {
+            throw error
         } catch {
             // A WAL database in a folder where its -shm file cannot be created: SQLite reads it
             // only as immutable (nobody is writing there anyway).
             let encoded = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
             do {
-                database = try open("file:\(encoded)?immutable=1")
+                database = try open("file:\(encoded)?immutable=1", waitForTables: false)
             } catch {
                 throw Self.recorderError(error, path: path)
             }
         }
     }
+
+    /// How long ``init(readingFrom:)`` waits for the tables of a database that has none yet (a
+    /// recorder creating it): 3 s.
+    static let schemaWait: TimeInterval = 3
 
     /// `true` for a store opened with ``init(readingFrom:)``.
     package let readOnly: Bool

@@ -17,7 +17,8 @@ import Testing
         var description: String { (command + [name]).joined(separator: " ") }
     }
 
-    static let hostileValues = ["1e308", "-1e308", "1e400", "99999999999999999999", "-1", "nan", "NaN", "inf", "-inf", "infinity"]
+    static let hostileValues = ["1e308", "-1e308", "1e400", "99999999999999999999", "-1", "nan", "NaN", "inf", "-inf", "infinity",
+                                "1e-320", "5e-324"]
 
     /// Every option that takes a value, with what its command requires, from the dump of the tree.
     static func valueOptions() throws -> [Option] {
@@ -102,9 +103,9 @@ import Testing
             var problems: [String] = []
             if Date().timeIntervalSince(started) > 19 { problems.append("hung") }
             let lines = r.stderr.split(separator: "\n")
-            // A negative number is a legitimate value of a few options (a date relative to now);
-            // accepted, the command must still end cleanly.
-            let mayAccept = value == "-1"
+            // A negative or a tiny number is a legitimate value of a few options (a date relative to
+            // now); accepted, the command must still end cleanly.
+            let mayAccept = ["-1", "1e-320", "5e-324"].contains(value)
             if r.status == 0 && mayAccept {
             } else if r.status != 1 {
                 problems.append("exit status \(r.status)")
@@ -163,6 +164,25 @@ import Testing
         #expect(throws: OptionValue.Refusal.self) { try OptionValue.port("65536") }
         #expect(throws: OptionValue.Refusal.self) { try OptionValue.count()("1.5") }
         #expect(throws: OptionValue.Refusal.self) { try OptionValue.count()("0") }
+        // Subnormals are more than 0, yet their reciprocals are infinite.
+        for tiny in ["1e-320", "5e-324", "1e-10"] {
+            #expect(throws: OptionValue.Refusal.self) { try OptionValue.hertz()(tiny) }
+            #expect(throws: OptionValue.Refusal.self) { try OptionValue.seconds()(tiny) }
+            #expect(throws: OptionValue.Refusal.self) { try OptionValue.seconds(allowZero: true)(tiny) }
+        }
+        #expect(try OptionValue.hertz()("1e-8") == 1e-8)
+        #expect(try OptionValue.seconds()("1e-9") == 1e-9)
+    }
+
+    /// Found from outside: `bench iio --rate 1e-320` passed the check (more than 0 Hz) and trapped
+    /// converting its infinite period to an integer.
+    @Test func aSubnormalRateIsRefusedNotTrapped() throws {
+        for args in [["bench", "iio", "--rate", "1e-320"], ["bench", "delivery", "--rate=5e-324"], ["bench", "iio", "--seconds", "1e-320"]] {
+            let r = try CLI.run(args, timeout: 20)
+            #expect(r.status == 1, "\(args): \(r.status) \(r.stderr)")
+            #expect(r.stderr.hasPrefix("Error: ") && r.stderr.split(separator: "\n").count == 1, "\(args): \(r.stderr)")
+            #expect(r.stderr.contains("at least"), "\(args): \(r.stderr)")
+        }
     }
 }
 

@@ -1,5 +1,7 @@
 import Foundation
 import MotionRecorder
+import MotionSources
+@testable import OpenCoreMotion
 import Testing
 
 /// Several real `coremotion record` processes, and an in-process recorder (what
@@ -119,5 +121,38 @@ import Testing
         #expect(times.count == 100)
         let gaps = zip(times.dropFirst(), times).map { $0 - $1 }
         #expect(gaps.allSatisfy { abs($0 - 0.02) < 0.003 }, "50 Hz: \(gaps.prefix(5))")
+    }
+    /// Eight processes at once with a `CMSensorRecorder` user in this process, on a fresh database
+    /// and then on the same, existing one: every process succeeds, nothing is locked, every sample
+    /// committed is there, each recording apart by source.
+    @Test func eightProcessesAndACMSensorRecorderOnAFreshThenAnExistingDatabase() throws {
+        let db = temp("eight.sqlite")
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: db + suffix) } }
+        let sources = (0..<8).map { $0 % 2 == 0 ? "sim:still" : "sim:walk" }
+        for round in 0..<2 {
+            // The recorder's simulator runs on a virtual clock: 30 s of samples written as fast as
+            // they are made, in batches, while the processes write theirs.
+            let device = SimulatedDevice(scenario: .rotate, clock: .virtual(startTime: ProcessInfo.processInfo.systemUptime))
+            let recorder = CMSensorRecorder(source: device, databasePath: db)
+            let inProcess = Thread { recorder.recordAccelerometer(forDuration: 30) }
+            inProcess.start()
+            let results = recordAtOnce(sources, database: db)
+            for (i, r) in results.enumerated() {
+                #expect(r?.status == 0, "round \(round), process \(i): \(r?.stderr ?? "did not run")")
+                #expect(r?.stderr.contains("locked") == false)
+            }
+            let deadline = Date().addingTimeInterval(60)
+            while recorder.isRecording || inProcess.isExecuting, Date() < deadline { usleep(20_000) }
+            #expect(!recorder.isRecording, "the in-process recording ended")
+            let store = try RecordingStore(location: .file(db))
+            let sessions = try store.sessionsWithSampleCounts()
+            let processes = sessions.filter { $0.session.source != "sim:rotate" }
+            let simulator = sessions.filter { $0.session.source == "sim:rotate" }
+            #expect(processes.count == 8 * (round + 1), "\(sessions.map(\.session.source))")
+            #expect(processes.allSatisfy { $0.samples == 50 }, "\(processes.map(\.samples))")
+            #expect(simulator.count == round + 1 && simulator.allSatisfy { $0.samples == 1500 }, "\(simulator.map(\.samples))")
+            let all = try #require(recorder.accelerometerData(from: Date().addingTimeInterval(-3600), to: Date().addingTimeInterval(3600)))
+            #expect(all.samples.count == (8 * 50 + 1500) * (round + 1), "every committed sample reads back")
+        }
     }
 }

@@ -109,3 +109,33 @@ import Testing
         #expect(RecordingStore.defaultPath(environment: ["HOME": "/h"]) == "/h/.local/share/coremotion/recordings.sqlite")
     }
 }
+
+/// Found from outside: `recorded` run while eight recorders created a fresh database said
+/// "no such table: sessions". A reader now waits a moment for the tables of a file that has none.
+@Suite struct ReadingWhileCreatedTests {
+    @Test func aReaderWaitsForTheTablesOfADatabaseBeingCreated() throws {
+        let path = temporaryDatabase("creating")
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()), "an empty file, as SQLite leaves it at first")
+        let writer = Thread {
+            usleep(300_000)
+            _ = try? RecordingStore(location: .file(path))
+        }
+        writer.start()
+        let store = try RecordingStore(readingFrom: path)
+        #expect(try store.sessionsWithSampleCounts().isEmpty)
+    }
+
+    @Test func aFileWithNoTablesIsNotARecordingsDatabase() throws {
+        let path = temporaryDatabase("empty")
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
+        let started = Date()
+        do {
+            _ = try RecordingStore(readingFrom: path)
+            Issue.record("an empty file opened as a recordings database")
+        } catch {
+            #expect(error.kind == .corruptDatabase, "\(error)")
+            #expect(error.description.contains("no tables"), "\(error)")
+        }
+        #expect(Date().timeIntervalSince(started) < RecordingStore.schemaWait + 3, "it waits only a moment")
+    }
+}
