@@ -43,7 +43,7 @@ import Testing
         while Date() < end, !condition() { try await Task.sleep(for: .milliseconds(20)) }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func thePagePicksOneDeviceOfTheBroker() async throws {
         let binary = try #require(Self.mosquitto, "mosquitto is not installed (CI installs it from .ci/apt-packages)")
         let port = try Self.freePort()

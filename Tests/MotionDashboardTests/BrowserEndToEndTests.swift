@@ -85,7 +85,7 @@ import Testing
         return a.rates(to: b)
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(5)))
     func thePageShowsLiveGraphsAndTheSliderChangesTheRate() async throws {
         let source = try CMMotionManager.source(named: "sim:handheld")
         let screenshotPath = ProcessInfo.processInfo.environment["DASHBOARD_E2E_SCREENSHOT"]
@@ -202,7 +202,7 @@ import Testing
     }
 
     /// The pedometer and altitude panels on a walk up and down the simulated stairs, in real time.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func thePageCountsStepsAndShowsAltitude() async throws {
         let source = try CMMotionManager.source(named: "sim:walk")
         let server = DashboardServer(source: source, barometer: SimulatedBarometerSource(scenario: .stairs), port: 0)
@@ -237,7 +237,7 @@ import Testing
         _ = await task.result
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func thePageReconnectsWhenTheServerComesBack() async throws {
         let source = try CMMotionManager.source(named: "sim:still")
         let (first, url) = try await Self.start(source: source, port: 0)

@@ -37,7 +37,7 @@ final class HandFleet: Sendable {
         for _ in 0..<2000 where !condition() { try await Task.sleep(for: .milliseconds(10)) }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func thePagePicksTheDeviceItSees() async throws {
         let fleet = HandFleet()
         let picker = fleet.picker()
