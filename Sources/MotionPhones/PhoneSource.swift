@@ -90,6 +90,9 @@ public final class PhoneSource: SensorSource {
     public let spec: PhoneSpec
     /// Seconds without data before the sink gets an error.
     public let silence: Double
+    /// Whether device motion reports the phone's own attitude and gravity (`?motion=phone`) rather
+    /// than fusing the raw sensors (`?motion=fused`, the default). See ``OwnAttitudeProviding``.
+    public let reportsOwnAttitude: Bool
     /// Where connection notes and malformed-message reports go (default: standard error).
     public let log: @Sendable (String) -> Void
     public let info: SourceInfo
@@ -126,6 +129,15 @@ public final class PhoneSource: SensorSource {
                 eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws(SourceError) {
         self.spec = spec
         silence = try spec.number("silence", default: 5, in: 0.1...86_400)
+        switch spec.parameters["motion"] {
+        case nil, "fused": reportsOwnAttitude = false
+        case "phone": reportsOwnAttitude = true
+        case let other?:
+            throw SourceError(.unavailable, "\(spec): motion=\(other); expected phone (the phone's own attitude and gravity) or fused (the default)")
+        }
+        if reportsOwnAttitude && spec.app == .hyperIMU {
+            throw SourceError(.unavailable, "\(spec): motion=phone: HyperIMU sends no attitude; leave the option out to fuse its raw sensors")
+        }
         self.log = log ?? { FileHandle.standardError.write(Data(("coremotion: " + $0 + "\n").utf8)) }
         eventLoop = eventLoopGroup.next()
         var stats = PhoneStatistics()
@@ -135,6 +147,7 @@ public final class PhoneSource: SensorSource {
         var details: [(String, String)] = [("app", spec.app.displayName), ("platform", spec.app.platform)]
         details.append(spec.app.listens ? ("listens on", "\(spec.host):\(spec.port)") : ("connects to", "\(spec.host):\(spec.port)"))
         details.append(("silence", "\(silence) s"))
+        details.append(("device motion", reportsOwnAttitude ? "the phone's own attitude and gravity" : "fused here from the raw sensors"))
         info = SourceInfo(identifier: spec.description, name: "\(spec.app.displayName) phone at \(spec.host):\(spec.port)",
                           sensors: [.accelerometer: cap, .gyro: cap, .magnetometer: cap], details: details)
         // Validate the app's own parameters now, so a bad spec fails at once.
@@ -223,6 +236,10 @@ public final class PhoneSource: SensorSource {
 
     /// The latest pressure, attitude and gravity the phone sent (host times).
     public var extras: PhoneExtras { state.withLockedValue { $0.extras } }
+
+    /// Whether the phone's attitude refers to true north: Sensor Logger with `convention=apple` sends
+    /// `CMAttitude` in `xTrueNorthZVertical`; every other app's attitude is magnetic.
+    var attitudeIsTrueNorth: Bool { spec.app == .sensorLogger && spec.parameters["convention"] == "apple" }
 
     private func startIfStopped() throws(SourceError) {
         let needsStart = state.withLockedValue { s -> Bool in
@@ -389,6 +406,17 @@ public final class PhoneSource: SensorSource {
         }
         log("\(spec): \(what)")
         sink?(.interrupted(SourceError(.deviceRemoved, "\(spec): \(what)")))
+    }
+}
+
+extension PhoneSource: OwnAttitudeProviding {
+    /// The phone's latest attitude with its gravity (``extras``), or `nil` before the first and once
+    /// it is older than ``silence``.
+    public func latestOwnAttitude() -> OwnAttitude? {
+        let extras = self.extras
+        guard let a = extras.attitude, MonotonicClock.now() - a.timestamp <= silence else { return nil }
+        let g = extras.gravity.flatMap { abs($0.timestamp - a.timestamp) <= silence ? $0.g : nil }
+        return OwnAttitude(attitude: a.quaternion, gravity: g, timestamp: a.timestamp, isTrueNorth: attitudeIsTrueNorth)
     }
 }
 
