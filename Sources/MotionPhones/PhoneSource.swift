@@ -114,6 +114,9 @@ public final class PhoneSource: SensorSource {
         var stats: PhoneStatistics
         var problemsLogged = 0
         var extras = PhoneExtras()
+        /// Under `motion=phone`: the phone's recent attitudes and gravities, host times.
+        var attitudes = OwnAttitudeHistory<Quaternion>()
+        var gravities = OwnAttitudeHistory<Vector3>()
         var lastExtraPhone: [String: Double] = [:]
         /// ``hold()`` calls not yet released: the transport runs while positive, whatever the demand.
         var holders = 0
@@ -303,6 +306,8 @@ public final class PhoneSource: SensorSource {
             if clock.resets != resets {
                 s.lastPhone.removeAll()
                 s.lastExtraPhone.removeAll()
+                s.attitudes.removeAll()
+                s.gravities.removeAll()
                 for k in s.stats.sensors.keys { s.stats.sensors[k]?.firstPhone = nil; s.stats.sensors[k]?.lastPhone = nil }
             }
             s.clocks[decoded.clock] = clock
@@ -337,6 +342,13 @@ public final class PhoneSource: SensorSource {
                 }
                 let count = (s.extras.latest[name]?.count ?? 0) + 1
                 s.extras.latest[name] = PhoneExtras.Latest(count: count, value: e.quantity, timestamp: host)
+                if reportsOwnAttitude {
+                    switch e.quantity {
+                    case .attitude(let q): s.attitudes.append(q, at: host)
+                    case .gravity(let g): s.gravities.append(g, at: host)
+                    case .pressure: break
+                    }
+                }
             }
             if !samples.isEmpty { s.interrupted = false }
             return (s.sink, problems)
@@ -410,14 +422,42 @@ public final class PhoneSource: SensorSource {
 }
 
 extension PhoneSource: OwnAttitudeProviding {
-    /// The phone's latest attitude with its gravity (``extras``), or `nil` before the first and once
-    /// it is older than ``silence``.
-    public func latestOwnAttitude() -> OwnAttitude? {
-        let extras = self.extras
-        guard let a = extras.attitude, MonotonicClock.now() - a.timestamp <= silence else { return nil }
-        let g = extras.gravity.flatMap { abs($0.timestamp - a.timestamp) <= silence ? $0.g : nil }
-        return OwnAttitude(attitude: a.quaternion, gravity: g, timestamp: a.timestamp, isTrueNorth: attitudeIsTrueNorth)
+    /// The phone's attitude at or before `timestamp` (host time), with its gravity at or before the
+    /// same time, from the last ``OwnAttitudeHistory/capacity`` of each (kept only under
+    /// `motion=phone`); `nil` before the first and once the attitude is older than ``silence``.
+    public func ownAttitude(at timestamp: Double) -> OwnAttitude? {
+        state.withLockedValue { s -> OwnAttitude? in
+            guard let a = s.attitudes.value(atOrBefore: timestamp), timestamp - a.timestamp <= silence else { return nil }
+            let g = s.gravities.value(atOrBefore: timestamp).flatMap { timestamp - $0.timestamp <= silence ? $0.value : nil }
+            return OwnAttitude(attitude: a.value, gravity: g, timestamp: a.timestamp, isTrueNorth: attitudeIsTrueNorth)
+        }
     }
+}
+
+/// The last few timed values of one quantity, for lookups by time. Bounded: at most ``capacity``.
+struct OwnAttitudeHistory<Value: Sendable>: Sendable {
+    /// Values kept: 2 s at 256 Hz, more than any app's batch.
+    static var capacity: Int { 512 }
+    private var items = CircularBuffer<(timestamp: Double, value: Value)>(initialCapacity: 16)
+
+    /// Adds a value; timestamps must not go backwards (a value older than the last is dropped).
+    mutating func append(_ value: Value, at timestamp: Double) {
+        if let last = items.last, timestamp < last.timestamp { return }
+        if items.count >= Self.capacity { items.removeFirst() }
+        items.append((timestamp, value))
+    }
+
+    /// The newest value at or before `timestamp` (0.5 ms of slack for rounding), searched from the end.
+    func value(atOrBefore timestamp: Double) -> (timestamp: Double, value: Value)? {
+        var i = items.endIndex
+        while i != items.startIndex {
+            i = items.index(before: i)
+            if items[i].timestamp <= timestamp + 0.0005 { return items[i] }
+        }
+        return nil
+    }
+
+    mutating func removeAll() { items.removeAll(keepingCapacity: true) }
 }
 
 /// The network side of a phone source.

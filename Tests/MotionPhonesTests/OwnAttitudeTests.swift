@@ -90,6 +90,65 @@ import Testing
         #expect(source.statistics.malformed == 0)
     }
 
+    @Test(arguments: ["android", "ios"]) func phyphoxOwnAttitude(platform: String) throws {
+        let phone = try PhoneEmulator(["phyphox", "1.0", "100", platform], environment: Self.still)
+        let port = try #require(phone.port())
+        let source = try PhoneSource(spec: PhoneSpec(parsing: "phyphox://127.0.0.1:\(port)?interval=0.03&motion=phone"), log: quietLog)
+        let north = Motions(source, frame: .xMagneticNorthZVertical)
+        let arbitrary = Motions(source, frame: .xArbitraryZVertical)
+        _ = phone.wait()
+        waitFor(1) { north.all.count >= 80 }
+        north.stop()
+        arbitrary.stop()
+        checkOwnMotion(north: north.all, arbitrary: arbitrary.all)
+        #expect(source.statistics.malformed == 0)
+    }
+
+    /// A phone turning at +0.5 rad/s, batched (Sensor Logger, 0.1 s) or polled (phyphox, 30 ms): each
+    /// update carries the attitude of its own moment (or, when the attitude comes after its sample, the
+    /// one before), so the yaw advances by 0.5 rad/s × the spacing from one update to the next, not in
+    /// steps of a batch.
+    @Test(arguments: ["sensorlogger", "phyphox"]) func turningPhoneAttitudeFollowsEachSample(app: String) throws {
+        var phone: PhoneEmulator
+        let source: PhoneSource
+        let north: Motions
+        if app == "sensorlogger" {
+            source = try PhoneSource(spec: PhoneSpec(parsing: "sensorlogger://127.0.0.1:0?motion=phone"), log: quietLog)
+            north = Motions(source, frame: .xMagneticNorthZVertical)
+            phone = try PhoneEmulator(["sensorlogger", "http://127.0.0.1:\(try #require(source.boundAddress?.port))/", "1.0", "100"])
+        } else {
+            phone = try PhoneEmulator(["phyphox", "1.0", "100"])
+            source = try PhoneSource(spec: PhoneSpec(parsing: "phyphox://127.0.0.1:\(try #require(phone.port()))?interval=0.03&motion=phone"), log: quietLog)
+            north = Motions(source, frame: .xMagneticNorthZVertical)
+        }
+        _ = phone.wait()
+        waitFor(1) { north.all.count >= 80 }
+        north.stop()
+        let got = north.all
+        #expect(got.count >= 60)
+        // Yaw steps between updates: 0.005 rad per 10 ms sample. Sensor Logger sends each attitude with
+        // its sample; phyphox's buffers in one answer may differ in length, so a poll's last gyroscope
+        // sample may come before its attitude and get the previous one (a repeat, then a double step).
+        // Taking the batch's last attitude instead would repeat it for 9 of 10 updates (Sensor Logger)
+        // or 2 of 3 (phyphox) and then jump by 0.05 or 0.015 rad.
+        var steps: [Double] = []
+        var excess = 0.0
+        for (b, a) in zip(got.dropFirst(), got) {
+            var dyaw = b.attitude.yaw - a.attitude.yaw
+            if dyaw > .pi { dyaw -= 2 * .pi }
+            if dyaw < -.pi { dyaw += 2 * .pi }
+            steps.append(dyaw)
+            excess = max(excess, dyaw - 0.5 * (b.timestamp - a.timestamp))
+            #expect(abs(b.rotationRate.z - 0.5) < 1e-6)
+        }
+        let repeats = steps.filter { abs($0) < 0.001 }.count
+        // Never backwards, never ahead of the turn by more than one sample's 0.005 rad (the catch-up
+        // after a repeat), whatever updates the hub thinned out.
+        #expect(steps.allSatisfy { $0 > -1e-9 }, "smallest yaw step \(steps.min() ?? 0) rad")
+        #expect(excess < 0.0055, "a yaw step exceeds the turn since the last update by \(excess) rad")
+        #expect(Double(repeats) < Double(steps.count) * (app == "sensorlogger" ? 0.05 : 0.2), "\(repeats) of \(steps.count) updates repeat the attitude")
+    }
+
     /// Without the option the same phone's device motion is fused here: it runs, reads gravity down,
     /// and its attitude is ours (its arbitrary frame starts at yaw 0 as well).
     @Test func withoutTheOptionDeviceMotionIsFused() throws {

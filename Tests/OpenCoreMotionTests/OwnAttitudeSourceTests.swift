@@ -19,7 +19,7 @@ final class OwnAttitudeManualSource: OwnAttitudeProviding {
         try inner.apply(demand, sink: sink)
     }
 
-    func latestOwnAttitude() -> OwnAttitude? { own.withLock { $0 } }
+    func ownAttitude(at timestamp: Double) -> OwnAttitude? { own.withLock { $0 } }
 
     func set(_ attitude: Quaternion, gravity: Vector3? = nil, trueNorth: Bool = false) {
         own.withLock { $0 = OwnAttitude(attitude: attitude, gravity: gravity, timestamp: 0, isTrueNorth: trueNorth) }

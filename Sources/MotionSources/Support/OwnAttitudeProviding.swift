@@ -38,7 +38,8 @@ public protocol OwnAttitudeProviding: SensorSource {
     /// Whether device motion should use ``latestOwnAttitude()`` instead of fusing the raw sensors.
     /// Constant for the life of the source.
     var reportsOwnAttitude: Bool { get }
-    /// The latest attitude the device sent, or `nil` before the first and when it is stale (older
-    /// than the source's silence limit).
-    func latestOwnAttitude() -> OwnAttitude?
+    /// The device's attitude at host time `timestamp` (seconds since boot): the newest one it sent at
+    /// or before that time (so a batch's samples get the attitude of their own moment, not the
+    /// batch's last), or `nil` when there is none or it is older than the source's silence limit.
+    func ownAttitude(at timestamp: Double) -> OwnAttitude?
 }

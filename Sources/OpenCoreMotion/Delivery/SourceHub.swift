@@ -110,8 +110,8 @@ final class SourceHub: Sendable {
         // A source that reports its own attitude (a phone with `?motion=phone`) is read before the
         // hub's lock is taken, so no lock is ever held across the two.
         var basis = DeviceMotionBasis.fusion
-        if case .sample = event, let own = source as? any OwnAttitudeProviding, own.reportsOwnAttitude {
-            basis = .own(own.latestOwnAttitude())
+        if case .sample(let sample) = event, let own = source as? any OwnAttitudeProviding, own.reportsOwnAttitude {
+            basis = .own(own.ownAttitude(at: sample.timestamp))
         }
         perform(state.withLock { $0.handle(event, info: source.info, basis: basis) })
     }
