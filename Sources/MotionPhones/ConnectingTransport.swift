@@ -34,7 +34,9 @@ final class ConnectingTransport: PhoneTransport, @unchecked Sendable {
         if let t = spec.parameters["types"] {
             types = t.split(separator: ",").map { $0.contains(".") ? String($0) : "android.sensor." + $0 }
         } else {
+            // `motion=phone` also asks for the phone's own attitude and gravity.
             types = SensorServerDecoder.defaultTypes
+                + (source.reportsOwnAttitude ? ["android.sensor.rotation_vector", "android.sensor.gravity"] : [])
         }
     }
 

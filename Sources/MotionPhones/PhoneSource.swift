@@ -90,6 +90,9 @@ public final class PhoneSource: SensorSource {
     public let spec: PhoneSpec
     /// Seconds without data before the sink gets an error.
     public let silence: Double
+    /// Whether device motion reports the phone's own attitude and gravity (`?motion=phone`) rather
+    /// than fusing the raw sensors (`?motion=fused`, the default). See ``OwnAttitudeProviding``.
+    public let reportsOwnAttitude: Bool
     /// Where connection notes and malformed-message reports go (default: standard error).
     public let log: @Sendable (String) -> Void
     public let info: SourceInfo
@@ -111,6 +114,9 @@ public final class PhoneSource: SensorSource {
         var stats: PhoneStatistics
         var problemsLogged = 0
         var extras = PhoneExtras()
+        /// Under `motion=phone`: the phone's recent attitudes and gravities, host times.
+        var attitudes = OwnAttitudeHistory<Quaternion>()
+        var gravities = OwnAttitudeHistory<Vector3>()
         var lastExtraPhone: [String: Double] = [:]
         /// ``hold()`` calls not yet released: the transport runs while positive, whatever the demand.
         var holders = 0
@@ -126,6 +132,15 @@ public final class PhoneSource: SensorSource {
                 eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws(SourceError) {
         self.spec = spec
         silence = try spec.number("silence", default: 5, in: 0.1...86_400)
+        switch spec.parameters["motion"] {
+        case nil, "fused": reportsOwnAttitude = false
+        case "phone": reportsOwnAttitude = true
+        case let other?:
+            throw SourceError(.unavailable, "\(spec): motion=\(other); expected phone (the phone's own attitude and gravity) or fused (the default)")
+        }
+        if reportsOwnAttitude && spec.app == .hyperIMU {
+            throw SourceError(.unavailable, "\(spec): motion=phone: HyperIMU sends no attitude; leave the option out to fuse its raw sensors")
+        }
         self.log = log ?? { FileHandle.standardError.write(Data(("coremotion: " + $0 + "\n").utf8)) }
         eventLoop = eventLoopGroup.next()
         var stats = PhoneStatistics()
@@ -135,6 +150,7 @@ public final class PhoneSource: SensorSource {
         var details: [(String, String)] = [("app", spec.app.displayName), ("platform", spec.app.platform)]
         details.append(spec.app.listens ? ("listens on", "\(spec.host):\(spec.port)") : ("connects to", "\(spec.host):\(spec.port)"))
         details.append(("silence", "\(silence) s"))
+        details.append(("device motion", reportsOwnAttitude ? "the phone's own attitude and gravity" : "fused here from the raw sensors"))
         info = SourceInfo(identifier: spec.description, name: "\(spec.app.displayName) phone at \(spec.host):\(spec.port)",
                           sensors: [.accelerometer: cap, .gyro: cap, .magnetometer: cap], details: details)
         // Validate the app's own parameters now, so a bad spec fails at once.
@@ -224,6 +240,10 @@ public final class PhoneSource: SensorSource {
     /// The latest pressure, attitude and gravity the phone sent (host times).
     public var extras: PhoneExtras { state.withLockedValue { $0.extras } }
 
+    /// Whether the phone's attitude refers to true north: Sensor Logger with `convention=apple` sends
+    /// `CMAttitude` in `xTrueNorthZVertical`; every other app's attitude is magnetic.
+    var attitudeIsTrueNorth: Bool { spec.app == .sensorLogger && spec.parameters["convention"] == "apple" }
+
     private func startIfStopped() throws(SourceError) {
         let needsStart = state.withLockedValue { s -> Bool in
             if s.transport == nil { s.interrupted = false }
@@ -286,6 +306,8 @@ public final class PhoneSource: SensorSource {
             if clock.resets != resets {
                 s.lastPhone.removeAll()
                 s.lastExtraPhone.removeAll()
+                s.attitudes.removeAll()
+                s.gravities.removeAll()
                 for k in s.stats.sensors.keys { s.stats.sensors[k]?.firstPhone = nil; s.stats.sensors[k]?.lastPhone = nil }
             }
             s.clocks[decoded.clock] = clock
@@ -320,6 +342,13 @@ public final class PhoneSource: SensorSource {
                 }
                 let count = (s.extras.latest[name]?.count ?? 0) + 1
                 s.extras.latest[name] = PhoneExtras.Latest(count: count, value: e.quantity, timestamp: host)
+                if reportsOwnAttitude {
+                    switch e.quantity {
+                    case .attitude(let q): s.attitudes.append(q, at: host)
+                    case .gravity(let g): s.gravities.append(g, at: host)
+                    case .pressure: break
+                    }
+                }
             }
             if !samples.isEmpty { s.interrupted = false }
             return (s.sink, problems)
@@ -390,6 +419,45 @@ public final class PhoneSource: SensorSource {
         log("\(spec): \(what)")
         sink?(.interrupted(SourceError(.deviceRemoved, "\(spec): \(what)")))
     }
+}
+
+extension PhoneSource: OwnAttitudeProviding {
+    /// The phone's attitude at or before `timestamp` (host time), with its gravity at or before the
+    /// same time, from the last ``OwnAttitudeHistory/capacity`` of each (kept only under
+    /// `motion=phone`); `nil` before the first and once the attitude is older than ``silence``.
+    public func ownAttitude(at timestamp: Double) -> OwnAttitude? {
+        state.withLockedValue { s -> OwnAttitude? in
+            guard let a = s.attitudes.value(atOrBefore: timestamp), timestamp - a.timestamp <= silence else { return nil }
+            let g = s.gravities.value(atOrBefore: timestamp).flatMap { timestamp - $0.timestamp <= silence ? $0.value : nil }
+            return OwnAttitude(attitude: a.value, gravity: g, timestamp: a.timestamp, isTrueNorth: attitudeIsTrueNorth)
+        }
+    }
+}
+
+/// The last few timed values of one quantity, for lookups by time. Bounded: at most ``capacity``.
+struct OwnAttitudeHistory<Value: Sendable>: Sendable {
+    /// Values kept: 2 s at 256 Hz, more than any app's batch.
+    static var capacity: Int { 512 }
+    private var items = CircularBuffer<(timestamp: Double, value: Value)>(initialCapacity: 16)
+
+    /// Adds a value; timestamps must not go backwards (a value older than the last is dropped).
+    mutating func append(_ value: Value, at timestamp: Double) {
+        if let last = items.last, timestamp < last.timestamp { return }
+        if items.count >= Self.capacity { items.removeFirst() }
+        items.append((timestamp, value))
+    }
+
+    /// The newest value at or before `timestamp` (0.5 ms of slack for rounding), searched from the end.
+    func value(atOrBefore timestamp: Double) -> (timestamp: Double, value: Value)? {
+        var i = items.endIndex
+        while i != items.startIndex {
+            i = items.index(before: i)
+            if items[i].timestamp <= timestamp + 0.0005 { return items[i] }
+        }
+        return nil
+    }
+
+    mutating func removeAll() { items.removeAll(keepingCapacity: true) }
 }
 
 /// The network side of a phone source.

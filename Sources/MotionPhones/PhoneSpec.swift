@@ -41,7 +41,8 @@ public enum PhoneApp: String, Sendable, Hashable, CaseIterable {
 /// A parsed phone source specification: `APP://HOST:PORT[?key=value&…]`.
 ///
 /// Common parameters: `silence=S` seconds without data before handlers get an error (default 5,
-/// 0.1…86400). Sensor Logger: `token=T` (a request must carry `Authorization: Bearer T`,
+/// 0.1…86400); `motion=phone|fused`, where device motion comes from: the phone's own attitude and
+/// gravity, or fusion of the raw sensors here (the default; HyperIMU takes only `fused`). Sensor Logger: `token=T` (a request must carry `Authorization: Bearer T`,
 /// `X-Token: T` or `?token=T` in its URL), `convention=standardised|apple` (default standardised),
 /// `max-body=BYTES` (default 4 MiB). HyperIMU: `sensors=acc,gyro,mag` (the order set in the app;
 /// `skip` for a triple to ignore). Connecting sources: `backoff=S`, the longest wait between

@@ -15,10 +15,11 @@ final class PhoneEmulator: @unchecked Sendable {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("phone_emulator.py").path
     }
 
-    init(_ arguments: [String], port: Int? = nil) throws {
-        if let port {
+    init(_ arguments: [String], port: Int? = nil, environment: [String: String] = [:]) throws {
+        if port != nil || !environment.isEmpty {
             var env = ProcessInfo.processInfo.environment
-            env["PHONE_PORT"] = String(port)
+            if let port { env["PHONE_PORT"] = String(port) }
+            env.merge(environment) { $1 }
             process.environment = env
         }
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

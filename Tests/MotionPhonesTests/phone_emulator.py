@@ -14,24 +14,36 @@ iOS apps (SensorLog) in g with Core Motion's sign (−1 on z face up).
                                                       phyphox remote access (HTTP REST); prints its port;
                                                       measures for SECONDS after /control?cmd=start
 The servers listen on 127.0.0.1, on port $PHONE_PORT when set, else on a free one.
+$PHONE_RATE_Z sets the turn rate (rad/s) and $PHONE_YAW the yaw at t = 0 (rad, counter-clockwise
+from magnetic north seen from above, Core Motion's yaw). Sensor Logger also sends its `orientation`
+(Android's quaternion, device -> east-north-up) and `gravity`; SensorServer sends
+`android.sensor.rotation_vector` and `android.sensor.gravity` when asked for them.
 """
 import base64, hashlib, http.server, json, math, os, random, socket, struct, sys, threading, time, urllib.parse, urllib.request
 
 G = 9.80665
-RATE_Z = 0.5
+RATE_Z = float(os.environ.get("PHONE_RATE_Z", "0.5"))
+YAW0 = float(os.environ.get("PHONE_YAW", "0"))
 HORIZONTAL = 20.0
 VERTICAL = -40.0
 
 
 def field(t):
     """Magnetic field in the device frame (µT) at phone time t (s) while turning about z."""
-    yaw = RATE_Z * t
+    yaw = YAW0 + RATE_Z * t
     return (HORIZONTAL * math.cos(yaw), -HORIZONTAL * math.sin(yaw), VERTICAL)
 
 
 def android_sample(t):
     mx, my, mz = field(t)
     return (0.0, 0.0, G), (0.0, 0.0, RATE_Z), (mx, my, mz)
+
+
+def android_attitude(t):
+    """Android's rotation quaternion (x, y, z, w), device -> east-north-up: the device's x axis points
+    YAW0 + RATE_Z t counter-clockwise from north, so pi/2 more than that from east."""
+    heading = math.pi / 2 + YAW0 + RATE_Z * t
+    return (0.0, 0.0, math.sin(heading / 2), math.cos(heading / 2))
 
 
 def sensorlogger(url, seconds, rate):
@@ -53,6 +65,9 @@ def sensorlogger(url, seconds, rate):
             payload.append({"name": "totalacceleration", "time": ns, "values": {"x": acc[0], "y": acc[1], "z": acc[2]}, "accuracy": 3})
             payload.append({"name": "gyroscope", "time": ns, "values": {"x": gyr[0], "y": gyr[1], "z": gyr[2]}, "accuracy": 3})
             payload.append({"name": "magnetometer", "time": ns, "values": {"x": mag[0], "y": mag[1], "z": mag[2]}, "accuracy": 3})
+            qx, qy, qz, qw = android_attitude(t - start)
+            payload.append({"name": "orientation", "time": ns, "values": {"qw": qw, "qx": qx, "qy": qy, "qz": qz}})
+            payload.append({"name": "gravity", "time": ns, "values": {"x": acc[0], "y": acc[1], "z": acc[2]}})
             n += 1
         if payload:
             body = json.dumps({"messageId": message_id, "sessionId": "11111111-2222-3333-4444-555555555555",
@@ -131,8 +146,10 @@ def sensorserver(seconds, rate):
         acc, gyr, mag = android_sample(t - start)
         ns = int(t * 1e9)
         try:
+            x, y, z, w = android_attitude(t - start)
             for name, v in (("android.sensor.accelerometer", acc), ("android.sensor.gyroscope", gyr),
-                            ("android.sensor.magnetic_field", mag)):
+                            ("android.sensor.magnetic_field", mag), ("android.sensor.gravity", acc),
+                            ("android.sensor.rotation_vector", (x, y, z, w, 0.0))):
                 if name in types:
                     conn.sendall(frame(json.dumps({"values": list(v), "timestamp": ns, "accuracy": 3, "type": name})))
         except OSError:
@@ -208,7 +225,7 @@ def phyphox(seconds, rate, platform):
         while state["n"] * period <= now:
             t = state["n"] * period
             acc, gyr, mag = (0.0, 0.0, g), (0.0, 0.0, RATE_Z), field(t)
-            heading = math.pi / 2 + RATE_Z * t  # the device's x axis, counter-clockwise from east
+            heading = math.pi / 2 + YAW0 + RATE_Z * t  # the device's x axis, counter-clockwise from east
             att = (0.0, 0.0, math.sin(heading / 2), math.cos(heading / 2))
             for source, v in (("accelerometer", acc), ("gyroscope", gyr), ("magnetic_field", mag),
                               ("gravity", acc), ("attitude", att)):

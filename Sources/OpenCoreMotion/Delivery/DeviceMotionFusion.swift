@@ -11,10 +11,13 @@ struct DeviceMotionFusion {
 
     private var driver: FusionDriver?
     private var projections: [Int: ReferenceFrameProjection] = [:]
+    /// The latest raw readings, for device motion from the source's own attitude.
+    private var latest: [SensorKind: Vector3] = [:]
 
     /// Drops the filter's state (no device motion consumer left, or the source stopped).
     mutating func reset() {
         driver = nil
+        latest = [:]
     }
 
     /// Forgets a consumer's reference frame.
@@ -29,6 +32,42 @@ struct DeviceMotionFusion {
         let fused = driver.update(sample)
         self.driver = driver
         return fused ? driver.estimate : nil
+    }
+
+    /// Device motion from the source's own attitude (``OwnAttitudeProviding``): records the sample and,
+    /// when it is a `trigger` sample (the gyroscope, or the accelerometer for a source without one),
+    /// an accelerometer reading is known and `own` is present, returns the update for its timestamp.
+    mutating func updateOwn(_ sample: RawSample, own: OwnAttitude?, trigger: SensorKind) -> OwnDeviceMotion? {
+        latest[sample.sensor] = sample.value
+        guard sample.sensor == trigger, let own, let acceleration = latest[.accelerometer] else { return nil }
+        let gravity = own.effectiveGravity
+        return OwnDeviceMotion(
+            timestamp: sample.timestamp, own: own, gravity: gravity, userAcceleration: acceleration - gravity,
+            rotationRate: latest[.gyro] ?? .zero, magneticField: latest[.magnetometer]
+        )
+    }
+
+    /// Expresses device motion from the source's own attitude in a consumer's reference frame (the same
+    /// projection as fused updates: the arbitrary frames start at yaw 0, true north turns by the
+    /// declination). The magnetic field is the raw one, uncalibrated (zero in `xArbitraryZVertical`).
+    mutating func deviceMotion(_ m: OwnDeviceMotion, frame: CMAttitudeReferenceFrame, declination: Double,
+                               consumer: Int) -> CMDeviceMotion {
+        let target = frame.attitudeReferenceFrame(declinationDegrees: declination)
+        var projection = projections[consumer] ?? ReferenceFrameProjection(target)
+        // The projection takes a magnetic-north attitude; a true-north one is turned back by the declination.
+        let base = m.own.isTrueNorth ? (Quaternion.aboutZ(declination * .pi / 180) * m.own.attitude).normalized : m.own.attitude
+        let (q, heading) = projection.express(base, isNorthReferenced: true)
+        projections[consumer] = projection
+        let field = target == .arbitrary ? Vector3.zero : (m.magneticField ?? .zero)
+        return CMDeviceMotion(
+            timestamp: m.timestamp,
+            attitude: CMAttitude(rotation: q),
+            rotationRate: CMRotationRate(m.rotationRate),
+            gravity: CMAcceleration(m.gravity),
+            userAcceleration: CMAcceleration(m.userAcceleration),
+            magneticField: CMCalibratedMagneticField(field: CMMagneticField(field), accuracy: .uncalibrated),
+            heading: heading
+        )
     }
 
     /// Expresses an estimate in a consumer's reference frame.
@@ -50,6 +89,28 @@ struct DeviceMotionFusion {
             heading: m.heading
         )
     }
+}
+
+/// Where device motion comes from for one sample: the hub's fusion, or the source's own attitude
+/// (`nil` while the source has none or it is stale: no update then).
+enum DeviceMotionBasis {
+    case fusion
+    case own(OwnAttitude?)
+}
+
+/// One device-motion update from a source's own attitude, before projection into a frame.
+struct OwnDeviceMotion {
+    /// Seconds since boot (the trigger sample's).
+    var timestamp: Double
+    var own: OwnAttitude
+    /// g, device frame.
+    var gravity: Vector3
+    /// Accelerometer minus gravity, g.
+    var userAcceleration: Vector3
+    /// The gyroscope's latest reading, rad/s (zero without one).
+    var rotationRate: Vector3
+    /// The magnetometer's latest reading, µT, when it runs.
+    var magneticField: Vector3?
 }
 
 extension CMAttitudeReferenceFrame {

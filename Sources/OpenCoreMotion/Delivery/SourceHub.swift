@@ -107,6 +107,12 @@ final class SourceHub: Sendable {
     }
 
     private func handle(_ event: SourceEvent) {
-        perform(state.withLock { $0.handle(event, info: source.info) })
+        // A source that reports its own attitude (a phone with `?motion=phone`) is read before the
+        // hub's lock is taken, so no lock is ever held across the two.
+        var basis = DeviceMotionBasis.fusion
+        if case .sample(let sample) = event, let own = source as? any OwnAttitudeProviding, own.reportsOwnAttitude {
+            basis = .own(own.ownAttitude(at: sample.timestamp))
+        }
+        perform(state.withLock { $0.handle(event, info: source.info, basis: basis) })
     }
 }

@@ -137,10 +137,11 @@ struct SourceHubState {
     /// - `.failed(e)`: `e` to every consumer, which are all removed, and the source is reconciled
     ///   (stopped);
     /// - `.finished`: to every consumer.
-    mutating func handle(_ event: SourceEvent, info: SourceInfo) -> [HubAction] {
+    /// `basis` says where device motion comes from (default: the hub's fusion).
+    mutating func handle(_ event: SourceEvent, info: SourceInfo, basis: DeviceMotionBasis = .fusion) -> [HubAction] {
         switch event {
         case .sample(let sample):
-            return route(sample, info: info)
+            return route(sample, info: info, basis: basis)
         case .interrupted(let error):
             guard !interrupted else { return [] }
             interrupted = true
@@ -158,7 +159,7 @@ struct SourceHubState {
     }
 
     /// Decides who gets what from one sample.
-    private mutating func route(_ sample: RawSample, info: SourceInfo) -> [HubAction] {
+    private mutating func route(_ sample: RawSample, info: SourceInfo, basis: DeviceMotionBasis) -> [HubAction] {
         guard sample.timestamp.isFinite, sample.value.isFinite else { return [] }
         interrupted = false
         if let last = lastTimestamp[sample.sensor], sample.timestamp <= last { return [] }
@@ -181,6 +182,19 @@ struct SourceHubState {
         }
         guard needs6D || needs9D else {
             fusion.reset()
+            return actions
+        }
+        if case .own(let own) = basis {
+            let trigger: SensorKind = info.sensors[.gyro] != nil ? .gyro : .accelerometer
+            guard let m = fusion.updateOwn(sample, own: own, trigger: trigger) else { return actions }
+            for index in consumers.values.indices {
+                let spec = consumers.values[index].spec
+                guard case .deviceMotion(let frame) = spec.stream,
+                      consumers.values[index].decimator.accept(sample.timestamp, sourcePeriod: period)
+                else { continue }
+                let motion = fusion.deviceMotion(m, frame: frame, declination: spec.declination, consumer: consumers.keys[index])
+                actions.append(.deliver(spec.deliver, .deviceMotion(motion)))
+            }
             return actions
         }
         let uses9D = needs9D && info.sensors[.magnetometer] != nil
