@@ -84,11 +84,14 @@ package final class RecordingStore: Sendable {
     /// on read-only media or in another user's folder, a backup). Samples older than ``retention``
     /// are still in such a file; ``samples(from:to:limit:source:)`` returns what is asked.
     ///
-    /// - Parameter path: the SQLite file.
+    /// - Parameters:
+    ///   - path: the SQLite file.
+    ///   - schemaWait: how long (s) to wait for the tables of a file that has none yet (a recorder
+    ///     creating it). Default ``schemaWait`` (3 s).
     /// - Throws: ``RecorderError`` of kind ``RecorderError/Kind/unwritable`` when the file cannot be
     ///   opened (it does not exist, say), ``RecorderError/Kind/corruptDatabase`` when it is not a
     ///   recordings database.
-    package init(readingFrom path: String) throws(RecorderError) {
+    package init(readingFrom path: String, schemaWait: TimeInterval = RecordingStore.schemaWait) throws(RecorderError) {
         location = .file(path)
         readOnly = true
         guard FileManager.default.fileExists(atPath: path) else {
@@ -102,7 +105,7 @@ package final class RecordingStore: Sendable {
             let queue = try DatabaseQueue(path: name, configuration: config)
             // A file a recorder is creating this instant has no tables for a moment (concurrent
             // recorders may retry its schema for a while): wait a little for them rather than fail.
-            let deadline = Date().addingTimeInterval(waitForTables ? Self.schemaWait : 0)
+            let deadline = Date().addingTimeInterval(waitForTables ? schemaWait : 0)
             while try queue.read({ db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") ?? 0 }) == 0 {
                 guard Date() < deadline else {
                     throw RecorderError(.corruptDatabase, "not a recordings database (it has no tables)", path: path)

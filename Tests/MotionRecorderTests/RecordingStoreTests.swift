@@ -121,7 +121,9 @@ import Testing
             _ = try? RecordingStore(location: .file(path))
         }
         writer.start()
-        let store = try RecordingStore(readingFrom: path)
+        // The writer starts 0.3 s later; the reader may wait far longer here than the default 3 s, since
+        // a loaded 2-core CI machine can keep the writer's thread from running for seconds.
+        let store = try RecordingStore(readingFrom: path, schemaWait: 60)
         #expect(try store.sessionsWithSampleCounts().isEmpty)
     }
 
