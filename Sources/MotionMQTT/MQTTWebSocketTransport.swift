@@ -8,7 +8,7 @@ extension MQTTClient {
     /// MQTT over WebSocket (the transport Sensor Logger offers, Mosquitto's `protocol websockets`):
     /// an HTTP/1.1 upgrade to `path` asking for the `mqtt` subprotocol, then every MQTT packet in binary
     /// frames (masked, as a client must). TLS first when `useTLS` (wss).
-    public static func webSocketConnector(_ configuration: MQTTClientConfiguration, path: String) -> MQTTConnector {
+    package static func webSocketConnector(_ configuration: MQTTClientConfiguration, path: String) -> MQTTConnector {
         let host = configuration.host
         let port = configuration.port
         let tls = configuration.useTLS
