@@ -51,33 +51,36 @@ struct BenchPhoneCommand: AsyncParsableCommand {
         struct Percentiles: Codable { var p50: Double; var p99: Double; var max: Double }
     }
 
-    final class Tally: @unchecked Sendable {
-        let lock = NSLock()
-        var sendTimes: [Double]
-        var sampleTimes: [Double]
-        var latencies: [Double] = []
-        var clockErrors: [Double] = []
-        var last: [Int: Int] = [:]
-        var outOfOrder = 0
-        var delivered = 0
+    /// What the sender and the handlers record, behind one lock.
+    final class Tally: Sendable {
+        struct State {
+            var sendTimes: [Double]
+            var sampleTimes: [Double]
+            var latencies: [Double] = []
+            var clockErrors: [Double] = []
+            var last: [Int: Int] = [:]
+            var outOfOrder = 0
+            var delivered = 0
+        }
+        let state: Locked<State>
         init(count: Int) {
-            sendTimes = Array(repeating: .nan, count: count)
-            sampleTimes = sendTimes
+            let unset = Array(repeating: Double.nan, count: count)
+            state = Locked(State(sendTimes: unset, sampleTimes: unset))
         }
 
         func record(sensor: Int, seq: Double, timestamp: Double) {
             let now = MonotonicClock.now()
-            lock.lock()
-            defer { lock.unlock() }
-            guard seq.isFinite, seq >= 0, seq < Double(sendTimes.count) else { return }
-            let i = Int(seq)
-            let sent = sendTimes[i]
-            guard sent.isFinite else { return }
-            delivered += 1
-            latencies.append((now - sent) * 1e6)
-            clockErrors.append(abs(timestamp - sampleTimes[i]) * 1e6)
-            if let l = last[sensor], i <= l { outOfOrder += 1 }
-            last[sensor] = i
+            state.withLock { t in
+                guard seq.isFinite, seq >= 0, seq < Double(t.sendTimes.count) else { return }
+                let i = Int(seq)
+                let sent = t.sendTimes[i]
+                guard sent.isFinite else { return }
+                t.delivered += 1
+                t.latencies.append((now - sent) * 1e6)
+                t.clockErrors.append(abs(timestamp - t.sampleTimes[i]) * 1e6)
+                if let l = t.last[sensor], i <= l { t.outOfOrder += 1 }
+                t.last[sensor] = i
+            }
         }
     }
 
@@ -143,13 +146,13 @@ struct BenchPhoneCommand: AsyncParsableCommand {
         while !peer.finished.withLock({ $0 }) { try await Task.sleep(nanoseconds: 20_000_000) }
         // Let the last samples through.
         let deadline = MonotonicClock.now() + 2
-        while MonotonicClock.now() < deadline, tally.lock.withLock({ tally.delivered }) < 3 * count {
+        while MonotonicClock.now() < deadline, tally.state.withLock({ $0.delivered }) < 3 * count {
             try await Task.sleep(nanoseconds: 10_000_000)
         }
         manager.stopAccelerometerUpdates()
         manager.stopGyroUpdates()
         manager.stopMagnetometerUpdates()
-        let result = tally.lock.withLock {
+        let result = tally.state.withLock { tally in
             func pct(_ values: [Double]) -> Result.Percentiles {
                 let s = values.sorted()
                 func p(_ q: Double) -> Double { s.nearestRankPercentile(q) ?? 0 }
@@ -178,7 +181,7 @@ struct BenchPhoneCommand: AsyncParsableCommand {
 }
 
 /// A TCP listener on 127.0.0.1 (a free port) for the SensorLog peer.
-final class TCPServer: @unchecked Sendable {
+final class TCPServer: Sendable {
     let fd: Int32
     let port: Int
     init() throws {
@@ -255,9 +258,9 @@ enum Peer: Sendable {
                 let body = "{\"messageId\":\(seq),\"sessionId\":\"bench\",\"deviceId\":\"bench\",\"payload\":[{\"name\":\"totalacceleration\",\"time\":\(ns),\"values\":{\"x\":\(s * g),\"y\":0,\"z\":\(g)}},{\"name\":\"gyroscope\",\"time\":\(ns),\"values\":{\"x\":\(s),\"y\":0,\"z\":0.5}},{\"name\":\"magnetometer\",\"time\":\(ns),\"values\":{\"x\":\(s),\"y\":-5,\"z\":-40}}]}"
                 payload = "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body
             }
-            tally.lock.withLock {
-                tally.sendTimes[seq] = now
-                tally.sampleTimes[seq] = sampled
+            tally.state.withLock {
+                $0.sendTimes[seq] = now
+                $0.sampleTimes[seq] = sampled
             }
             let bytes = Array(payload.utf8)
             switch self {

@@ -9,6 +9,8 @@ import NIOWebSocket
 /// Connects to the phone (SensorServer's WebSocket, SensorLog's TCP stream) and reconnects with
 /// exponential backoff (``ReconnectMachine``) whenever the connection fails or closes.
 final class ConnectingTransport: PhoneTransport, @unchecked Sendable {
+    // Sendable: SwiftNIO hands this object between the caller's thread and its event loop; the mutable
+    // state below is touched on that event loop only, a confinement the compiler cannot see.
     enum Kind { case sensorServer, sensorLog }
 
     private weak var source: PhoneSource?
@@ -150,7 +152,7 @@ final class ConnectingTransport: PhoneTransport, @unchecked Sendable {
 }
 
 /// Sends the WebSocket upgrade request once the TCP connection is up.
-final class WebSocketRequestHandler: ChannelInboundHandler, RemovableChannelHandler, @unchecked Sendable {
+final class WebSocketRequestHandler: ChannelInboundHandler, RemovableChannelHandler, Sendable {
     typealias InboundIn = HTTPClientResponsePart
     typealias OutboundOut = HTTPClientRequestPart
     let host: String
@@ -184,6 +186,8 @@ final class WebSocketRequestHandler: ChannelInboundHandler, RemovableChannelHand
 
 /// Reads SensorServer's text frames after the upgrade.
 final class SensorServerFrameHandler: ChannelInboundHandler, @unchecked Sendable {
+    // Sendable: made off the event loop and handed to the channel's pipeline (SwiftNIO's future-returning
+    // `addHandler` asks for Sendable); from then on only that event loop touches its mutable state.
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
     private let transport: ConnectingTransport
@@ -238,6 +242,8 @@ final class SensorServerFrameHandler: ChannelInboundHandler, @unchecked Sendable
 /// Reads SensorLog's TCP stream: JSON objects back to back, or CSV lines under a header; the first
 /// non-blank byte decides which.
 final class SensorLogStreamHandler: ChannelInboundHandler, @unchecked Sendable {
+    // Sendable: made off the event loop and handed to the channel's pipeline (SwiftNIO's future-returning
+    // `addHandler` asks for Sendable); from then on only that event loop touches its mutable state.
     typealias InboundIn = ByteBuffer
     private let transport: ConnectingTransport
     private var mode: Bool?  // true: JSON

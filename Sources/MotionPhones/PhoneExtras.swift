@@ -177,6 +177,6 @@ extension PhoneSource {
     }
 }
 
-private struct WeakPhoneSource: @unchecked Sendable {
-    weak var source: PhoneSource?
+private struct WeakPhoneSource: Sendable {
+    weak let source: PhoneSource?
 }

@@ -107,6 +107,8 @@ package struct SensorLoggerRequestMachine: Sendable {
 
 /// Listens for Sensor Logger's HTTP push on the spec's HOST:PORT.
 final class SensorLoggerServer: PhoneTransport, @unchecked Sendable {
+    // Sendable: SwiftNIO hands this object between the caller's thread and its event loop; the mutable
+    // state below is touched on that event loop only, a confinement the compiler cannot see.
     private weak var source: PhoneSource?
     private let spec: PhoneSpec
     private let eventLoop: any EventLoop
@@ -226,6 +228,8 @@ final class SensorLoggerServer: PhoneTransport, @unchecked Sendable {
 
 /// One HTTP connection from the phone.
 final class SensorLoggerHTTPHandler: ChannelInboundHandler, @unchecked Sendable {
+    // Sendable: made off the event loop and handed to the channel's pipeline (SwiftNIO's future-returning
+    // `addHandler` asks for Sendable); from then on only that event loop touches its mutable state.
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
