@@ -17,6 +17,7 @@
 //   MotionSourcesLinux           [0] IIO and evdev sources, mount matrices, discovery (trait LinuxHardware; package API)
 //   MotionSourcesLinuxTesting    [0] test twins: in-memory sysfs, /dev and evdev nodes (tests and fuzzing only)
 //   MotionRecorder               [0] the SQLite store of CMSensorRecorder through GRDB (trait Recorder; package API)
+//   MotionNetworking             [0] the WebSocket client handshake shared by MotionMQTT and MotionPhones (SwiftNIO)
 //   MotionMQTT                   [0] the MQTT 3.1.1 client on SwiftNIO, the broker source, the publisher
 //   MotionPhones                 [0] phone apps streaming over the network as sources (SwiftNIO)
 //   OpenCoreMotion             [345] the public Core Motion API (CMMotionManager, CM* types, the hub, delivery)
@@ -72,10 +73,20 @@ let package = Package(
             dependencies: ["MotionFusion", "MotionSources", "CRecordingSupport"],
             swiftSettings: swiftSettings
         ),
+        // The WebSocket client handshake shared by MotionMQTT and MotionPhones (SwiftNIO only).
+        .target(
+            name: "MotionNetworking",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "MotionMQTT",
             dependencies: [
                 "MotionSources",
+                "MotionNetworking",
                 "MotionRecordings",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -92,6 +103,7 @@ let package = Package(
             name: "MotionPhones",
             dependencies: [
                 "MotionFusion",
+                "MotionNetworking",
                 "MotionSources",
                 "MotionRecordings",
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,4 +1,5 @@
 import Foundation
+import MotionNetworking
 import MotionSources
 import NIOConcurrencyHelpers
 import NIOCore
@@ -131,7 +132,10 @@ final class ConnectingTransport: PhoneTransport, @unchecked Sendable {
             let upgrader = NIOWebSocketClientUpgrader(maxFrameSize: Self.maximumMessage) { channel, _ in
                 channel.pipeline.addHandler(frames)
             }
-            let request = WebSocketRequestHandler(host: spec.host, port: spec.port, path: sensorServerPath)
+            // A response that is not an upgrade: the server refused (wrong path, not SensorServer).
+            let request = WebSocketUpgradeRequestHandler(host: spec.host, port: spec.port, path: sensorServerPath) { head in
+                SourceError(.unavailable, "the phone answered HTTP \(head.status.code) instead of a WebSocket upgrade; is SensorServer running on this port?")
+            }
             let config: NIOHTTPClientUpgradeSendableConfiguration = (upgraders: [upgrader], completionHandler: { context in
                 context.pipeline.removeHandler(request, promise: nil)
             })
@@ -149,39 +153,6 @@ final class ConnectingTransport: PhoneTransport, @unchecked Sendable {
 
     func oversized(_ what: String) { source?.oversized(what) }
     func note(_ text: String) { source?.log(text) }
-}
-
-/// Sends the WebSocket upgrade request once the TCP connection is up.
-final class WebSocketRequestHandler: ChannelInboundHandler, RemovableChannelHandler, Sendable {
-    typealias InboundIn = HTTPClientResponsePart
-    typealias OutboundOut = HTTPClientRequestPart
-    let host: String
-    let port: Int
-    let path: String
-
-    init(host: String, port: Int, path: String) {
-        self.host = host
-        self.port = port
-        self.path = path
-    }
-
-    func channelActive(context: ChannelHandlerContext) {
-        var headers = HTTPHeaders()
-        headers.add(name: "Host", value: "\(host):\(port)")
-        headers.add(name: "Content-Length", value: "0")
-        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: path, headers: headers)
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-        context.fireChannelActive()
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        // A response that is not an upgrade: the server refused (wrong path, not SensorServer).
-        if case .head(let head) = unwrapInboundIn(data) {
-            context.fireErrorCaught(SourceError(.unavailable, "the phone answered HTTP \(head.status.code) instead of a WebSocket upgrade; is SensorServer running on this port?"))
-        }
-        context.close(promise: nil)
-    }
 }
 
 /// Reads SensorServer's text frames after the upgrade.

@@ -34,7 +34,7 @@ import Testing
     }
 
     @Test func theUpgradeRequestAsksForTheMQTTSubprotocol() throws {
-        let channel = EmbeddedChannel(handler: MQTTWebSocketRequestHandler(host: "broker", port: 8000, path: "mqtt"))
+        let channel = EmbeddedChannel(handler: MQTTWebSocketRequestHandler.make(host: "broker", port: 8000, path: "mqtt"))
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8000)).wait()
         guard case .head(let head)? = try channel.readOutbound(as: HTTPClientRequestPart.self) else { Issue.record("no request head"); return }
         #expect(head.method == .GET && head.uri == "/mqtt")
