@@ -41,6 +41,15 @@ import Testing
         #expect(head.headers["Sec-WebSocket-Protocol"] == ["mqtt"] && head.headers["Host"] == ["broker:8000"])
     }
 
+    @Test func aRefusedUpgradeIsAnErrorAndClosesTheConnection() throws {
+        let channel = EmbeddedChannel(handler: MQTTWebSocketRequestHandler.make(host: "broker", port: 8000, path: "/mqtt"))
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8000)).wait()
+        #expect(throws: MQTTProtocolError.self) {
+            try channel.writeInbound(HTTPClientResponsePart.head(HTTPResponseHead(version: .http1_1, status: .notFound)))
+        }
+        #expect(!channel.isActive)
+    }
+
     @Test func webSocketURLsSelectTheTransport() throws {
         let u = try MQTTURL(parsing: "mqtt+ws://phone.local/sensor-logger?ws-path=/ws")
         #expect(u.webSocket && !u.useTLS && u.port == 8000 && u.topic == "sensor-logger")
