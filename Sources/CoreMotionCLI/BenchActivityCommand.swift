@@ -111,9 +111,7 @@ package struct BenchActivityCommand: ParsableCommand {
                 }
                 out[name] = rows
             }
-            let enc = JSONEncoder()
-            enc.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try enc.encode(out), as: UTF8.self))
+            try printJSON(out, pretty: true)
             return
         }
         let classes = ActivityKind.allCases

@@ -235,8 +235,7 @@ struct BenchFleetCommand: AsyncParsableCommand {
                                         duplicated: d.duplicated, out_of_order: d.outOfOrder,
                                         app_duplicated: d.appDuplicated, app_out_of_order: d.appOutOfOrder))
             }
-            let lat = tally.latencies.sorted()
-            func pct(_ p: Double) -> Double { (lat.nearestRankPercentile(p) ?? 0) * 1000 }
+            let latency = Percentiles(tally.latencies, scale: 1000, rounded: false)
             var cpu = ["publishers": pubCPU, "subscriber": subCPU, "process": Self.processCPU(getpid()) ?? 0]
             if let brokerCPU { cpu["broker"] = brokerCPU }
             let received = per.reduce(0) { $0 + $1.received }
@@ -247,13 +246,11 @@ struct BenchFleetCommand: AsyncParsableCommand {
                           messages_received: tally.messages, payload_bytes: tally.bytes,
                           bytes_per_sample: received > 0 ? Double(tally.bytes) / Double(tally.received) : 0,
                           samples_per_s: Double(received) / elapsed, messages_per_s: Double(tally.messages) / elapsed,
-                          latency_ms: ["p50": pct(0.5), "p99": pct(0.99), "max": pct(1)], cpu_s: cpu,
+                          latency_ms: ["p50": latency.p50, "p99": latency.p99, "max": latency.max], cpu_s: cpu,
                           reconnections: tally.reconnections, per_device: per)
         }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            print(String(decoding: try encoder.encode(result), as: UTF8.self))
+            try printJSON(result)
         } else {
             print("fleet: \(devices) devices × \(rate) Hz for \(String(format: "%.1f", elapsed)) s, QoS \(qos), \(result.payload) every \(batch) s")
             print("samples: sent \(result.sent), received \(result.received), lost \(result.lost), duplicated \(result.duplicated), out of order \(result.out_of_order) (as MQTT delivered them)")

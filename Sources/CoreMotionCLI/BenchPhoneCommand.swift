@@ -48,7 +48,6 @@ struct BenchPhoneCommand: AsyncParsableCommand {
         var out_of_order: Int
         var latency_us: Percentiles
         var clock_error_us: Percentiles
-        struct Percentiles: Codable { var p50: Double; var p99: Double; var max: Double }
     }
 
     /// What the sender and the handlers record, behind one lock.
@@ -91,9 +90,7 @@ struct BenchPhoneCommand: AsyncParsableCommand {
         if simulateClock {
             let rows = ClockSimulation.standardCases.map { $0.run() }
             if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys]
-                print(String(decoding: try encoder.encode(rows), as: UTF8.self))
+                try printJSON(rows)
             } else {
                 for r in rows {
                     print("\(r.name): error after the first 30 s beyond the minimum delay: p50 \(Int(r.p50_us)) µs, p99 \(Int(r.p99_us)) µs, max \(Int(r.max_us)) µs; spacing error max \(Int(r.spacing_max_us)) µs")
@@ -153,19 +150,12 @@ struct BenchPhoneCommand: AsyncParsableCommand {
         manager.stopGyroUpdates()
         manager.stopMagnetometerUpdates()
         let result = tally.state.withLock { tally in
-            func pct(_ values: [Double]) -> Result.Percentiles {
-                let s = values.sorted()
-                func p(_ q: Double) -> Double { s.nearestRankPercentile(q) ?? 0 }
-                return .init(p50: p(0.5).rounded(), p99: p(0.99).rounded(), max: (s.last ?? 0).rounded())
-            }
-            return Result(app: app, rate_hz: rate, seconds: seconds, sent: 3 * count, delivered: tally.delivered,
+            Result(app: app, rate_hz: rate, seconds: seconds, sent: 3 * count, delivered: tally.delivered,
                           lost: max(0, 3 * count - tally.delivered), out_of_order: tally.outOfOrder,
-                          latency_us: pct(tally.latencies), clock_error_us: pct(tally.clockErrors))
+                          latency_us: Percentiles(tally.latencies), clock_error_us: Percentiles(tally.clockErrors))
         }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            print(String(decoding: try encoder.encode(result), as: UTF8.self))
+            try printJSON(result)
         } else {
             print("""
                 \(app) at \(Int(rate)) Hz per sensor for \(seconds) s (3 sensors)
@@ -345,8 +335,7 @@ struct ClockSimulation {
             }
             pending.removeAll()
         }
-        let sorted = errors.sorted()
-        func p(_ q: Double) -> Double { sorted.nearestRankPercentile(q) ?? 0 }
-        return Row(name: name, p50_us: p(0.5).rounded(), p99_us: p(0.99).rounded(), max_us: (sorted.last ?? 0).rounded(), spacing_max_us: spacing.rounded())
+        let error = Percentiles(errors)
+        return Row(name: name, p50_us: error.p50, p99_us: error.p99, max_us: error.max, spacing_max_us: spacing.rounded())
     }
 }
