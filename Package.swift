@@ -9,19 +9,20 @@
 // Public declarations per module (scripts/public-symbols) in brackets.
 //
 // Targets (lowest layer first):
-//   MotionFusion               [331] the maths and the attitude filter: pure Swift, no Foundation, no I/O
+//   MotionFusion               [372] the maths and the attitude filter: pure Swift, no Foundation, no I/O
 //   MotionSources              [143] SensorSource, SourceEvent, the simulator, ManualSource, the source runtime
 //                                    (SourceWorker) and the lock family (Locked, ConditionLocked: package access)
 //   CRecordingSupport                zlib and strtod_l (system library) for MotionRecordings
-//   MotionRecordings           [125] every recording format, read and written, streaming, merged; replay; fuse
+//   MotionRecordings             [0] every recording format, read and written, streaming, merged; replay; fuse
 //   MotionSourcesLinux           [0] IIO and evdev sources, mount matrices, discovery (trait LinuxHardware; package API)
 //   MotionSourcesLinuxTesting    [0] test twins: in-memory sysfs, /dev and evdev nodes (tests and fuzzing only)
 //   MotionRecorder               [0] the SQLite store of CMSensorRecorder through GRDB (trait Recorder; package API)
-//   MotionMQTT                 [129] the MQTT 3.1.1 client on SwiftNIO, the broker source, the publisher
-//   MotionPhones               [129] phone apps streaming over the network as sources (SwiftNIO)
-//   OpenCoreMotion             [320] the public Core Motion API (CMMotionManager, CM* types, the hub, delivery)
+//   MotionNetworking             [0] the WebSocket client handshake shared by MotionMQTT and MotionPhones (SwiftNIO)
+//   MotionMQTT                   [0] the MQTT 3.1.1 client on SwiftNIO, the broker source, the publisher
+//   MotionPhones                 [0] phone apps streaming over the network as sources (SwiftNIO)
+//   OpenCoreMotion             [345] the public Core Motion API (CMMotionManager, CM* types, the hub, delivery)
 //   MotionBenchmarks             [0] BROAD, fusion throughput, step counting and IIO latency benchmarks
-//   MotionDashboard             [66] the live web dashboard (Hummingbird)
+//   MotionDashboard              [0] the live web dashboard (Hummingbird)
 //   CoreMotionCLI                [0] the `coremotion` commands (swift-argument-parser), testable as a library
 //   coremotion                       the executable: a one-line main over CoreMotionCLI
 // Tests: one test target per module (…Tests), MotionFusionSimulationTests (the filter against the
@@ -72,10 +73,20 @@ let package = Package(
             dependencies: ["MotionFusion", "MotionSources", "CRecordingSupport"],
             swiftSettings: swiftSettings
         ),
+        // The WebSocket client handshake shared by MotionMQTT and MotionPhones (SwiftNIO only).
+        .target(
+            name: "MotionNetworking",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "MotionMQTT",
             dependencies: [
                 "MotionSources",
+                "MotionNetworking",
                 "MotionRecordings",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -92,6 +103,7 @@ let package = Package(
             name: "MotionPhones",
             dependencies: [
                 "MotionFusion",
+                "MotionNetworking",
                 "MotionSources",
                 "MotionRecordings",
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -5,9 +5,9 @@ import MotionFusion
 import MotionSources
 
 /// `coremotion bench activity`: the activity classifier's confusion on labelled data.
-public struct BenchActivityCommand: ParsableCommand {
+package struct BenchActivityCommand: ParsableCommand {
     /// The command's name, help and discussion.
-    public static let configuration = CommandConfiguration(
+    package static let configuration = CommandConfiguration(
         commandName: "activity",
         abstract: "Score the activity classifier (seconds per true and reported class).",
         discussion: """
@@ -33,7 +33,7 @@ public struct BenchActivityCommand: ParsableCommand {
     var json = false
 
     /// Creates the command with default options (ArgumentParser fills them in).
-    public init() {}
+    package init() {}
 
     struct Row: Codable {
         var seconds: [String: Double]
@@ -41,7 +41,7 @@ public struct BenchActivityCommand: ParsableCommand {
     }
 
     /// Runs the command.
-    public func run() throws {
+    package func run() throws {
         var tables: [(String, ActivityConfusion)] = []
         // safe: seeds is validated to 1…50 by its option.
         let seedRange = 1...UInt64(seeds)
@@ -111,9 +111,7 @@ public struct BenchActivityCommand: ParsableCommand {
                 }
                 out[name] = rows
             }
-            let enc = JSONEncoder()
-            enc.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try enc.encode(out), as: UTF8.self))
+            try printJSON(out, pretty: true)
             return
         }
         let classes = ActivityKind.allCases

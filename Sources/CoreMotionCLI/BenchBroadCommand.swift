@@ -82,9 +82,7 @@ package struct BenchBroadCommand: ParsableCommand {
         if json {
             let report = Report(mode: noMagnetometer ? "6D" : "9D", offline: offline,
                                 trials: Dictionary(uniqueKeysWithValues: results), mean: mean)
-            let enc = JSONEncoder()
-            enc.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try enc.encode(report), as: UTF8.self))
+            try printJSON(report, pretty: true)
         } else {
             print("mean over \(results.count) trials (\(noMagnetometer ? "6D" : "9D")\(offline ? ", offline" : "")): "
                 + "total \(fmt(mean.total))°  heading \(fmt(mean.heading))°  inclination \(fmt(mean.inclination))°")
@@ -135,10 +133,7 @@ package struct BenchBroadCommand: ParsableCommand {
             results.append(try cv.run(measure, trials: trials))
         }
         if json {
-            let enc = JSONEncoder()
-            enc.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try enc.encode(CrossValidationReport(trials: trials.map(\.name), measures: results)),
-                         as: UTF8.self))
+            try printJSON(CrossValidationReport(trials: trials.map(\.name), measures: results), pretty: true)
             return
         }
         print("leave-one-trial-out, degrees: in-sample (defaults) / cross-validated")

@@ -70,8 +70,7 @@ struct BenchDeliveryCommand: AsyncParsableCommand {
         var delivered: Int
         var lost: Int
         var out_of_order: Int
-        var latency_us: Latency
-        struct Latency: Codable { var p50: Double; var p99: Double; var max: Double }
+        var latency_us: Percentiles
     }
 
     func run() async throws {
@@ -98,30 +97,18 @@ struct BenchDeliveryCommand: AsyncParsableCommand {
         let end = MonotonicClock.now()
         cutoff.withLock { $0 = end }
         source.setCutoff(end)
-        // Let the queue drain: wait for a sample past the cut-off, at most 5 s.
-        let drainDeadline = Date().addingTimeInterval(5)
-        while Date() < drainDeadline {
-            let done = tally.withLock { $0.pastCutoff }
-            if done { break }
-            try await Task.sleep(nanoseconds: 2_000_000)
-        }
+        try await tally.waitForDrain()
         manager.stopAccelerometerUpdates()
         let result = tally.withLock { tally in
-            let sorted = tally.latencies.sorted()
-            func pct(_ p: Double) -> Double {
-                sorted.nearestRankPercentile(p) ?? 0
-            }
             let expected = source.emitted
             return Result(
                 rate_hz: rate, seconds: seconds, expected: expected, delivered: tally.delivered,
                 lost: max(0, expected - tally.delivered), out_of_order: tally.outOfOrder,
-                latency_us: .init(p50: pct(0.5).rounded(), p99: pct(0.99).rounded(), max: (sorted.last ?? 0).rounded())
+                latency_us: Percentiles(tally.latencies)
             )
         }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            print(String(decoding: try encoder.encode(result), as: UTF8.self))
+            try printJSON(result)
         } else {
             print("""
                 delivery at \(Int(rate)) Hz for \(seconds) s\(slowHandler ? " (handler sleeps 50 ms once a second)" : "")

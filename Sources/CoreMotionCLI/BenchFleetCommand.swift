@@ -92,7 +92,8 @@ struct BenchFleetCommand: AsyncParsableCommand {
         var per_device: [DeviceResult]
     }
 
-    final class Tally: @unchecked Sendable {
+    /// What the subscriber counts, held in a `Locked` (the events arrive on the client's event loop).
+    struct Tally {
         struct Device {
             var seen = Set<Int>()
             var maxSeq = -1
@@ -105,7 +106,6 @@ struct BenchFleetCommand: AsyncParsableCommand {
             var appDuplicated = 0
             var appOutOfOrder = 0
         }
-        let lock = NIOLock()
         var devices: [String: Device] = [:]
         var latencies: [Double] = []
         var messages = 0
@@ -126,7 +126,7 @@ struct BenchFleetCommand: AsyncParsableCommand {
         let pubLoop = pubGroup.next(), subLoop = subGroup.next()
         let pubTID = try await pubLoop.submit { Self.currentThreadID() }.get()
         let subTID = try await subLoop.submit { Self.currentThreadID() }.get()
-        let tally = Tally()
+        let tally = Locked(Tally())
         let fatal = NIOLockedValueBox<String?>(nil)
 
         // The subscriber: decodes every message and counts samples by sequence number (x).
@@ -138,7 +138,7 @@ struct BenchFleetCommand: AsyncParsableCommand {
                 let now = ProcessInfo.processInfo.systemUptime
                 guard let message = try? SensorLoggerPush.decode(m.payload) else { return }
                 let offset = mqttEpochOffsetNanoseconds()
-                tally.lock.withLock {
+                tally.withLock { tally in
                     tally.messages += 1
                     tally.bytes += m.payload.count
                     var d = tally.devices[message.deviceId] ?? Tally.Device()
@@ -163,9 +163,9 @@ struct BenchFleetCommand: AsyncParsableCommand {
                     }
                     tally.devices[message.deviceId] = d
                 }
-            case .subscribed: tally.lock.withLock { tally.subscribed = true }
+            case .subscribed: tally.withLock { $0.subscribed = true }
             case .disconnected(let reason, _):
-                tally.lock.withLock { tally.reconnections += 1 }
+                tally.withLock { $0.reconnections += 1 }
                 if !json { printError("subscriber: \(reason)") }
             case .refused(let code): fatal.withLockedValue { $0 = "\(url): \(code.explanation)" }
             default: break
@@ -174,18 +174,18 @@ struct BenchFleetCommand: AsyncParsableCommand {
         subscriber.subscribe([("\(url.topic)/+", .atLeastOnce)])
         subscriber.start()
         let subscribeDeadline = Date().addingTimeInterval(10)
-        while !tally.lock.withLock({ tally.subscribed }) && fatal.withLockedValue({ $0 }) == nil && Date() < subscribeDeadline {
+        while !tally.withLock({ $0.subscribed }) && fatal.withLockedValue({ $0 }) == nil && Date() < subscribeDeadline {
             try await Task.sleep(nanoseconds: 10_000_000)
         }
         if let f = fatal.withLockedValue({ $0 }) { throw CLIError(f) }
-        guard tally.lock.withLock({ tally.subscribed }) else { throw CLIError("\(url): could not subscribe within 10 s") }
+        guard tally.withLock({ $0.subscribed }) else { throw CLIError("\(url): could not subscribe within 10 s") }
 
         let publishers = (0..<devices).map { i in
             var config = url.clientConfiguration(clientID: "ocm-bench-\(run)-pub-\(i)")
             config.maximumQueued = 1_000_000
             return MQTTMotionPublisher(configuration: config, topic: "\(url.topic)/bench-\(i)", deviceID: "bench-\(i)",
                                        qos: qos == 0 ? .atMostOnce : .atLeastOnce, binary: binary, batchPeriod: batch, eventLoop: pubLoop) { event in
-                if case .disconnected = event { tally.lock.withLock { tally.reconnections += 1 } }
+                if case .disconnected = event { tally.withLock { $0.reconnections += 1 } }
             }
         }
         let brokerCPU0 = brokerPid.flatMap(Self.processCPU)
@@ -212,7 +212,7 @@ struct BenchFleetCommand: AsyncParsableCommand {
         let expectedTotal = total * devices
         var last = -1, stall = 0.0
         while stall < 5 {
-            let (received, distinct) = tally.lock.withLock { (tally.received, tally.devices.values.reduce(0) { $0 + $1.seen.count }) }
+            let (received, distinct) = tally.withLock { ($0.received, $0.devices.values.reduce(0) { $0 + $1.seen.count }) }
             if distinct >= expectedTotal && qos == 1 { break }
             if received == last { stall += 0.05 } else { stall = 0; last = received }
             if qos == 0 && stall >= 1 { break }
@@ -227,7 +227,7 @@ struct BenchFleetCommand: AsyncParsableCommand {
         try? await pubGroup.shutdownGracefully()
         try? await subGroup.shutdownGracefully()
 
-        let result: Result = tally.lock.withLock {
+        let result: Result = tally.withLock { tally in
             var per: [DeviceResult] = []
             for i in 0..<devices {
                 let d = tally.devices["bench-\(i)"] ?? Tally.Device()
@@ -235,8 +235,7 @@ struct BenchFleetCommand: AsyncParsableCommand {
                                         duplicated: d.duplicated, out_of_order: d.outOfOrder,
                                         app_duplicated: d.appDuplicated, app_out_of_order: d.appOutOfOrder))
             }
-            let lat = tally.latencies.sorted()
-            func pct(_ p: Double) -> Double { (lat.nearestRankPercentile(p) ?? 0) * 1000 }
+            let latency = Percentiles(tally.latencies, scale: 1000, rounded: false)
             var cpu = ["publishers": pubCPU, "subscriber": subCPU, "process": Self.processCPU(getpid()) ?? 0]
             if let brokerCPU { cpu["broker"] = brokerCPU }
             let received = per.reduce(0) { $0 + $1.received }
@@ -247,13 +246,11 @@ struct BenchFleetCommand: AsyncParsableCommand {
                           messages_received: tally.messages, payload_bytes: tally.bytes,
                           bytes_per_sample: received > 0 ? Double(tally.bytes) / Double(tally.received) : 0,
                           samples_per_s: Double(received) / elapsed, messages_per_s: Double(tally.messages) / elapsed,
-                          latency_ms: ["p50": pct(0.5), "p99": pct(0.99), "max": pct(1)], cpu_s: cpu,
+                          latency_ms: ["p50": latency.p50, "p99": latency.p99, "max": latency.max], cpu_s: cpu,
                           reconnections: tally.reconnections, per_device: per)
         }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            print(String(decoding: try encoder.encode(result), as: UTF8.self))
+            try printJSON(result)
         } else {
             print("fleet: \(devices) devices × \(rate) Hz for \(String(format: "%.1f", elapsed)) s, QoS \(qos), \(result.payload) every \(batch) s")
             print("samples: sent \(result.sent), received \(result.received), lost \(result.lost), duplicated \(result.duplicated), out of order \(result.out_of_order) (as MQTT delivered them)")

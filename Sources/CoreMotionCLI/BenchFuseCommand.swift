@@ -79,7 +79,8 @@ package struct BenchFuseCommand: ParsableCommand {
               let handle = FileHandle(forWritingAtPath: path) else { throw CLIError("\(path): cannot be written") }
         defer { try? handle.close() }
         final class Sink: @unchecked Sendable {
-            // Touched only on the device's thread until `done` is signalled.
+            // Sendable: handed from this thread to the device's thread, which alone touches it until `done`
+            // is signalled; the semaphore orders the hand-back, which the compiler cannot see.
             var text = "timestamp,sensor,x,y,z\n"
             var blocks: [SensorKind: String] = [:]
             var blockEnd = -Double.infinity

@@ -24,9 +24,7 @@ package struct BenchFusionCommand: ParsableCommand {
     package func run() throws {
         let r = FusionThroughput.measure(count: samples)
         if json {
-            let enc = JSONEncoder()
-            enc.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try enc.encode(r), as: UTF8.self))
+            try printJSON(r, pretty: true)
         } else {
             print(String(format: "9D: %.2f M samples/s\n6D: %.2f M samples/s",
                          r.samplesPerSecond9D / 1e6, r.samplesPerSecond6D / 1e6))

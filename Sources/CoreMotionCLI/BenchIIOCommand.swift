@@ -50,9 +50,7 @@ package struct BenchIIOCommand: ParsableCommand {
             return { m.stopAccelerometerUpdates() }
         } : nil)
         if json {
-            let enc = JSONEncoder()
-            enc.outputFormatting = [.sortedKeys]
-            print(String(decoding: try enc.encode(result), as: UTF8.self))
+            try printJSON(result)
         } else {
             print("""
                 bench iio: \(Int(result.rate)) Hz for \(result.seconds) s, measured at \(manager ? "a CMMotionManager handler" : "the source's sink")

@@ -48,36 +48,38 @@ struct BenchPhoneCommand: AsyncParsableCommand {
         var out_of_order: Int
         var latency_us: Percentiles
         var clock_error_us: Percentiles
-        struct Percentiles: Codable { var p50: Double; var p99: Double; var max: Double }
     }
 
-    final class Tally: @unchecked Sendable {
-        let lock = NSLock()
-        var sendTimes: [Double]
-        var sampleTimes: [Double]
-        var latencies: [Double] = []
-        var clockErrors: [Double] = []
-        var last: [Int: Int] = [:]
-        var outOfOrder = 0
-        var delivered = 0
+    /// What the sender and the handlers record, behind one lock.
+    final class Tally: Sendable {
+        struct State {
+            var sendTimes: [Double]
+            var sampleTimes: [Double]
+            var latencies: [Double] = []
+            var clockErrors: [Double] = []
+            var last: [Int: Int] = [:]
+            var outOfOrder = 0
+            var delivered = 0
+        }
+        let state: Locked<State>
         init(count: Int) {
-            sendTimes = Array(repeating: .nan, count: count)
-            sampleTimes = sendTimes
+            let unset = Array(repeating: Double.nan, count: count)
+            state = Locked(State(sendTimes: unset, sampleTimes: unset))
         }
 
         func record(sensor: Int, seq: Double, timestamp: Double) {
             let now = MonotonicClock.now()
-            lock.lock()
-            defer { lock.unlock() }
-            guard seq.isFinite, seq >= 0, seq < Double(sendTimes.count) else { return }
-            let i = Int(seq)
-            let sent = sendTimes[i]
-            guard sent.isFinite else { return }
-            delivered += 1
-            latencies.append((now - sent) * 1e6)
-            clockErrors.append(abs(timestamp - sampleTimes[i]) * 1e6)
-            if let l = last[sensor], i <= l { outOfOrder += 1 }
-            last[sensor] = i
+            state.withLock { t in
+                guard seq.isFinite, seq >= 0, seq < Double(t.sendTimes.count) else { return }
+                let i = Int(seq)
+                let sent = t.sendTimes[i]
+                guard sent.isFinite else { return }
+                t.delivered += 1
+                t.latencies.append((now - sent) * 1e6)
+                t.clockErrors.append(abs(timestamp - t.sampleTimes[i]) * 1e6)
+                if let l = t.last[sensor], i <= l { t.outOfOrder += 1 }
+                t.last[sensor] = i
+            }
         }
     }
 
@@ -88,9 +90,7 @@ struct BenchPhoneCommand: AsyncParsableCommand {
         if simulateClock {
             let rows = ClockSimulation.standardCases.map { $0.run() }
             if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys]
-                print(String(decoding: try encoder.encode(rows), as: UTF8.self))
+                try printJSON(rows)
             } else {
                 for r in rows {
                     print("\(r.name): error after the first 30 s beyond the minimum delay: p50 \(Int(r.p50_us)) µs, p99 \(Int(r.p99_us)) µs, max \(Int(r.max_us)) µs; spacing error max \(Int(r.spacing_max_us)) µs")
@@ -143,26 +143,19 @@ struct BenchPhoneCommand: AsyncParsableCommand {
         while !peer.finished.withLock({ $0 }) { try await Task.sleep(nanoseconds: 20_000_000) }
         // Let the last samples through.
         let deadline = MonotonicClock.now() + 2
-        while MonotonicClock.now() < deadline, tally.lock.withLock({ tally.delivered }) < 3 * count {
+        while MonotonicClock.now() < deadline, tally.state.withLock({ $0.delivered }) < 3 * count {
             try await Task.sleep(nanoseconds: 10_000_000)
         }
         manager.stopAccelerometerUpdates()
         manager.stopGyroUpdates()
         manager.stopMagnetometerUpdates()
-        let result = tally.lock.withLock {
-            func pct(_ values: [Double]) -> Result.Percentiles {
-                let s = values.sorted()
-                func p(_ q: Double) -> Double { s.nearestRankPercentile(q) ?? 0 }
-                return .init(p50: p(0.5).rounded(), p99: p(0.99).rounded(), max: (s.last ?? 0).rounded())
-            }
-            return Result(app: app, rate_hz: rate, seconds: seconds, sent: 3 * count, delivered: tally.delivered,
+        let result = tally.state.withLock { tally in
+            Result(app: app, rate_hz: rate, seconds: seconds, sent: 3 * count, delivered: tally.delivered,
                           lost: max(0, 3 * count - tally.delivered), out_of_order: tally.outOfOrder,
-                          latency_us: pct(tally.latencies), clock_error_us: pct(tally.clockErrors))
+                          latency_us: Percentiles(tally.latencies), clock_error_us: Percentiles(tally.clockErrors))
         }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            print(String(decoding: try encoder.encode(result), as: UTF8.self))
+            try printJSON(result)
         } else {
             print("""
                 \(app) at \(Int(rate)) Hz per sensor for \(seconds) s (3 sensors)
@@ -178,7 +171,7 @@ struct BenchPhoneCommand: AsyncParsableCommand {
 }
 
 /// A TCP listener on 127.0.0.1 (a free port) for the SensorLog peer.
-final class TCPServer: @unchecked Sendable {
+final class TCPServer: Sendable {
     let fd: Int32
     let port: Int
     init() throws {
@@ -255,9 +248,9 @@ enum Peer: Sendable {
                 let body = "{\"messageId\":\(seq),\"sessionId\":\"bench\",\"deviceId\":\"bench\",\"payload\":[{\"name\":\"totalacceleration\",\"time\":\(ns),\"values\":{\"x\":\(s * g),\"y\":0,\"z\":\(g)}},{\"name\":\"gyroscope\",\"time\":\(ns),\"values\":{\"x\":\(s),\"y\":0,\"z\":0.5}},{\"name\":\"magnetometer\",\"time\":\(ns),\"values\":{\"x\":\(s),\"y\":-5,\"z\":-40}}]}"
                 payload = "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body
             }
-            tally.lock.withLock {
-                tally.sendTimes[seq] = now
-                tally.sampleTimes[seq] = sampled
+            tally.state.withLock {
+                $0.sendTimes[seq] = now
+                $0.sampleTimes[seq] = sampled
             }
             let bytes = Array(payload.utf8)
             switch self {
@@ -342,8 +335,7 @@ struct ClockSimulation {
             }
             pending.removeAll()
         }
-        let sorted = errors.sorted()
-        func p(_ q: Double) -> Double { sorted.nearestRankPercentile(q) ?? 0 }
-        return Row(name: name, p50_us: p(0.5).rounded(), p99_us: p(0.99).rounded(), max_us: (sorted.last ?? 0).rounded(), spacing_max_us: spacing.rounded())
+        let error = Percentiles(errors)
+        return Row(name: name, p50_us: error.p50, p99_us: error.p99, max_us: error.max, spacing_max_us: spacing.rounded())
     }
 }

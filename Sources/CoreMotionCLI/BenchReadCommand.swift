@@ -78,9 +78,7 @@ package struct BenchReadCommand: ParsableCommand {
                        megabytesPerSecond: Double(bytes) / 1e6 / best, samplesPerSecond: Double(count) / best,
                        peakRSSMegabytes: Double(usage.ru_maxrss) / 1024)
         if json {
-            let enc = JSONEncoder()
-            enc.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try enc.encode(r), as: UTF8.self))
+            try printJSON(r, pretty: true)
         } else {
             print(String(format: "%@: %lld bytes, %d samples in %.3f s: %.1f MB/s, %.2f M samples/s; peak RSS %.1f MB",
                          r.format, r.bytes, r.samples, r.seconds, r.megabytesPerSecond, r.samplesPerSecond / 1e6, r.peakRSSMegabytes))

@@ -77,12 +77,7 @@ struct BenchSoakCommand: AsyncParsableCommand {
         let end = MonotonicClock.now()
         cutoff.withLock { $0 = end }
         source.setCutoff(end)
-        // Let the queue drain: wait for an update past the cut-off, at most 5 s.
-        let drainDeadline = Date().addingTimeInterval(5)
-        while Date() < drainDeadline {
-            if tally.withLock({ $0.pastCutoff }) { break }
-            try await Task.sleep(nanoseconds: 2_000_000)
-        }
+        try await tally.waitForDrain()
         manager.stopDeviceMotionUpdates()
         let after = rssAfterWarmup ?? rssStart
         let result = tally.withLock { tally in
@@ -91,9 +86,7 @@ struct BenchSoakCommand: AsyncParsableCommand {
                    rss_kb: .init(start: rssStart, after_warmup: after, end: rssEnd, max: rssMax), growth_kb: rssEnd - after)
         }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            print(String(decoding: try encoder.encode(result), as: UTF8.self))
+            try printJSON(result)
         } else {
             print("""
                 soak: device motion at \(OptionValue.format(rate)) Hz for \(OptionValue.format(seconds)) s (warm-up \(OptionValue.format(warmup)) s)

@@ -93,9 +93,7 @@ package struct BenchStepsCommand: ParsableCommand {
                                 mapeLeaveOneUserOut: result.leaveOneUserOutMAPE,
                                 mapeLeaveOnePlacementOut: result.leaveOnePlacementOutMAPE,
                                 gridSize: result.gridSize, unit: "fraction")
-            let enc = JSONEncoder()
-            enc.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try enc.encode(report), as: UTF8.self))
+            try printJSON(report, pretty: true)
         } else {
             print("walk                                  truth  steps   err%   LOUO   err%   LOPO   err%")
             for w in result.walks {

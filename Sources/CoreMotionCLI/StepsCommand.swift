@@ -50,9 +50,7 @@ package struct StepsCommand: ParsableCommand {
                             averageActivePace: pedometer.averageActivePace, activeTime: pedometer.activeTime,
                             duration: duration, samples: rec.t.count)
         if json {
-            let enc = JSONEncoder()
-            enc.outputFormatting = [.sortedKeys]
-            print(String(decoding: try enc.encode(report), as: UTF8.self))
+            try printJSON(report)
         } else {
             var line = "\(report.steps) steps, \(String(format: "%.1f", report.distance)) m"
             if let cadence { line += String(format: ", cadence %.2f steps/s (%.0f /min)", cadence, cadence * 60) }

@@ -3,55 +3,55 @@ import MotionSources
 
 /// Seconds classified as each activity, per true activity: the confusion table of
 /// ``ActivityClassifier`` on labelled recordings. Values only.
-public struct ActivityConfusion: Sendable, Hashable {
+package struct ActivityConfusion: Sendable, Hashable {
     /// `seconds[truth][predicted]`, indexed by ``ActivityKind/rawValue``.
-    public private(set) var seconds: [[Double]]
+    package private(set) var seconds: [[Double]]
 
     /// An empty table.
-    public init() {
+    package init() {
         seconds = Array(repeating: Array(repeating: 0, count: ActivityKind.allCases.count), count: ActivityKind.allCases.count)
     }
 
     /// Adds `duration` seconds labelled `truth` and classified `predicted`.
-    public mutating func add(truth: ActivityKind, predicted: ActivityKind, duration: Double) {
+    package mutating func add(truth: ActivityKind, predicted: ActivityKind, duration: Double) {
         guard duration.isFinite, duration > 0 else { return }
         seconds[Int(truth.rawValue)][Int(predicted.rawValue)] += duration
     }
 
     /// Adds every cell of `other`.
-    public mutating func merge(_ other: ActivityConfusion) {
+    package mutating func merge(_ other: ActivityConfusion) {
         for i in seconds.indices {
             for j in seconds[i].indices { seconds[i][j] += other.seconds[i][j] }
         }
     }
 
     /// Seconds labelled `truth`.
-    public func total(_ truth: ActivityKind) -> Double { seconds[Int(truth.rawValue)].reduce(0, +) }
+    package func total(_ truth: ActivityKind) -> Double { seconds[Int(truth.rawValue)].reduce(0, +) }
 
     /// The fraction of the seconds labelled `truth` that were classified `truth` (recall), or `nil`
     /// when there are none.
-    public func recall(_ truth: ActivityKind) -> Double? {
+    package func recall(_ truth: ActivityKind) -> Double? {
         let total = total(truth)
         return total > 0 ? seconds[Int(truth.rawValue)][Int(truth.rawValue)] / total : nil
     }
 
     /// The fraction of the seconds labelled `truth` that were classified `predicted`, or `nil`.
-    public func fraction(_ truth: ActivityKind, as predicted: ActivityKind) -> Double? {
+    package func fraction(_ truth: ActivityKind, as predicted: ActivityKind) -> Double? {
         let total = total(truth)
         return total > 0 ? seconds[Int(truth.rawValue)][Int(predicted.rawValue)] / total : nil
     }
 }
 
 /// Runs ``ActivityClassifier`` over labelled sample streams and accumulates a confusion table.
-public enum ActivityBenchmark {
+package enum ActivityBenchmark {
     /// How long (s) after the start of each recording is not scored: the classifier needs a window and
     /// a confirmation before it reports anything. Default 5 s.
-    public static let warmUp = 5.0
+    package static let warmUp = 5.0
 
     /// Classifies a recording of accelerometer samples (g, s) and, when present, gyroscope samples
     /// (rad/s, s), merged by time; `label` gives the true class at a time (or `nil` to leave it out).
     /// Time before `warmUp` seconds after the first sample is not scored.
-    public static func evaluate(accelerometer: [(t: Double, a: Vector3)], gyro: [(t: Double, w: Vector3)] = [],
+    package static func evaluate(accelerometer: [(t: Double, a: Vector3)], gyro: [(t: Double, w: Vector3)] = [],
                                 parameters: ActivityClassifierParameters = ActivityClassifierParameters(),
                                 warmUp: Double = warmUp,
                                 label: (Double) -> ActivityKind?) -> ActivityConfusion {
@@ -77,14 +77,14 @@ public enum ActivityBenchmark {
     /// The simulator's scenarios with the class a user of each is in: still and handheld are
     /// stationary, walk walking, run running, cycle cycling, drive automotive (rotate and shake are
     /// not activities and are left out).
-    public static let simulatedScenarios: [(SimulationScenario, ActivityKind)] = [
+    package static let simulatedScenarios: [(SimulationScenario, ActivityKind)] = [
         (.still, .stationary), (.handheld, .stationary), (.walk, .walking), (.run, .running),
         (.cycle, .cycling), (.drive, .automotive),
     ]
 
     /// The confusion on `seeds` runs of `seconds` seconds of each labelled simulator scenario, with the
     /// accelerometer and gyroscope at `rate` Hz, or the accelerometer alone when `gyro` is `false`.
-    public static func simulated(seeds: ClosedRange<UInt64> = 1...5, seconds: Double = 120, rate: Double = 50,
+    package static func simulated(seeds: ClosedRange<UInt64> = 1...5, seconds: Double = 120, rate: Double = 50,
                                  gyro: Bool = true,
                                  parameters: ActivityClassifierParameters = ActivityClassifierParameters())
         -> [(scenario: SimulationScenario, confusion: ActivityConfusion)] {

@@ -1,7 +1,7 @@
 import MotionSources
 
 /// What a multi-device source reports to a ``DashboardDevicePicker``.
-public enum DashboardDeviceEvent: Sendable, Hashable {
+package enum DashboardDeviceEvent: Sendable, Hashable {
     /// A reading from a device, in Core Motion's units and signs, seconds since boot.
     case sample(device: String, RawSample)
     /// A device was heard for the first time.
@@ -29,9 +29,9 @@ public enum DashboardDeviceEvent: Sendable, Hashable {
 ///
 /// ## Threading
 /// All members may be called from any thread. Events may arrive on any thread, one at a time.
-public final class DashboardDevicePicker: SensorSource {
+package final class DashboardDevicePicker: SensorSource {
     /// The underlying source's description.
-    public let info: SourceInfo
+    package let info: SourceInfo
 
     private let start: @Sendable (@escaping @Sendable (DashboardDeviceEvent) -> Void) -> Void
     private let stop: @Sendable () -> Void
@@ -56,7 +56,7 @@ public final class DashboardDevicePicker: SensorSource {
     ///   - info: the source's description (its sensors are the ones the picker offers).
     ///   - start: begins delivering every device's events to the handler; called on the first demand.
     ///   - stop: ends that; called when the demand becomes empty. `start` may be called again later.
-    public init(
+    package init(
         info: SourceInfo,
         start: @escaping @Sendable (@escaping @Sendable (DashboardDeviceEvent) -> Void) -> Void,
         stop: @escaping @Sendable () -> Void
@@ -67,13 +67,13 @@ public final class DashboardDevicePicker: SensorSource {
     }
 
     /// The devices heard so far, in the order they appeared.
-    public var devices: [DashboardDevice] { state.withLock { $0.devices } }
+    package var devices: [DashboardDevice] { state.withLock { $0.devices } }
 
     /// The device whose samples are passed on, or `nil` before any is heard.
-    public var selected: String? { state.withLock { $0.selected } }
+    package var selected: String? { state.withLock { $0.selected } }
 
     /// Passes on the samples of `device` from now on (it need not have been heard yet).
-    public func select(_ device: String) {
+    package func select(_ device: String) {
         let (observer, devices) = state.withLock { s -> ((@Sendable ([DashboardDevice], String?) -> Void)?, [DashboardDevice]) in
             s.selected = device
             return (s.observer, s.devices)
@@ -82,7 +82,7 @@ public final class DashboardDevicePicker: SensorSource {
     }
 
     /// Sets the one observer told of every change of the device list or of the selection.
-    public func onChange(_ observer: @escaping @Sendable ([DashboardDevice], String?) -> Void) {
+    package func onChange(_ observer: @escaping @Sendable ([DashboardDevice], String?) -> Void) {
         let (devices, selected) = state.withLock { s in
             s.observer = observer
             return (s.devices, s.selected)
@@ -92,7 +92,7 @@ public final class DashboardDevicePicker: SensorSource {
 
     /// Starts the underlying source on the first demand and stops it when the demand is empty.
     @discardableResult
-    public func apply(_ demand: SensorDemand, sink: @escaping @Sendable (SourceEvent) -> Void) throws(SourceError) -> [SensorKind: Double] {
+    package func apply(_ demand: SensorDemand, sink: @escaping @Sendable (SourceEvent) -> Void) throws(SourceError) -> [SensorKind: Double] {
         let (startNow, stopNow) = state.withLock { s -> (Bool, Bool) in
             s.wanted = Set(demand.rates.keys)
             if demand.isEmpty {

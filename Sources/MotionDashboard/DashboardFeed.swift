@@ -5,7 +5,7 @@ import MotionSources
 /// altimeter and activity when the source supports them.
 ///
 /// The raw values are the names used on the wire (see `PROTOCOL.md`).
-public enum DashboardSensor: String, Sendable, Hashable, CaseIterable, Codable, Comparable {
+package enum DashboardSensor: String, Sendable, Hashable, CaseIterable, Codable, Comparable {
     /// Acceleration in g (Core Motion's sign: face up at rest reads z ≈ −1).
     case accelerometer
     /// Rotation rate in rad/s.
@@ -25,39 +25,39 @@ public enum DashboardSensor: String, Sendable, Hashable, CaseIterable, Codable, 
     case activity
 
     /// The four motion streams, whose rate follows the update-interval slider.
-    public static let motion: Set<DashboardSensor> = [.accelerometer, .gyro, .magnetometer, .deviceMotion]
+    package static let motion: Set<DashboardSensor> = [.accelerometer, .gyro, .magnetometer, .deviceMotion]
 
     /// Panels are ordered as listed above.
-    public static func < (a: DashboardSensor, b: DashboardSensor) -> Bool {
+    package static func < (a: DashboardSensor, b: DashboardSensor) -> Bool {
         allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
     }
 }
 
 /// One device-motion reading, as the dashboard shows it.
-public struct DashboardDeviceMotion: Sendable, Hashable {
+package struct DashboardDeviceMotion: Sendable, Hashable {
     /// Roll in radians (rotation about the device's y axis), −π…π.
-    public var roll: Double
+    package var roll: Double
     /// Pitch in radians (rotation about the device's x axis), −π/2…π/2.
-    public var pitch: Double
+    package var pitch: Double
     /// Yaw in radians (rotation about the vertical axis), −π…π.
-    public var yaw: Double
+    package var yaw: Double
     /// The attitude as a unit quaternion relative to the reference frame.
-    public var quaternion: Quaternion
+    package var quaternion: Quaternion
     /// Gravity in the device frame, in g.
-    public var gravity: Vector3
+    package var gravity: Vector3
     /// Acceleration the user gives the device, gravity removed, in g.
-    public var userAcceleration: Vector3
+    package var userAcceleration: Vector3
     /// Unbiased rotation rate in rad/s.
-    public var rotationRate: Vector3
+    package var rotationRate: Vector3
     /// Calibrated magnetic field in µT.
-    public var magneticField: Vector3
+    package var magneticField: Vector3
     /// Core Motion's calibration accuracy of ``magneticField``: −1 uncalibrated, 0 low, 1 medium, 2 high.
-    public var magneticFieldAccuracy: Int
+    package var magneticFieldAccuracy: Int
     /// Heading in degrees from the reference frame's north, 0…360, or a negative value when unknown.
-    public var heading: Double
+    package var heading: Double
 
     /// Creates a reading; angles in radians, accelerations in g, rates in rad/s, field in µT, heading in degrees.
-    public init(
+    package init(
         roll: Double, pitch: Double, yaw: Double, quaternion: Quaternion,
         gravity: Vector3, userAcceleration: Vector3, rotationRate: Vector3,
         magneticField: Vector3, magneticFieldAccuracy: Int, heading: Double
@@ -76,18 +76,18 @@ public struct DashboardDeviceMotion: Sendable, Hashable {
 }
 
 /// One pedometer reading, as `CMPedometerData` reports it since the stream started.
-public struct DashboardPedometer: Sendable, Hashable {
+package struct DashboardPedometer: Sendable, Hashable {
     /// Steps counted since the stream started.
-    public var steps: Int
+    package var steps: Int
     /// Distance walked since the stream started, in metres, when estimated.
-    public var distance: Double?
+    package var distance: Double?
     /// Cadence of the current walking bout in steps per second; `nil` between bouts.
-    public var cadence: Double?
+    package var cadence: Double?
     /// Pace of the current walking bout in seconds per metre; `nil` between bouts.
-    public var pace: Double?
+    package var pace: Double?
 
     /// Creates a reading; distance in m, cadence in steps/s, pace in s/m.
-    public init(steps: Int, distance: Double?, cadence: Double?, pace: Double?) {
+    package init(steps: Int, distance: Double?, cadence: Double?, pace: Double?) {
         self.steps = steps
         self.distance = distance
         self.cadence = cadence
@@ -96,38 +96,38 @@ public struct DashboardPedometer: Sendable, Hashable {
 }
 
 /// One altimeter reading, as `CMAltitudeData`.
-public struct DashboardAltitude: Sendable, Hashable {
+package struct DashboardAltitude: Sendable, Hashable {
     /// Altitude relative to the first reading of the stream, in metres.
-    public var relativeAltitude: Double
+    package var relativeAltitude: Double
     /// Air pressure in kPa.
-    public var pressure: Double
+    package var pressure: Double
 
     /// Creates a reading; altitude in m, pressure in kPa.
-    public init(relativeAltitude: Double, pressure: Double) {
+    package init(relativeAltitude: Double, pressure: Double) {
         self.relativeAltitude = relativeAltitude
         self.pressure = pressure
     }
 }
 
 /// One activity reading, as `CMMotionActivity`.
-public struct DashboardActivity: Sendable, Hashable {
+package struct DashboardActivity: Sendable, Hashable {
     /// The class, by its `CMMotionActivity` flag name: `stationary`, `walking`, `running`, `automotive`,
     /// `cycling` or `unknown`.
-    public var activity: String
+    package var activity: String
     /// `CMMotionActivityConfidence`'s raw value: 0 low, 1 medium, 2 high.
-    public var confidence: Int
+    package var confidence: Int
 
     /// Creates a reading.
-    public init(activity: String, confidence: Int) {
+    package init(activity: String, confidence: Int) {
         self.activity = activity
         self.confidence = confidence
     }
 }
 
 /// One reading delivered by a ``DashboardFeed``.
-public struct DashboardSample: Sendable, Hashable {
+package struct DashboardSample: Sendable, Hashable {
     /// What was measured.
-    public enum Value: Sendable, Hashable {
+    package enum Value: Sendable, Hashable {
         /// A three-axis reading of the accelerometer (g), gyro (rad/s) or magnetometer (µT).
         case vector(Vector3)
         /// A device-motion reading.
@@ -141,43 +141,43 @@ public struct DashboardSample: Sendable, Hashable {
     }
 
     /// The stream the reading belongs to.
-    public var sensor: DashboardSensor
+    package var sensor: DashboardSensor
     /// Seconds since boot (`CLOCK_MONOTONIC`), as `CMLogItem.timestamp`.
-    public var timestamp: Double
+    package var timestamp: Double
     /// The reading.
-    public var value: Value
+    package var value: Value
 
     /// Creates a three-axis sample for ``DashboardSensor/accelerometer``, ``DashboardSensor/gyro`` or
     /// ``DashboardSensor/magnetometer``.
-    public init(sensor: DashboardSensor, timestamp: Double, vector: Vector3) {
+    package init(sensor: DashboardSensor, timestamp: Double, vector: Vector3) {
         self.sensor = sensor
         self.timestamp = timestamp
         self.value = .vector(vector)
     }
 
     /// Creates a device-motion sample.
-    public init(timestamp: Double, deviceMotion: DashboardDeviceMotion) {
+    package init(timestamp: Double, deviceMotion: DashboardDeviceMotion) {
         self.sensor = .deviceMotion
         self.timestamp = timestamp
         self.value = .deviceMotion(deviceMotion)
     }
 
     /// Creates a pedometer sample; `timestamp` is the time of the last step counted.
-    public init(timestamp: Double, pedometer: DashboardPedometer) {
+    package init(timestamp: Double, pedometer: DashboardPedometer) {
         self.sensor = .pedometer
         self.timestamp = timestamp
         self.value = .pedometer(pedometer)
     }
 
     /// Creates an altimeter sample.
-    public init(timestamp: Double, altitude: DashboardAltitude) {
+    package init(timestamp: Double, altitude: DashboardAltitude) {
         self.sensor = .altitude
         self.timestamp = timestamp
         self.value = .altitude(altitude)
     }
 
     /// Creates an activity sample; `timestamp` is when the activity began, in seconds since boot.
-    public init(timestamp: Double, activity: DashboardActivity) {
+    package init(timestamp: Double, activity: DashboardActivity) {
         self.sensor = .activity
         self.timestamp = timestamp
         self.value = .activity(activity)
@@ -185,7 +185,7 @@ public struct DashboardSample: Sendable, Hashable {
 }
 
 /// Something a feed reports to the dashboard.
-public enum DashboardFeedEvent: Sendable, Hashable {
+package enum DashboardFeedEvent: Sendable, Hashable {
     /// A new reading.
     case sample(DashboardSample)
     /// The source reported an error for a stream (`nil`: for the whole source). It is shown on the page.
@@ -197,34 +197,34 @@ public enum DashboardFeedEvent: Sendable, Hashable {
 }
 
 /// One device of a multi-device source, as the page's device picker lists it.
-public struct DashboardDevice: Sendable, Hashable, Codable {
+package struct DashboardDevice: Sendable, Hashable, Codable {
     /// The device's identifier (for MQTT: the sender's `deviceId`, or its topic).
-    public var id: String
+    package var id: String
     /// `true` when it has sent nothing for a while.
-    public var silent: Bool
+    package var silent: Bool
 
     /// Creates an entry.
-    public init(id: String, silent: Bool = false) {
+    package init(id: String, silent: Bool = false) {
         self.id = id
         self.silent = silent
     }
 }
 
 /// What the dashboard wants a feed to deliver. Applied as a whole; a feed diffs it against what runs.
-public struct DashboardFeedConfiguration: Sendable, Hashable {
+package struct DashboardFeedConfiguration: Sendable, Hashable {
     /// The streams that should run. Any other stream should be stopped.
-    public var running: Set<DashboardSensor>
+    package var running: Set<DashboardSensor>
     /// The update interval for every running stream, in seconds (0.010…0.100).
-    public var interval: Double
+    package var interval: Double
     /// The attitude reference frame for device motion, by its Core Motion name
     /// (for example `"xArbitraryZVertical"`); one of ``DashboardSourceDescription/referenceFrames``.
-    public var referenceFrame: String?
+    package var referenceFrame: String?
     /// The device to show, for a multi-device source; `nil` leaves the choice to the feed (the first
     /// device heard).
-    public var device: String?
+    package var device: String?
 
     /// Creates a configuration; `interval` is in seconds.
-    public init(running: Set<DashboardSensor>, interval: Double, referenceFrame: String?, device: String? = nil) {
+    package init(running: Set<DashboardSensor>, interval: Double, referenceFrame: String?, device: String? = nil) {
         self.running = running
         self.interval = interval
         self.referenceFrame = referenceFrame
@@ -233,18 +233,18 @@ public struct DashboardFeedConfiguration: Sendable, Hashable {
 }
 
 /// What a feed is: the source's name and capabilities, shown in the page's header.
-public struct DashboardSourceDescription: Sendable, Hashable {
+package struct DashboardSourceDescription: Sendable, Hashable {
     /// What one stream can do.
-    public struct Stream: Sendable, Hashable {
+    package struct Stream: Sendable, Hashable {
         /// The lowest rate in Hz, when known.
-        public var minimumRate: Double?
+        package var minimumRate: Double?
         /// The highest rate in Hz, when known.
-        public var maximumRate: Double?
+        package var maximumRate: Double?
         /// The largest magnitude one axis can read, in the stream's unit, when known.
-        public var range: Double?
+        package var range: Double?
 
         /// Creates a description; rates in Hz, range in the stream's unit.
-        public init(minimumRate: Double? = nil, maximumRate: Double? = nil, range: Double? = nil) {
+        package init(minimumRate: Double? = nil, maximumRate: Double? = nil, range: Double? = nil) {
             self.minimumRate = minimumRate
             self.maximumRate = maximumRate
             self.range = range
@@ -252,18 +252,18 @@ public struct DashboardSourceDescription: Sendable, Hashable {
     }
 
     /// A short identifier such as `sim:handheld`.
-    public var identifier: String
+    package var identifier: String
     /// A human-readable name such as `Simulated handheld device`.
-    public var name: String
+    package var name: String
     /// The streams that are available, with what is known of them. A stream absent here is unavailable.
-    public var streams: [DashboardSensor: Stream]
+    package var streams: [DashboardSensor: Stream]
     /// The attitude reference frames device motion can use, by Core Motion name, in preference order.
-    public var referenceFrames: [String]
+    package var referenceFrames: [String]
     /// Free-form details (mount matrix, driver, …), in order.
-    public var details: [(String, String)]
+    package var details: [(String, String)]
 
     /// Creates a description.
-    public init(
+    package init(
         identifier: String, name: String, streams: [DashboardSensor: Stream],
         referenceFrames: [String] = [], details: [(String, String)] = []
     ) {
@@ -276,7 +276,7 @@ public struct DashboardSourceDescription: Sendable, Hashable {
 
     /// Builds a description from a ``SourceInfo``: its three raw sensors, plus device motion when
     /// `deviceMotion` is `true` (rates of device motion are those of the gyro).
-    public init(info: SourceInfo, deviceMotion: Bool, referenceFrames: [String]) {
+    package init(info: SourceInfo, deviceMotion: Bool, referenceFrames: [String]) {
         var streams: [DashboardSensor: Stream] = [:]
         for (kind, capability) in info.sensors {
             let sensor: DashboardSensor
@@ -298,14 +298,14 @@ public struct DashboardSourceDescription: Sendable, Hashable {
     }
 
     /// Equal when every field, details included, is equal.
-    public static func == (a: Self, b: Self) -> Bool {
+    package static func == (a: Self, b: Self) -> Bool {
         a.identifier == b.identifier && a.name == b.name && a.streams == b.streams
             && a.referenceFrames == b.referenceFrames
             && a.details.map(\.0) == b.details.map(\.0) && a.details.map(\.1) == b.details.map(\.1)
     }
 
     /// Hashes the identifier and name.
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(identifier)
         hasher.combine(name)
     }
@@ -317,7 +317,7 @@ public struct DashboardSourceDescription: Sendable, Hashable {
 /// ## Threading
 /// ``apply(_:)`` is called from any thread, one call at a time, each time the page changes what runs.
 /// Events go to the sink given to ``connect(_:)``, from any thread; the sink is cheap and never blocks.
-public protocol DashboardFeed: AnyObject, Sendable {
+package protocol DashboardFeed: AnyObject, Sendable {
     /// What the feed is and what it can deliver. Constant for the life of the feed.
     var sourceDescription: DashboardSourceDescription { get }
 

@@ -8,14 +8,14 @@ import ServiceLifecycle
 import MotionSources
 
 /// Why a dashboard could not start.
-public enum DashboardServerError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum DashboardServerError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Another process already listens on the port.
     case addressInUse(host: String, port: Int)
     /// The address could not be bound for another reason (unknown host, permission denied, …).
     case cannotBind(host: String, port: Int, reason: String)
 
     /// One line for the terminal.
-    public var description: String {
+    package var description: String {
         switch self {
         case .addressInUse(let host, let port):
             "port \(port) on \(host) is already in use; pick another with --port, or stop the other server"
@@ -42,13 +42,13 @@ public enum DashboardServerError: Error, Sendable, Equatable, CustomStringConver
 ///
 /// ## Threading
 /// All members may be used from any thread. ``run(onRunning:)`` runs until its task is cancelled.
-public final class DashboardServer: Sendable {
+package final class DashboardServer: Sendable {
     /// The host or address to listen on; `127.0.0.1` by default.
-    public let host: String
+    package let host: String
     /// The TCP port to listen on; `0` picks a free one (see ``run(onRunning:)``).
-    public let port: Int
+    package let port: Int
     /// How often sample batches go out: one WebSocket message per page per frame at most.
-    public let frameInterval: Duration
+    package let frameInterval: Duration
 
     let hub: DashboardHub
     private let clock: any Clock<Duration>
@@ -66,7 +66,7 @@ public final class DashboardServer: Sendable {
     ///   - outboxCapacity: how many messages may wait for one page before it is dropped, 64 by default.
     ///   - clock: the clock that paces frames; inject a test clock to step frames by hand.
     ///   - logger: where the server logs; a quiet logger at `warning` level by default.
-    public init(
+    package init(
         feed: any DashboardFeed,
         host: String = "127.0.0.1",
         port: Int = 8080,
@@ -90,10 +90,10 @@ public final class DashboardServer: Sendable {
     }
 
     /// `true` when ``host`` is a loopback address (`127.0.0.0/8`, `::1` or `localhost`).
-    public var isLoopback: Bool { Self.isLoopback(host: host) }
+    package var isLoopback: Bool { Self.isLoopback(host: host) }
 
     /// `true` when `host` is a loopback address (`127.0.0.0/8`, `::1` or `localhost`).
-    public static func isLoopback(host: String) -> Bool {
+    package static func isLoopback(host: String) -> Bool {
         let h = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         if h == "localhost" || h == "::1" || h == "0:0:0:0:0:0:0:1" { return true }
         let parts = h.split(separator: ".", omittingEmptySubsequences: false)
@@ -101,7 +101,7 @@ public final class DashboardServer: Sendable {
     }
 
     /// A warning to print when ``host`` is not loopback, else `nil`.
-    public var exposureWarning: String? {
+    package var exposureWarning: String? {
         isLoopback
             ? nil
             : "warning: listening on \(host), not loopback: anyone who can reach this port can watch the sensors and control them"
@@ -109,17 +109,17 @@ public final class DashboardServer: Sendable {
 
     /// The URL to open, from ``host`` and ``port`` as configured (with port 0, use the URL given to
     /// ``run(onRunning:)`` or ``boundURL`` instead).
-    public var url: URL { Self.url(host: host, port: port) }
+    package var url: URL { Self.url(host: host, port: port) }
 
     /// The URL the server really listens on, once it runs; `nil` before.
-    public var boundURL: URL? { _boundURL.withLock { $0 } }
+    package var boundURL: URL? { _boundURL.withLock { $0 } }
 
     /// Runs the server until the calling task is cancelled.
     ///
     /// - Parameter onRunning: called once, when the port is bound, with the URL to open (its port
     ///   is the real one when ``port`` is 0).
     /// - Throws: ``DashboardServerError`` when the address cannot be bound; the server then never runs.
-    public func run(onRunning: @escaping @Sendable (URL) -> Void = { _ in }) async throws {
+    package func run(onRunning: @escaping @Sendable (URL) -> Void = { _ in }) async throws {
         let router = DashboardApplication.makeRouter(hub: hub)
         let host = self.host
         let webSocketResponder = router.buildResponder()

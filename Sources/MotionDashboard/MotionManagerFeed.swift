@@ -17,11 +17,11 @@ import OpenCoreMotion
 ///
 /// ## Threading
 /// All members may be called from any thread. Handlers run on a private serial `OperationQueue`.
-public final class MotionManagerFeed: DashboardFeed {
+package final class MotionManagerFeed: DashboardFeed {
     /// The manager the dashboard drives.
-    public let manager: CMMotionManager
+    package let manager: CMMotionManager
     /// What the dashboard shows in its header; built once from the manager's source.
-    public let sourceDescription: DashboardSourceDescription
+    package let sourceDescription: DashboardSourceDescription
 
     private let queue: OperationQueue
     /// The sink, inside a struct: a lock whose value is itself a closure re-wraps it in
@@ -34,9 +34,9 @@ public final class MotionManagerFeed: DashboardFeed {
     private let device: UIDevice?
     private let orientationWatch = Locked<Task<Void, Never>?>(nil)
     /// The barometer behind the altitude stream, if any.
-    public let barometer: (any BarometerSource)?
+    package let barometer: (any BarometerSource)?
     /// The device picker of a multi-device source, if any (it is also the manager's source).
-    public let devicePicker: DashboardDevicePicker?
+    package let devicePicker: DashboardDevicePicker?
     /// The pedometer and altimeter while their streams run.
     private struct Extras {
         var pedometer: CMPedometer?
@@ -65,7 +65,7 @@ public final class MotionManagerFeed: DashboardFeed {
     ///     `nil` (default) for none.
     ///   - devicePicker: the picker when `manager`'s source is a ``DashboardDevicePicker``, so the page
     ///     can choose the device; `nil` (default) otherwise.
-    public init(manager: CMMotionManager, barometer: (any BarometerSource)? = nil, devicePicker: DashboardDevicePicker? = nil) {
+    package init(manager: CMMotionManager, barometer: (any BarometerSource)? = nil, devicePicker: DashboardDevicePicker? = nil) {
         self.manager = manager
         self.barometer = barometer
         self.devicePicker = devicePicker
@@ -97,7 +97,7 @@ public final class MotionManagerFeed: DashboardFeed {
 
     /// Creates a feed on its own `CMMotionManager` over `source`, with the altitude stream from
     /// `barometer` when one is given.
-    public convenience init(source: any SensorSource, barometer: (any BarometerSource)? = nil) {
+    package convenience init(source: any SensorSource, barometer: (any BarometerSource)? = nil) {
         self.init(manager: CMMotionManager(source: source), barometer: barometer,
                   devicePicker: source as? DashboardDevicePicker)
     }
@@ -111,7 +111,7 @@ public final class MotionManagerFeed: DashboardFeed {
     /// Shows a device orientation on the page (`"portrait"`, `"faceUp"`, …; `nil`: unknown). The feed
     /// already reports the orientation of its source as `UIDevice` decides it; this is for code that
     /// decides orientation another way.
-    public func report(orientation: String?) {
+    package func report(orientation: String?) {
         emit(.orientation(orientation))
     }
 
@@ -120,7 +120,7 @@ public final class MotionManagerFeed: DashboardFeed {
     /// The first call also begins device-orientation tracking on the source (the accelerometer at
     /// `UIDevice.orientationUpdateInterval`, 10 Hz), whose changes reach the sink as
     /// ``DashboardFeedEvent/orientation(_:)`` until the feed is released.
-    public func connect(_ sink: @escaping @Sendable (DashboardFeedEvent) -> Void) {
+    package func connect(_ sink: @escaping @Sendable (DashboardFeedEvent) -> Void) {
         self.sink.withLock { $0.send = sink }
         devicePicker?.onChange { [weak self] devices, selected in
             self?.emit(.devices(devices, selected: selected))
@@ -141,7 +141,7 @@ public final class MotionManagerFeed: DashboardFeed {
 
     /// Starts and stops the manager's updates and sets its intervals to match `configuration`; device
     /// motion restarts when the reference frame changes. Called by the dashboard, one call at a time.
-    public func apply(_ configuration: DashboardFeedConfiguration) {
+    package func apply(_ configuration: DashboardFeedConfiguration) {
         let old = current.withLock { c -> DashboardFeedConfiguration? in
             defer { c = configuration }
             return c
@@ -292,14 +292,14 @@ public final class MotionManagerFeed: DashboardFeed {
 extension DashboardServer {
     /// Creates a dashboard driving `manager` through a ``MotionManagerFeed``; the feed takes over the
     /// manager's push handlers. See ``init(feed:host:port:frameInterval:outboxCapacity:clock:logger:)``.
-    public convenience init(manager: CMMotionManager, host: String = "127.0.0.1", port: Int = 8080) {
+    package convenience init(manager: CMMotionManager, host: String = "127.0.0.1", port: Int = 8080) {
         self.init(feed: MotionManagerFeed(manager: manager), host: host, port: port)
     }
 
     /// Creates a dashboard on its own `CMMotionManager` over `source`, leaving other managers on the
     /// same source untouched, with the altitude stream from `barometer` when one is given. See
     /// ``init(feed:host:port:frameInterval:outboxCapacity:clock:logger:)``.
-    public convenience init(
+    package convenience init(
         source: any SensorSource, barometer: (any BarometerSource)? = nil, host: String = "127.0.0.1", port: Int = 8080
     ) {
         self.init(feed: MotionManagerFeed(source: source, barometer: barometer), host: host, port: port)

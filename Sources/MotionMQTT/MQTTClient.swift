@@ -3,7 +3,7 @@ import NIOPosix
 import NIOSSL
 
 /// What an ``MQTTClient`` reports to its owner.
-public enum MQTTClientEvent: Sendable, Equatable {
+package enum MQTTClientEvent: Sendable, Equatable {
     /// Connected and CONNACK accepted (`sessionPresent`: the broker kept our persistent session).
     case connected(sessionPresent: Bool)
     /// A subscription was granted (QoS per filter; `nil` = refused by the broker).
@@ -19,34 +19,34 @@ public enum MQTTClientEvent: Sendable, Equatable {
 }
 
 /// Settings of an ``MQTTClient``.
-public struct MQTTClientConfiguration: Sendable {
+package struct MQTTClientConfiguration: Sendable {
     /// Broker host name or address.
-    public var host: String
+    package var host: String
     /// Broker port (1883 plain, 8883 TLS).
-    public var port: Int
+    package var port: Int
     /// Whether to speak TLS (mqtts), verifying the broker's certificate with the system's trust roots.
-    public var useTLS: Bool
+    package var useTLS: Bool
     /// The CONNECT fields: client id (keep it stable), clean session (default off), keepalive, credentials.
-    public var connect: MQTTConnect
+    package var connect: MQTTConnect
     /// First reconnection delay in seconds (default 0.1); it doubles after each failure.
-    public var initialBackoff: Double
+    package var initialBackoff: Double
     /// Longest reconnection delay in seconds (default 5).
-    public var maximumBackoff: Double
+    package var maximumBackoff: Double
     /// Random extra delay as a fraction of the backoff (default 0.2) so a fleet does not reconnect in step.
-    public var backoffJitter: Double
+    package var backoffJitter: Double
     /// QoS 1 messages in flight at once (default 64).
-    public var maximumInFlight: Int
+    package var maximumInFlight: Int
     /// Messages that may wait while disconnected or while the window is full (default 100,000).
-    public var maximumQueued: Int
+    package var maximumQueued: Int
     /// Seconds to wait for CONNACK / PINGRESP (default 10).
-    public var responseTimeout: Double
+    package var responseTimeout: Double
     /// Largest packet accepted from the broker in bytes (default 4 MiB).
-    public var maximumPacketSize: Int
+    package var maximumPacketSize: Int
     /// The HTTP path for MQTT over WebSocket (`/mqtt` usually), or `nil` (the default) for plain TCP.
-    public var webSocketPath: String?
+    package var webSocketPath: String?
 
     /// Creates a configuration with the defaults above.
-    public init(host: String, port: Int = 1883, useTLS: Bool = false, connect: MQTTConnect,
+    package init(host: String, port: Int = 1883, useTLS: Bool = false, connect: MQTTConnect,
                 initialBackoff: Double = 0.1, maximumBackoff: Double = 5, backoffJitter: Double = 0.2,
                 maximumInFlight: Int = 64, maximumQueued: Int = 100_000, responseTimeout: Double = 10,
                 maximumPacketSize: Int = 4 << 20) {
@@ -65,7 +65,7 @@ public struct MQTTClientConfiguration: Sendable {
 
     /// The reconnection delay in seconds after `failures` consecutive failures (1, 2, …), without jitter:
     /// `initialBackoff · 2^(failures−1)`, capped at `maximumBackoff`.
-    public func backoff(afterFailures failures: Int) -> Double {
+    package func backoff(afterFailures failures: Int) -> Double {
         let exponent = Double(min(max(failures - 1, 0), 30))
         let base = initialBackoff.isFinite && initialBackoff > 0 ? initialBackoff : 0.1
         let cap = maximumBackoff.isFinite && maximumBackoff > 0 ? maximumBackoff : 5
@@ -79,7 +79,7 @@ extension Int {
 
 /// Opens a transport to the broker and installs `initializer`'s handlers on it. The default uses
 /// `ClientBootstrap` (TCP, with TLS when configured); tests pass one that returns an `EmbeddedChannel`.
-public typealias MQTTConnector = @Sendable (_ eventLoop: any EventLoop, _ initializer: @escaping @Sendable (any Channel) -> EventLoopFuture<Void>) -> EventLoopFuture<any Channel>
+package typealias MQTTConnector = @Sendable (_ eventLoop: any EventLoop, _ initializer: @escaping @Sendable (any Channel) -> EventLoopFuture<Void>) -> EventLoopFuture<any Channel>
 
 /// An MQTT 3.1.1 client on SwiftNIO: one connection at a time, reconnecting with exponential backoff,
 /// keeping its persistent session (QoS 1 messages in flight, subscriptions) across connections.
@@ -93,11 +93,11 @@ public typealias MQTTConnector = @Sendable (_ eventLoop: any EventLoop, _ initia
 /// ## Threading
 /// Every method may be called from any thread. Events reach `onEvent` on the client's event loop, one
 /// at a time, in order; the handler must not block.
-public final class MQTTClient: Sendable {
+package final class MQTTClient: Sendable {
     /// The configuration the client was made with.
-    public let configuration: MQTTClientConfiguration
+    package let configuration: MQTTClientConfiguration
     /// The event loop that owns the client's state.
-    public let eventLoop: any EventLoop
+    package let eventLoop: any EventLoop
     private let core: NIOLoopBoundBox<Core>
     private let connector: MQTTConnector
 
@@ -124,7 +124,7 @@ public final class MQTTClient: Sendable {
     ///   - eventLoop: the loop that runs the client (default: one of NIO's singleton loops).
     ///   - connector: how the transport is opened (default TCP/TLS through `ClientBootstrap`).
     ///   - onEvent: receives every event, on `eventLoop`.
-    public init(configuration: MQTTClientConfiguration, eventLoop: (any EventLoop)? = nil, connector: MQTTConnector? = nil,
+    package init(configuration: MQTTClientConfiguration, eventLoop: (any EventLoop)? = nil, connector: MQTTConnector? = nil,
                 onEvent: @escaping @Sendable (MQTTClientEvent) -> Void) {
         self.configuration = configuration
         let loop = eventLoop ?? MultiThreadedEventLoopGroup.singleton.next()
@@ -141,7 +141,7 @@ public final class MQTTClient: Sendable {
     }
 
     /// The default transport: TCP, with TLS (SNI = host) when `useTLS`.
-    public static func tcpConnector(_ configuration: MQTTClientConfiguration) -> MQTTConnector {
+    package static func tcpConnector(_ configuration: MQTTClientConfiguration) -> MQTTConnector {
         let host = configuration.host
         let port = configuration.port
         let tls = configuration.useTLS
@@ -166,7 +166,7 @@ public final class MQTTClient: Sendable {
     }
 
     /// Connects (and keeps reconnecting until ``stop()``).
-    public func start() {
+    package func start() {
         onLoop { client in
             let core = client.core.value
             guard !core.started else { return }
@@ -176,7 +176,7 @@ public final class MQTTClient: Sendable {
     }
 
     /// Subscribes to topic filters (`+`, `#` allowed), now and after every reconnect that lost the session.
-    public func subscribe(_ filters: [(String, MQTTQoS)]) {
+    package func subscribe(_ filters: [(String, MQTTQoS)]) {
         onLoop { client in
             let actions = client.core.value.machine.subscribe(filters, now: client.eventLoop.now)
             client.perform(actions)
@@ -184,7 +184,7 @@ public final class MQTTClient: Sendable {
     }
 
     /// Publishes a message (see ``MQTTStateMachine/publish(_:now:)`` for what each QoS guarantees).
-    public func publish(_ message: MQTTMessage) {
+    package func publish(_ message: MQTTMessage) {
         onLoop { client in
             let actions = client.core.value.machine.publish(message, now: client.eventLoop.now)
             client.perform(actions)
@@ -192,7 +192,7 @@ public final class MQTTClient: Sendable {
     }
 
     /// Completes when no message is queued or unacknowledged, or after `timeout` seconds (then `false`).
-    public func waitUntilIdle(timeout: Double) async -> Bool {
+    package func waitUntilIdle(timeout: Double) async -> Bool {
         let promise = eventLoop.makePromise(of: Void.self)
         onLoop { client in
             let core = client.core.value
@@ -210,13 +210,13 @@ public final class MQTTClient: Sendable {
     }
 
     /// Messages queued or awaiting PUBACK.
-    public func outstanding() async -> Int {
+    package func outstanding() async -> Int {
         (try? await eventLoop.submit { self.core.value.machine.outstanding }.get()) ?? 0
     }
 
     /// Sends DISCONNECT, closes and stops reconnecting. Unacknowledged QoS 1 messages stay in the broker's
     /// session only if they reached it; the rest are lost with this client.
-    public func stop() async {
+    package func stop() async {
         let promise = eventLoop.makePromise(of: Void.self)
         onLoop { client in
             let core = client.core.value

@@ -15,21 +15,21 @@ import NIOCore
 ///
 /// ## Threading
 /// ``add(_:)`` may be called from any thread; sending happens on the client's event loop.
-public final class MQTTMotionPublisher: Sendable {
+package final class MQTTMotionPublisher: Sendable {
     /// The MQTT client (its id is `ocm-pub-` and the device id unless configured otherwise).
-    public let client: MQTTClient
+    package let client: MQTTClient
     /// The topic messages go to.
-    public let topic: String
+    package let topic: String
     /// The `deviceId` of every message.
-    public let deviceID: String
+    package let deviceID: String
     /// The `sessionId` of every message.
-    public let sessionID: String
+    package let sessionID: String
     /// QoS of the messages.
-    public let qos: MQTTQoS
+    package let qos: MQTTQoS
     /// Whether the compact binary payload is used instead of JSON.
-    public let binary: Bool
+    package let binary: Bool
     /// Seconds between batches.
-    public let batchPeriod: Double
+    package let batchPeriod: Double
 
     private struct Batch {
         var entries: [SensorLoggerPushEntry] = []
@@ -53,7 +53,7 @@ public final class MQTTMotionPublisher: Sendable {
     ///   - binary: the compact payload instead of JSON (default `false`).
     ///   - batchPeriod: seconds per batch, 0.001–60 (default 0.1).
     ///   - onEvent: the client's events (connection problems), on its event loop.
-    public init(configuration: MQTTClientConfiguration, topic: String, deviceID: String, qos: MQTTQoS = .atLeastOnce, binary: Bool = false,
+    package init(configuration: MQTTClientConfiguration, topic: String, deviceID: String, qos: MQTTQoS = .atLeastOnce, binary: Bool = false,
                 batchPeriod: Double = 0.1, eventLoop: (any EventLoop)? = nil, onEvent: @escaping @Sendable (MQTTClientEvent) -> Void = { _ in }) {
         self.client = MQTTClient(configuration: configuration, eventLoop: eventLoop, onEvent: onEvent)
         self.topic = topic
@@ -70,7 +70,7 @@ public final class MQTTMotionPublisher: Sendable {
     }
 
     /// Adds a sample to the current batch.
-    public func add(_ sample: RawSample) {
+    package func add(_ sample: RawSample) {
         guard let entry = SensorLoggerPushConverter.entry(for: sample, epochOffsetNanoseconds: epochOffset) else {
             batch.withLockedValue { $0.skipped += 1 }
             return
@@ -84,7 +84,7 @@ public final class MQTTMotionPublisher: Sendable {
 
     /// Sends the current batch now (if it holds anything). Numbering, encoding and handing to the client
     /// happen under one lock, so messages reach the client in `messageId` order whichever thread flushes.
-    public func flush() {
+    package func flush() {
         batch.withLockedValue { b in
             guard !b.entries.isEmpty else { return }
             let message = SensorLoggerPushMessage(messageId: b.nextID, sessionId: sessionID, deviceId: deviceID, payload: b.entries)
@@ -105,13 +105,13 @@ public final class MQTTMotionPublisher: Sendable {
     }
 
     /// Samples skipped because a value was not finite.
-    public var skipped: Int { batch.withLockedValue { $0.skipped } }
+    package var skipped: Int { batch.withLockedValue { $0.skipped } }
     /// Messages, payload bytes and samples sent so far.
-    public var totals: (messages: Int, bytes: Int, samples: Int) { batch.withLockedValue { ($0.messages, $0.bytes, $0.samples) } }
+    package var totals: (messages: Int, bytes: Int, samples: Int) { batch.withLockedValue { ($0.messages, $0.bytes, $0.samples) } }
 
     /// Sends the last batch, waits up to `timeout` seconds for the broker to acknowledge everything
     /// (QoS 1), then disconnects. Returns `false` when messages were still unacknowledged.
-    public func finish(timeout: Double = 10) async -> Bool {
+    package func finish(timeout: Double = 10) async -> Bool {
         ticker.withLockedValue { $0?.cancel(); $0 = nil }
         flush()
         let done = await client.waitUntilIdle(timeout: timeout)

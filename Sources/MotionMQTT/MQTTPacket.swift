@@ -1,7 +1,7 @@
 import NIOCore
 
 /// Quality of service of an MQTT 3.1.1 message (section 4.3 of the OASIS standard).
-public enum MQTTQoS: UInt8, Sendable, Hashable, Comparable, CaseIterable {
+package enum MQTTQoS: UInt8, Sendable, Hashable, Comparable, CaseIterable {
     /// At most once: no acknowledgement, lost if the connection drops.
     case atMostOnce = 0
     /// At least once: kept until the peer's PUBACK, sent again with DUP after a reconnect.
@@ -9,11 +9,11 @@ public enum MQTTQoS: UInt8, Sendable, Hashable, Comparable, CaseIterable {
     /// Exactly once (PUBREC/PUBREL/PUBCOMP). Decoded, acknowledged as a receiver, never sent by this client.
     case exactlyOnce = 2
 
-    public static func < (a: MQTTQoS, b: MQTTQoS) -> Bool { a.rawValue < b.rawValue }
+    package static func < (a: MQTTQoS, b: MQTTQoS) -> Bool { a.rawValue < b.rawValue }
 }
 
 /// The CONNACK return code (MQTT 3.1.1 §3.2.2.3).
-public enum MQTTConnectReturnCode: UInt8, Sendable, Hashable {
+package enum MQTTConnectReturnCode: UInt8, Sendable, Hashable {
     case accepted = 0
     case unacceptableProtocolVersion = 1
     case identifierRejected = 2
@@ -22,7 +22,7 @@ public enum MQTTConnectReturnCode: UInt8, Sendable, Hashable {
     case notAuthorized = 5
 
     /// One line for a person: what the broker said.
-    public var explanation: String {
+    package var explanation: String {
         switch self {
         case .accepted: return "connection accepted"
         case .unacceptableProtocolVersion: return "the broker does not speak MQTT 3.1.1"
@@ -35,18 +35,18 @@ public enum MQTTConnectReturnCode: UInt8, Sendable, Hashable {
 }
 
 /// An application message: a topic, a payload and how it is delivered.
-public struct MQTTMessage: Sendable, Hashable {
+package struct MQTTMessage: Sendable, Hashable {
     /// The topic name (UTF-8, no wildcards), at most 65,535 bytes.
-    public var topic: String
+    package var topic: String
     /// The payload bytes, at most 268,435,455 minus the header.
-    public var payload: [UInt8]
+    package var payload: [UInt8]
     /// The quality of service.
-    public var qos: MQTTQoS
+    package var qos: MQTTQoS
     /// Whether the broker keeps it as the topic's retained message.
-    public var retain: Bool
+    package var retain: Bool
 
     /// Creates a message.
-    public init(topic: String, payload: [UInt8], qos: MQTTQoS = .atMostOnce, retain: Bool = false) {
+    package init(topic: String, payload: [UInt8], qos: MQTTQoS = .atMostOnce, retain: Bool = false) {
         self.topic = topic
         self.payload = payload
         self.qos = qos
@@ -55,22 +55,22 @@ public struct MQTTMessage: Sendable, Hashable {
 }
 
 /// The CONNECT packet's fields (MQTT 3.1.1 §3.1).
-public struct MQTTConnect: Sendable, Hashable {
+package struct MQTTConnect: Sendable, Hashable {
     /// The client identifier; stable across reconnects so that a persistent session is found again.
-    public var clientID: String
+    package var clientID: String
     /// `false` (the default here) keeps the session (subscriptions, QoS 1 messages) across connections.
-    public var cleanSession: Bool
+    package var cleanSession: Bool
     /// Seconds; the broker closes the connection after 1.5 times this without a packet. 0 disables.
-    public var keepAlive: UInt16
+    package var keepAlive: UInt16
     /// The user name, if any.
-    public var username: String?
+    package var username: String?
     /// The password bytes, if any (only sent with a user name).
-    public var password: [UInt8]?
+    package var password: [UInt8]?
     /// The will message, if any.
-    public var will: MQTTMessage?
+    package var will: MQTTMessage?
 
     /// Creates the fields of a CONNECT.
-    public init(clientID: String, cleanSession: Bool = false, keepAlive: UInt16 = 30, username: String? = nil, password: [UInt8]? = nil, will: MQTTMessage? = nil) {
+    package init(clientID: String, cleanSession: Bool = false, keepAlive: UInt16 = 30, username: String? = nil, password: [UInt8]? = nil, will: MQTTMessage? = nil) {
         self.clientID = clientID
         self.cleanSession = cleanSession
         self.keepAlive = keepAlive
@@ -81,7 +81,7 @@ public struct MQTTConnect: Sendable, Hashable {
 }
 
 /// One MQTT 3.1.1 control packet.
-public enum MQTTPacket: Sendable, Hashable {
+package enum MQTTPacket: Sendable, Hashable {
     case connect(MQTTConnect)
     case connack(sessionPresent: Bool, returnCode: MQTTConnectReturnCode)
     /// A PUBLISH; `packetID` is present exactly when `message.qos` is above 0.
@@ -100,7 +100,7 @@ public enum MQTTPacket: Sendable, Hashable {
     case pingresp
     case disconnect
 
-    public static func == (a: MQTTPacket, b: MQTTPacket) -> Bool {
+    package static func == (a: MQTTPacket, b: MQTTPacket) -> Bool {
         switch (a, b) {
         case let (.subscribe(i, f), .subscribe(j, g)):
             return i == j && f.map(\.0) == g.map(\.0) && f.map(\.1) == g.map(\.1)
@@ -117,22 +117,22 @@ public enum MQTTPacket: Sendable, Hashable {
         }
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(String(describing: self))
     }
 }
 
 /// Why bytes are not a valid MQTT 3.1.1 packet. Decoding never traps: every malformed input ends here.
-public struct MQTTProtocolError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct MQTTProtocolError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What is wrong, in one line.
-    public var message: String
+    package var message: String
     /// Creates an error.
-    public init(_ message: String) { self.message = message }
-    public var description: String { "MQTT protocol error: \(message)" }
+    package init(_ message: String) { self.message = message }
+    package var description: String { "MQTT protocol error: \(message)" }
 }
 
 /// The largest remaining length MQTT can encode (4 length bytes), 268,435,455 bytes.
-public let mqttMaximumRemainingLength = 268_435_455
+package let mqttMaximumRemainingLength = 268_435_455
 
 // MARK: - Encoding
 
@@ -140,7 +140,7 @@ extension MQTTPacket {
     /// Appends the packet's bytes to `buffer`.
     /// - Throws: ``MQTTProtocolError`` when a field does not fit (a string over 65,535 bytes, a
     ///   packet over ``mqttMaximumRemainingLength``), leaving `buffer` unchanged.
-    public func encode(into buffer: inout ByteBuffer) throws(MQTTProtocolError) {
+    package func encode(into buffer: inout ByteBuffer) throws(MQTTProtocolError) {
         var body = ByteBuffer()
         let header: UInt8
         switch self {
@@ -224,7 +224,7 @@ extension MQTTPacket {
     }
 
     /// The packet's bytes.
-    public func encoded() throws(MQTTProtocolError) -> [UInt8] {
+    package func encoded() throws(MQTTProtocolError) -> [UInt8] {
         var b = ByteBuffer()
         try encode(into: &b)
         return b.readBytes(length: b.readableBytes) ?? []
@@ -257,24 +257,24 @@ extension ByteBuffer {
 /// bytes or over the limit, a string that is not UTF-8 or holds U+0000, a field running past its packet)
 /// throws ``MQTTProtocolError``; the connection must then be closed (§4.8). This is the entry point for
 /// fuzzing: ``parseAll(_:maximumPacketSize:)`` takes raw bytes.
-public struct MQTTPacketDecoder: Sendable {
+package struct MQTTPacketDecoder: Sendable {
     /// The largest packet accepted, header included; larger ones throw before their body is buffered.
-    public var maximumPacketSize: Int
+    package var maximumPacketSize: Int
     private var buffer = ByteBuffer()
 
     /// Creates a decoder. `maximumPacketSize` defaults to 1 MiB and is capped by MQTT's own limit.
-    public init(maximumPacketSize: Int = 1 << 20) {
+    package init(maximumPacketSize: Int = 1 << 20) {
         self.maximumPacketSize = max(2, min(maximumPacketSize, mqttMaximumRemainingLength + 5))
     }
 
     /// Adds received bytes.
-    public mutating func append(_ bytes: some Sequence<UInt8>) { buffer.writeBytes(Array(bytes)) }
+    package mutating func append(_ bytes: some Sequence<UInt8>) { buffer.writeBytes(Array(bytes)) }
 
     /// Adds received bytes.
-    public mutating func append(_ bytes: ByteBuffer) { var b = bytes; buffer.writeBuffer(&b) }
+    package mutating func append(_ bytes: ByteBuffer) { var b = bytes; buffer.writeBuffer(&b) }
 
     /// The next complete packet, or `nil` when more bytes are needed.
-    public mutating func next() throws(MQTTProtocolError) -> MQTTPacket? {
+    package mutating func next() throws(MQTTProtocolError) -> MQTTPacket? {
         let packet = try Self.decode(from: &buffer, maximumPacketSize: maximumPacketSize)
         if buffer.readerIndex > 1 << 16 { buffer.discardReadBytes() }
         return packet
@@ -282,7 +282,7 @@ public struct MQTTPacketDecoder: Sendable {
 
     /// Every complete packet in `bytes`, in order; throws at the first malformed one, and when bytes are
     /// left that do not make a whole packet (`truncated`). For fuzzing and tests.
-    public static func parseAll(_ bytes: [UInt8], maximumPacketSize: Int = 1 << 20) throws(MQTTProtocolError) -> [MQTTPacket] {
+    package static func parseAll(_ bytes: [UInt8], maximumPacketSize: Int = 1 << 20) throws(MQTTProtocolError) -> [MQTTPacket] {
         var d = MQTTPacketDecoder(maximumPacketSize: maximumPacketSize)
         d.append(bytes)
         var out: [MQTTPacket] = []
@@ -293,7 +293,7 @@ public struct MQTTPacketDecoder: Sendable {
 
     /// Decodes one packet from the front of `buffer`, moving its reader index past it; returns `nil`
     /// (and leaves the buffer as it was) when the packet is not complete yet.
-    public static func decode(from buffer: inout ByteBuffer, maximumPacketSize: Int = 1 << 20) throws(MQTTProtocolError) -> MQTTPacket? {
+    package static func decode(from buffer: inout ByteBuffer, maximumPacketSize: Int = 1 << 20) throws(MQTTProtocolError) -> MQTTPacket? {
         let start = buffer.readerIndex
         guard let first: UInt8 = buffer.getInteger(at: start) else { return nil }
         var length = 0
@@ -432,7 +432,7 @@ extension ByteBuffer {
 
 /// Topic filter matching (MQTT 3.1.1 §4.7): `+` matches one level, `#` (last) any number of levels
 /// including none; filters starting with a wildcard do not match topics starting with `$`.
-public func mqttTopic(_ topic: String, matches filter: String) -> Bool {
+package func mqttTopic(_ topic: String, matches filter: String) -> Bool {
     let t = topic.split(separator: "/", omittingEmptySubsequences: false)
     let f = filter.split(separator: "/", omittingEmptySubsequences: false)
     if topic.hasPrefix("$"), let first = f.first, first == "+" || first == "#" { return false }

@@ -6,7 +6,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 
 /// Epoch time of this machine's boot in nanoseconds: `epoch ns − offset = ns since boot (CLOCK_MONOTONIC)`.
-public func mqttEpochOffsetNanoseconds() -> Int64 {
+package func mqttEpochOffsetNanoseconds() -> Int64 {
     let wall = Date().timeIntervalSince1970
     let uptime = ProcessInfo.processInfo.systemUptime
     let offset = (wall - uptime) * 1e9
@@ -14,15 +14,15 @@ public func mqttEpochOffsetNanoseconds() -> Int64 {
 }
 
 /// A sample from one device of a broker.
-public struct MQTTDeviceSample: Sendable, Hashable {
+package struct MQTTDeviceSample: Sendable, Hashable {
     /// The sender's `deviceId` (the topic when the message has none).
-    public var device: String
+    package var device: String
     /// The reading, in Core Motion's units and signs, seconds since this machine's boot.
-    public var sample: RawSample
+    package var sample: RawSample
 }
 
 /// What a broker source reports per device (``MQTTSensorSource/startDevices(_:handler:)``).
-public enum MQTTDeviceEvent: Sendable, Hashable {
+package enum MQTTDeviceEvent: Sendable, Hashable {
     /// A reading from a device.
     case sample(MQTTDeviceSample)
     /// A device was heard for the first time.
@@ -63,19 +63,19 @@ public enum MQTTDeviceEvent: Sendable, Hashable {
 ///
 /// ## Threading
 /// Events are delivered on the MQTT client's event loop, one at a time.
-public final class MQTTSensorSource: SensorSource {
+package final class MQTTSensorSource: SensorSource {
     /// The broker URL.
-    public let url: MQTTURL
+    package let url: MQTTURL
     /// The device this source delivers as a ``SensorSource`` (`device=`), or `nil` for the first heard.
-    public let boundDevice: String?
+    package let boundDevice: String?
     /// Seconds without a message after which a device counts as gone (`silence=`, default 5).
-    public let silence: Double
+    package let silence: Double
     /// The acceleration convention of incoming messages (`convention=`, default standardised).
-    public let convention: SensorLoggerConvention
+    package let convention: SensorLoggerConvention
     /// Where connection problems and the silence of the delivered device are reported (default: one line on standard error).
-    public let log: @Sendable (String) -> Void
+    package let log: @Sendable (String) -> Void
 
-    public let info: SourceInfo
+    package let info: SourceInfo
 
     private struct DeviceState {
         var reorder = SensorLoggerPushReorderBuffer()
@@ -120,10 +120,10 @@ public final class MQTTSensorSource: SensorSource {
     /// The longest wait between two connection attempts of a broker source, 0.25 s: one subscriber
     /// trying a down broker four times a second costs nothing, and being back before the publishers
     /// keeps the broker's per-client queue short after a restart.
-    public static let subscriberMaximumBackoff = 0.25
+    package static let subscriberMaximumBackoff = 0.25
 
     /// Creates a source from a URL (see the type's documentation for the parameters).
-    public init(url: MQTTURL, log: (@Sendable (String) -> Void)? = nil) throws(SourceError) {
+    package init(url: MQTTURL, log: (@Sendable (String) -> Void)? = nil) throws(SourceError) {
         guard !url.topic.isEmpty else { throw SourceError(.unavailable, "\(url): no topic filter; for example mqtt://localhost:1883/fleet/#") }
         self.url = url
         boundDevice = url.parameter("device").flatMap { $0.isEmpty ? nil : $0 }
@@ -152,14 +152,14 @@ public final class MQTTSensorSource: SensorSource {
     }
 
     /// Creates a source from its spec string.
-    public convenience init(spec: String) throws(SourceError) {
+    package convenience init(spec: String) throws(SourceError) {
         let url: MQTTURL
         do { url = try MQTTURL(parsing: spec) } catch { throw SourceError(.unavailable, error.message) }
         try self.init(url: url)
     }
 
     @discardableResult
-    public func apply(_ demand: SensorDemand, sink: @escaping @Sendable (SourceEvent) -> Void) throws(SourceError) -> [SensorKind: Double] {
+    package func apply(_ demand: SensorDemand, sink: @escaping @Sendable (SourceEvent) -> Void) throws(SourceError) -> [SensorKind: Double] {
         let detached: (MQTTClient?, RepeatedTask?) = state.withLockedValue { s in
             s.demand = demand
             if demand.isEmpty {
@@ -186,13 +186,13 @@ public final class MQTTSensorSource: SensorSource {
     /// The rates measured so far for one device, per sensor, in Hz: readings minus one over the span of
     /// their sample timestamps (the device's own clock, mapped to this machine's), once a sensor has
     /// more than ten readings. Empty for a device not heard from.
-    public func rates(of device: String) -> [SensorKind: Double] {
+    package func rates(of device: String) -> [SensorKind: Double] {
         state.withLockedValue { s in s.devices[device]?.rates.compactMapValues(\.rate) ?? [:] }
     }
 
     /// Starts delivering every device's samples, labelled, to `handler` (`demand` says which sensors).
     /// Call ``stopDevices()`` to end.
-    public func startDevices(_ demand: SensorDemand = SensorDemand(rates: [.accelerometer: 100, .gyro: 100, .magnetometer: 100]),
+    package func startDevices(_ demand: SensorDemand = SensorDemand(rates: [.accelerometer: 100, .gyro: 100, .magnetometer: 100]),
                              handler: @escaping @Sendable (MQTTDeviceEvent) -> Void) {
         state.withLockedValue { s in
             s.deviceHandler = handler
@@ -202,7 +202,7 @@ public final class MQTTSensorSource: SensorSource {
     }
 
     /// Stops ``startDevices(_:handler:)``; disconnects once no consumer is left, and returns when it has.
-    public func stopDevices() async {
+    package func stopDevices() async {
         let (client, ticker): (MQTTClient?, RepeatedTask?) = state.withLockedValue { s in
             s.deviceHandler = nil
             return s.sink == nil ? Self.detach(&s) : (nil, nil)

@@ -3,7 +3,7 @@ import NIOCore
 
 /// What the protocol state machine asks its runner to do. The runner (``MQTTClient`` on a NIO
 /// channel, or a test driving it by hand) performs the actions in order.
-public enum MQTTAction: Sendable, Equatable {
+package enum MQTTAction: Sendable, Equatable {
     /// Write this packet to the transport.
     case send(MQTTPacket)
     /// An application message arrived (already acknowledged as its QoS requires).
@@ -32,15 +32,15 @@ public enum MQTTAction: Sendable, Equatable {
 ///
 /// ## Threading
 /// A value type; the runner keeps it on one thread (``MQTTClient`` keeps it on its event loop).
-public struct MQTTStateMachine: Sendable {
+package struct MQTTStateMachine: Sendable {
     /// The CONNECT sent on every connection.
-    public var connect: MQTTConnect
+    package var connect: MQTTConnect
     /// QoS 1 messages allowed in flight (sent, not yet PUBACKed); more wait in the queue. Default 64.
-    public var maximumInFlight: Int
+    package var maximumInFlight: Int
     /// Messages allowed to wait in the queue; beyond it the oldest are dropped (``MQTTAction/dropped(_:)``). Default 100,000.
-    public var maximumQueued: Int
+    package var maximumQueued: Int
     /// Seconds to wait for CONNACK, and for PINGRESP after a PINGREQ, before closing. Default 10.
-    public var responseTimeout: Double
+    package var responseTimeout: Double
 
     enum Connection: Sendable {
         case down
@@ -60,7 +60,7 @@ public struct MQTTStateMachine: Sendable {
     private var incomingQoS2: Set<UInt16> = []
 
     /// Creates a state machine for this CONNECT.
-    public init(connect: MQTTConnect, maximumInFlight: Int = 64, maximumQueued: Int = 100_000, responseTimeout: Double = 10) {
+    package init(connect: MQTTConnect, maximumInFlight: Int = 64, maximumQueued: Int = 100_000, responseTimeout: Double = 10) {
         self.connect = connect
         self.maximumInFlight = max(1, min(maximumInFlight, 65_000))
         self.maximumQueued = max(1, maximumQueued)
@@ -68,35 +68,35 @@ public struct MQTTStateMachine: Sendable {
     }
 
     /// Whether CONNACK has been accepted on the current transport.
-    public var isConnected: Bool { if case .up = connection { return true } else { return false } }
+    package var isConnected: Bool { if case .up = connection { return true } else { return false } }
 
     /// QoS 1 messages sent but not acknowledged, plus messages queued: 0 means everything is safe with the broker
     /// (QoS 0 ones written).
-    public var outstanding: Int { inFlight.count + queue.count }
+    package var outstanding: Int { inFlight.count + queue.count }
 
     /// The transport is connected: send CONNECT.
-    public mutating func transportUp(now: NIODeadline) -> [MQTTAction] {
+    package mutating func transportUp(now: NIODeadline) -> [MQTTAction] {
         connection = .awaitingConnack(since: now)
         pendingSubscribe = nil
         return [.send(.connect(connect))]
     }
 
     /// The transport closed (either side). The session is kept for the next connection.
-    public mutating func transportDown() {
+    package mutating func transportDown() {
         connection = .down
         pendingSubscribe = nil
         incomingQoS2.removeAll()
     }
 
     /// Ask for a clean close: DISCONNECT then close. Queued messages stay queued.
-    public mutating func disconnect() -> [MQTTAction] {
+    package mutating func disconnect() -> [MQTTAction] {
         guard isConnected else { connection = .closing; return [.close(reason: nil)] }
         connection = .closing
         return [.send(.disconnect), .close(reason: nil)]
     }
 
     /// Subscribes to `filters` now if connected, and again after any reconnect whose session is not present.
-    public mutating func subscribe(_ filters: [(String, MQTTQoS)], now: NIODeadline) -> [MQTTAction] {
+    package mutating func subscribe(_ filters: [(String, MQTTQoS)], now: NIODeadline) -> [MQTTAction] {
         subscriptions.append(contentsOf: filters)
         subscriptionsAcked = false
         guard isConnected else { return [] }
@@ -113,7 +113,7 @@ public struct MQTTStateMachine: Sendable {
 
     /// Publishes `message`: QoS 0 is written now if connected (dropped otherwise, as QoS 0 allows);
     /// QoS 1 gets a packet identifier and is sent when the in-flight window has room, kept until PUBACK.
-    public mutating func publish(_ message: MQTTMessage, now: NIODeadline) -> [MQTTAction] {
+    package mutating func publish(_ message: MQTTMessage, now: NIODeadline) -> [MQTTAction] {
         var actions: [MQTTAction] = []
         if message.qos == .atMostOnce {
             guard isConnected else { return [.dropped(1)] }
@@ -158,7 +158,7 @@ public struct MQTTStateMachine: Sendable {
     }
 
     /// A packet arrived from the broker.
-    public mutating func received(_ packet: MQTTPacket, now: NIODeadline) -> [MQTTAction] {
+    package mutating func received(_ packet: MQTTPacket, now: NIODeadline) -> [MQTTAction] {
         switch (connection, packet) {
         case (.awaitingConnack, .connack(let sessionPresent, let code)):
             guard code == .accepted else {
@@ -219,7 +219,7 @@ public struct MQTTStateMachine: Sendable {
 
     /// Time passed: keepalive (PINGREQ after `keepAlive` seconds without sending) and timeouts
     /// (no CONNACK or PINGRESP within ``responseTimeout``). Call it at least every second.
-    public mutating func tick(now: NIODeadline) -> [MQTTAction] {
+    package mutating func tick(now: NIODeadline) -> [MQTTAction] {
         let timeout = TimeAmount.nanoseconds(Int64(responseTimeout * 1e9))  // safe: a configuration constant, not user input
         switch connection {
         case .awaitingConnack(let since) where now - since >= timeout:
@@ -244,7 +244,7 @@ public struct MQTTStateMachine: Sendable {
 
 extension MQTTPacket {
     /// The packet type's name, as the standard writes it (`PUBLISH`, `SUBACK`, …).
-    public var name: String {
+    package var name: String {
         switch self {
         case .connect: "CONNECT"
         case .connack: "CONNACK"

@@ -4,40 +4,40 @@
 /// The topic is everything after the first `/` up to `?`, percent-decoded, so the MQTT wildcards
 /// `+` and `#` can be written as they are (`mqtt://localhost:1883/fleet/#`). User and password are
 /// percent-decoded. The port defaults to 1883 (8883 for `mqtts`). IPv6 hosts go in brackets.
-public struct MQTTURL: Sendable, Hashable, CustomStringConvertible {
+package struct MQTTURL: Sendable, Hashable, CustomStringConvertible {
     /// Whether TLS is used (`mqtts://`, `mqtt+wss://`).
-    public var useTLS: Bool
+    package var useTLS: Bool
     /// Whether MQTT travels over WebSocket (`mqtt+ws://`, `mqtt+wss://`; HTTP path from `ws-path=`, default `/mqtt`).
-    public var webSocket: Bool = false
+    package var webSocket: Bool = false
     /// Host name or address.
-    public var host: String
+    package var host: String
     /// TCP port.
-    public var port: Int
+    package var port: Int
     /// User name, if any.
-    public var username: String?
+    package var username: String?
     /// Password, if any.
-    public var password: String?
+    package var password: String?
     /// Topic name or filter (may be empty).
-    public var topic: String
+    package var topic: String
     /// Query parameters, in order.
-    public var query: [(String, String)]
+    package var query: [(String, String)]
 
     /// The value of query parameter `key`, if present.
-    public func parameter(_ key: String) -> String? { query.first { $0.0 == key }?.1 }
+    package func parameter(_ key: String) -> String? { query.first { $0.0 == key }?.1 }
 
     /// The URL without the password (for logs and source identifiers).
-    public var description: String {
+    package var description: String {
         let user = username.map { "\($0)@" } ?? ""
         let h = host.contains(":") ? "[\(host)]" : host
         let scheme = webSocket ? (useTLS ? "mqtt+wss" : "mqtt+ws") : (useTLS ? "mqtts" : "mqtt")
         return "\(scheme)://\(user)\(h):\(port)/\(topic)"
     }
 
-    public static func == (a: MQTTURL, b: MQTTURL) -> Bool { a.description == b.description && a.password == b.password && a.query.map(\.0) == b.query.map(\.0) && a.query.map(\.1) == b.query.map(\.1) }
-    public func hash(into h: inout Hasher) { h.combine(description) }
+    package static func == (a: MQTTURL, b: MQTTURL) -> Bool { a.description == b.description && a.password == b.password && a.query.map(\.0) == b.query.map(\.0) && a.query.map(\.1) == b.query.map(\.1) }
+    package func hash(into h: inout Hasher) { h.combine(description) }
 
     /// Parses a URL; throws ``MQTTProtocolError`` with one line saying what is wrong.
-    public init(parsing text: String) throws(MQTTProtocolError) {
+    package init(parsing text: String) throws(MQTTProtocolError) {
         var rest: Substring
         if text.hasPrefix("mqtt://") { useTLS = false; rest = text.dropFirst(7) }
         else if text.hasPrefix("mqtts://") { useTLS = true; rest = text.dropFirst(8) }
@@ -109,7 +109,7 @@ public struct MQTTURL: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A client configuration for this broker (credentials, TLS), with `clientID`, clean session off.
-    public func clientConfiguration(clientID: String, keepAlive: UInt16 = 30) -> MQTTClientConfiguration {
+    package func clientConfiguration(clientID: String, keepAlive: UInt16 = 30) -> MQTTClientConfiguration {
         var c = MQTTClientConfiguration(host: host, port: port, useTLS: useTLS,
                                         connect: MQTTConnect(clientID: clientID, cleanSession: false, keepAlive: keepAlive,
                                                              username: username, password: password.map { Array($0.utf8) }))

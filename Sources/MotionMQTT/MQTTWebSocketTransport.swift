@@ -1,3 +1,4 @@
+import MotionNetworking
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -8,7 +9,7 @@ extension MQTTClient {
     /// MQTT over WebSocket (the transport Sensor Logger offers, Mosquitto's `protocol websockets`):
     /// an HTTP/1.1 upgrade to `path` asking for the `mqtt` subprotocol, then every MQTT packet in binary
     /// frames (masked, as a client must). TLS first when `useTLS` (wss).
-    public static func webSocketConnector(_ configuration: MQTTClientConfiguration, path: String) -> MQTTConnector {
+    package static func webSocketConnector(_ configuration: MQTTClientConfiguration, path: String) -> MQTTConnector {
         let host = configuration.host
         let port = configuration.port
         let tls = configuration.useTLS
@@ -34,7 +35,7 @@ extension MQTTClient {
                         try channel.pipeline.syncOperations.addHTTPClientHandlers(
                             withClientUpgrade: (upgraders: [upgrader], completionHandler: { _ in })
                         )
-                        try channel.pipeline.syncOperations.addHandler(MQTTWebSocketRequestHandler(host: host, port: port, path: path),
+                        try channel.pipeline.syncOperations.addHandler(MQTTWebSocketRequestHandler.make(host: host, port: port, path: path),
                                                                        name: MQTTWebSocketRequestHandler.name)
                     }
                 }
@@ -43,43 +44,19 @@ extension MQTTClient {
     }
 }
 
-/// Sends the upgrade request when the connection opens; a reply that is not an upgrade closes it.
-final class MQTTWebSocketRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPClientResponsePart
-    typealias OutboundOut = HTTPClientRequestPart
+/// MQTT's WebSocket upgrade request: asks for the `mqtt` subprotocol; a reply that is not an upgrade,
+/// or any error before it, closes the connection (so the client retries).
+enum MQTTWebSocketRequestHandler {
     static let name = "mqtt-websocket-request"
-    let host: String
-    let port: Int
-    let path: String
 
-    init(host: String, port: Int, path: String) {
-        self.host = host
-        self.port = port
-        self.path = path.hasPrefix("/") ? path : "/" + path
-    }
-
-    func channelActive(context: ChannelHandlerContext) {
-        var headers = HTTPHeaders()
-        headers.add(name: "Host", value: "\(host):\(port)")
-        headers.add(name: "Sec-WebSocket-Protocol", value: "mqtt")
-        headers.add(name: "Content-Length", value: "0")
-        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: path, headers: headers)
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-        context.fireChannelActive()
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .head(let response) = unwrapInboundIn(data) {
-            context.fireErrorCaught(MQTTProtocolError("WebSocket upgrade refused: HTTP \(response.status.code) \(response.status.reasonPhrase)"))
+    /// The request handler for `path` (a leading `/` is added when missing) on `host:port`.
+    static func make(host: String, port: Int, path: String) -> WebSocketUpgradeRequestHandler {
+        WebSocketUpgradeRequestHandler(
+            host: host, port: port, path: path.hasPrefix("/") ? path : "/" + path,
+            extraHeaders: [("Sec-WebSocket-Protocol", "mqtt")], closesOnError: true
+        ) { response in
+            MQTTProtocolError("WebSocket upgrade refused: HTTP \(response.status.code) \(response.status.reasonPhrase)")
         }
-        context.close(promise: nil)
-    }
-
-    /// A refused upgrade (the upgrade handler's error) closes the connection, so the client retries.
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        context.fireErrorCaught(error)
-        context.close(promise: nil)
     }
 }
 

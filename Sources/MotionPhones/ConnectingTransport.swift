@@ -1,4 +1,5 @@
 import Foundation
+import MotionNetworking
 import MotionSources
 import NIOConcurrencyHelpers
 import NIOCore
@@ -9,6 +10,8 @@ import NIOWebSocket
 /// Connects to the phone (SensorServer's WebSocket, SensorLog's TCP stream) and reconnects with
 /// exponential backoff (``ReconnectMachine``) whenever the connection fails or closes.
 final class ConnectingTransport: PhoneTransport, @unchecked Sendable {
+    // Sendable: SwiftNIO hands this object between the caller's thread and its event loop; the mutable
+    // state below is touched on that event loop only, a confinement the compiler cannot see.
     enum Kind { case sensorServer, sensorLog }
 
     private weak var source: PhoneSource?
@@ -131,7 +134,10 @@ final class ConnectingTransport: PhoneTransport, @unchecked Sendable {
             let upgrader = NIOWebSocketClientUpgrader(maxFrameSize: Self.maximumMessage) { channel, _ in
                 channel.pipeline.addHandler(frames)
             }
-            let request = WebSocketRequestHandler(host: spec.host, port: spec.port, path: sensorServerPath)
+            // A response that is not an upgrade: the server refused (wrong path, not SensorServer).
+            let request = WebSocketUpgradeRequestHandler(host: spec.host, port: spec.port, path: sensorServerPath) { head in
+                SourceError(.unavailable, "the phone answered HTTP \(head.status.code) instead of a WebSocket upgrade; is SensorServer running on this port?")
+            }
             let config: NIOHTTPClientUpgradeSendableConfiguration = (upgraders: [upgrader], completionHandler: { context in
                 context.pipeline.removeHandler(request, promise: nil)
             })
@@ -151,41 +157,10 @@ final class ConnectingTransport: PhoneTransport, @unchecked Sendable {
     func note(_ text: String) { source?.log(text) }
 }
 
-/// Sends the WebSocket upgrade request once the TCP connection is up.
-final class WebSocketRequestHandler: ChannelInboundHandler, RemovableChannelHandler, @unchecked Sendable {
-    typealias InboundIn = HTTPClientResponsePart
-    typealias OutboundOut = HTTPClientRequestPart
-    let host: String
-    let port: Int
-    let path: String
-
-    init(host: String, port: Int, path: String) {
-        self.host = host
-        self.port = port
-        self.path = path
-    }
-
-    func channelActive(context: ChannelHandlerContext) {
-        var headers = HTTPHeaders()
-        headers.add(name: "Host", value: "\(host):\(port)")
-        headers.add(name: "Content-Length", value: "0")
-        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: path, headers: headers)
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-        context.fireChannelActive()
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        // A response that is not an upgrade: the server refused (wrong path, not SensorServer).
-        if case .head(let head) = unwrapInboundIn(data) {
-            context.fireErrorCaught(SourceError(.unavailable, "the phone answered HTTP \(head.status.code) instead of a WebSocket upgrade; is SensorServer running on this port?"))
-        }
-        context.close(promise: nil)
-    }
-}
-
 /// Reads SensorServer's text frames after the upgrade.
 final class SensorServerFrameHandler: ChannelInboundHandler, @unchecked Sendable {
+    // Sendable: made off the event loop and handed to the channel's pipeline (SwiftNIO's future-returning
+    // `addHandler` asks for Sendable); from then on only that event loop touches its mutable state.
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
     private let transport: ConnectingTransport
@@ -240,6 +215,8 @@ final class SensorServerFrameHandler: ChannelInboundHandler, @unchecked Sendable
 /// Reads SensorLog's TCP stream: JSON objects back to back, or CSV lines under a header; the first
 /// non-blank byte decides which.
 final class SensorLogStreamHandler: ChannelInboundHandler, @unchecked Sendable {
+    // Sendable: made off the event loop and handed to the channel's pipeline (SwiftNIO's future-returning
+    // `addHandler` asks for Sendable); from then on only that event loop touches its mutable state.
     typealias InboundIn = ByteBuffer
     private let transport: ConnectingTransport
     private var mode: Bool?  // true: JSON

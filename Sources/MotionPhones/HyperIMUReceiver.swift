@@ -5,8 +5,8 @@ import NIOPosix
 
 /// Receives HyperIMU's UDP datagrams on the spec's HOST:PORT. Each datagram holds one or more CSV
 /// lines (ended by CRLF or `#`); the last needs no terminator.
-final class HyperIMUReceiver: PhoneTransport, @unchecked Sendable {
-    private weak var source: PhoneSource?
+final class HyperIMUReceiver: PhoneTransport, Sendable {
+    private weak let source: PhoneSource?
     private let spec: PhoneSpec
     private let eventLoop: any EventLoop
     let decoder: HyperIMUDecoder
@@ -69,7 +69,7 @@ final class HyperIMUReceiver: PhoneTransport, @unchecked Sendable {
     }
 }
 
-final class HyperIMUHandler: ChannelInboundHandler, @unchecked Sendable {
+final class HyperIMUHandler: ChannelInboundHandler, Sendable {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
     private let receiver: HyperIMUReceiver
 

@@ -20,20 +20,20 @@
 ///
 /// ## Threading
 /// A value type: use it from one thread at a time.
-public struct PhoneClockMapper: Sendable {
+package struct PhoneClockMapper: Sendable {
     /// Host seconds covered by one bucket of minima (default 1).
-    public var bucketDuration: Double
+    package var bucketDuration: Double
     /// How many buckets are kept (default 120, so the window is 2 minutes of host time: long enough
     /// for a good skew estimate from phones that send one batch a second, short enough that drift
     /// is close to linear over it).
-    public var bucketCount: Int
+    package var bucketCount: Int
     /// The largest drift rate believed, as a fraction (default 1e-3, 1000 ppm).
-    public var maximumSkew: Double
+    package var maximumSkew: Double
     /// Seconds by which a phone clock may go back, or a sample map into the future, before the
     /// estimate restarts (default 1).
-    public var stepTolerance: Double
+    package var stepTolerance: Double
     /// How many times the estimate restarted after a clock step.
-    public private(set) var resets = 0
+    package private(set) var resets = 0
 
     private struct Point { var phone: Double; var offset: Double }
     private var buckets: [Point] = []
@@ -47,7 +47,7 @@ public struct PhoneClockMapper: Sendable {
     private var valid = false
 
     /// Creates an empty mapper.
-    public init(bucketDuration: Double = 1, bucketCount: Int = 120, maximumSkew: Double = 1e-3, stepTolerance: Double = 1) {
+    package init(bucketDuration: Double = 1, bucketCount: Int = 120, maximumSkew: Double = 1e-3, stepTolerance: Double = 1) {
         self.bucketDuration = bucketDuration
         self.bucketCount = max(2, bucketCount)
         self.maximumSkew = maximumSkew
@@ -55,14 +55,14 @@ public struct PhoneClockMapper: Sendable {
     }
 
     /// Whether at least one reading has been observed.
-    public var isCalibrated: Bool { valid }
+    package var isCalibrated: Bool { valid }
 
     /// The estimated skew (host seconds per phone second − 1).
-    public var skew: Double { b }
+    package var skew: Double { b }
 
     /// Records that a sample stamped `phoneTime` (phone seconds) arrived at host time `arrival`
     /// (seconds since boot). Non-finite input is ignored.
-    public mutating func observe(phoneTime: Double, arrival: Double) {
+    package mutating func observe(phoneTime: Double, arrival: Double) {
         guard phoneTime.isFinite, arrival.isFinite else { return }
         let offset = arrival - phoneTime
         if valid {
@@ -90,13 +90,13 @@ public struct PhoneClockMapper: Sendable {
 
     /// The host time (seconds since boot) of a sample stamped `phoneTime`, or `nil` before any
     /// reading was observed.
-    public func hostTime(forPhoneTime phoneTime: Double) -> Double? {
+    package func hostTime(forPhoneTime phoneTime: Double) -> Double? {
         guard valid, phoneTime.isFinite else { return nil }
         return phoneTime + estimate(at: phoneTime)
     }
 
     /// Forgets everything observed.
-    public mutating func reset() {
+    package mutating func reset() {
         resets += 1
         buckets.removeAll()
         current = nil

@@ -9,12 +9,12 @@ import MotionSources
 /// Acceleration (m/s², Android sign) is negated and divided by 9.80665; gyroscope rad/s and magnetic
 /// field µT pass unchanged. The uncalibrated variants use their first three values. `timestamp` is
 /// `SensorEvent.timestamp` (ns, the `elapsedRealtimeNanos` base), so all sensors share one clock.
-public enum SensorServerDecoder {
+package enum SensorServerDecoder {
     /// The Android sensor types asked for, in the `types` query of `/sensors/connect`.
-    public static let defaultTypes = ["android.sensor.accelerometer", "android.sensor.gyroscope", "android.sensor.magnetic_field"]
+    package static let defaultTypes = ["android.sensor.accelerometer", "android.sensor.gyroscope", "android.sensor.magnetic_field"]
 
     /// The sensor of an Android type name, `nil` for one this project does not use.
-    public static func sensor(forType type: String) -> SensorKind? {
+    package static func sensor(forType type: String) -> SensorKind? {
         switch type {
         case "android.sensor.accelerometer", "android.sensor.accelerometer_uncalibrated": .accelerometer
         case "android.sensor.gyroscope", "android.sensor.gyroscope_uncalibrated": .gyro
@@ -45,7 +45,7 @@ public enum SensorServerDecoder {
 
     /// Decodes one message. `defaultType` is used when the message has no `type` (the single-sensor
     /// endpoint `/sensor/connect?type=`).
-    public static func decode(_ bytes: [UInt8], defaultType: String? = nil) -> PhoneDecoded {
+    package static func decode(_ bytes: [UInt8], defaultType: String? = nil) -> PhoneDecoded {
         var out = PhoneDecoded()
         out.clock = "elapsedRealtime"
         guard let object = parseJSON(bytes) as? [String: Any] else {
@@ -89,17 +89,17 @@ public enum SensorServerDecoder {
 /// sensor it is (`nil` for a triple to skip, such as a rotation vector or a linear acceleration).
 /// A leading field at or above 1e11 is taken as the epoch-ms timestamp; one that is not a number
 /// (a MAC address) is skipped. Acceleration is Android's (m/s², +g on z face up): negated, ÷ 9.80665.
-public struct HyperIMUDecoder: Sendable {
+package struct HyperIMUDecoder: Sendable {
     /// The sensor of each triple, in order; `nil` skips a triple.
-    public var layout: [SensorKind?]
+    package var layout: [SensorKind?]
 
     /// Creates a decoder; the default layout is accelerometer, gyroscope, magnetometer.
-    public init(layout: [SensorKind?] = [.accelerometer, .gyro, .magnetometer]) {
+    package init(layout: [SensorKind?] = [.accelerometer, .gyro, .magnetometer]) {
         self.layout = layout
     }
 
     /// Parses a `sensors=` list: `acc`, `gyro`, `mag` or `skip` (also `-`), comma-separated.
-    public static func layout(parsing text: String) -> [SensorKind?]? {
+    package static func layout(parsing text: String) -> [SensorKind?]? {
         var out: [SensorKind?] = []
         for part in text.split(separator: ",") {
             switch part.trimmingCharacters(in: .whitespaces).lowercased() {
@@ -114,7 +114,7 @@ public struct HyperIMUDecoder: Sendable {
     }
 
     /// Decodes one line.
-    public func decode(line: String) -> PhoneDecoded {
+    package func decode(line: String) -> PhoneDecoded {
         var out = PhoneDecoded()
         out.clock = "epoch"
         var fields = line.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
@@ -163,14 +163,14 @@ public struct HyperIMUDecoder: Sendable {
 /// (g) at the motion time; `altimeterPressure` (kPa) at `altimeterTimestamp_sinceReboot`.
 /// Rows repeat a sensor's last value (sample and hold); the source drops a reading whose phone time
 /// did not advance.
-public struct SensorLogDecoder: Sendable {
+package struct SensorLogDecoder: Sendable {
     private var header: [String]?
 
     /// Creates a decoder.
-    public init() {}
+    package init() {}
 
     /// The field name of a CSV header cell: `accelerometerAccelerationX(G)` → `accelerometerAccelerationX`.
-    public static func fieldName(_ cell: Substring) -> String {
+    package static func fieldName(_ cell: Substring) -> String {
         var s = cell.trimmingCharacters(in: .whitespaces)
         if s.hasPrefix("\"") && s.hasSuffix("\"") && s.count >= 2 { s = String(s.dropFirst().dropLast()) }
         if let paren = s.firstIndex(of: "(") { s = String(s[..<paren]) }
@@ -178,7 +178,7 @@ public struct SensorLogDecoder: Sendable {
     }
 
     /// Decodes one JSON record.
-    public func decode(json bytes: [UInt8]) -> PhoneDecoded {
+    package func decode(json bytes: [UInt8]) -> PhoneDecoded {
         guard let object = parseJSON(bytes) as? [String: Any] else {
             var out = PhoneDecoded()
             out.rejected.append("not a JSON object")
@@ -188,7 +188,7 @@ public struct SensorLogDecoder: Sendable {
     }
 
     /// Decodes one CSV line: the first one seen is the header.
-    public mutating func decode(csvLine line: String) -> PhoneDecoded {
+    package mutating func decode(csvLine line: String) -> PhoneDecoded {
         let separator: Character = line.contains(",") ? "," : (line.contains(";") ? ";" : "\t")
         let cells = line.split(separator: separator, omittingEmptySubsequences: false)
         if header == nil || cells.first.map({ Self.fieldName($0) == header?.first }) == true && Double(cells[0]) == nil {
@@ -250,21 +250,21 @@ public struct SensorLogDecoder: Sendable {
 /// Sensor Logger (iOS, Android) HTTP push: the JSON `{messageId, sessionId, deviceId, payload}` of
 /// `MotionRecordings`' ``SensorLoggerPush`` decoder, converted by its ``SensorLoggerPushConverter``
 /// (the same code that serves MQTT), with time left on the phone's clock (epoch seconds).
-public struct SensorLoggerDecoder: Sendable {
+package struct SensorLoggerDecoder: Sendable {
     private var converter: SensorLoggerPushConverter
     private let convention: SensorLoggerConvention
     private var reorder = SensorLoggerPushReorderBuffer(window: 1)
 
     /// Creates a decoder for one phone with the given acceleration convention.
-    public init(convention: SensorLoggerConvention) {
+    package init(convention: SensorLoggerConvention) {
         converter = SensorLoggerPushConverter(convention: convention, epochOffsetNanoseconds: 0)
         self.convention = convention
     }
 
     /// Readings dropped by the converter as not later than the last of their sensor.
-    public var discardedLate: Int { converter.discardedLate }
+    package var discardedLate: Int { converter.discardedLate }
     /// Messages dropped as duplicates.
-    public var duplicates: Int { reorder.duplicates }
+    package var duplicates: Int { reorder.duplicates }
 
     /// `barometer` (`pressure` hPa → kPa); `gravity` (m/s² → g; standardised: Android's sign, negated);
     /// `orientation` (`qw,qx,qy,qz`; standardised: Android's ENU frame, turned to Core Motion's
@@ -290,7 +290,7 @@ public struct SensorLoggerDecoder: Sendable {
     }
 
     /// Decodes one request body.
-    public mutating func decode(body: [UInt8]) -> (PhoneDecoded, device: String?) {
+    package mutating func decode(body: [UInt8]) -> (PhoneDecoded, device: String?) {
         let message: SensorLoggerPushMessage
         do {
             message = try SensorLoggerPush.decode(body)
@@ -303,7 +303,7 @@ public struct SensorLoggerDecoder: Sendable {
     }
 
     /// Converts one decoded message; readings stay on the phone's clock (epoch seconds).
-    public mutating func decode(message: SensorLoggerPushMessage) -> PhoneDecoded {
+    package mutating func decode(message: SensorLoggerPushMessage) -> PhoneDecoded {
         var out = PhoneDecoded()
         out.clock = message.deviceId
         for ready in reorder.add(message) {

@@ -3,7 +3,7 @@ import MotionFusion
 import MotionSources
 
 /// What a phone sends beyond the three raw sensors, already in Core Motion's units and frames.
-public enum PhoneQuantity: Sendable, Hashable {
+package enum PhoneQuantity: Sendable, Hashable {
     /// Air pressure in kPa (`CMAltitudeData.pressure`'s unit).
     case pressure(Double)
     /// The phone's own attitude: a unit quaternion mapping the device frame to a reference frame with
@@ -14,7 +14,7 @@ public enum PhoneQuantity: Sendable, Hashable {
     case gravity(Vector3)
 
     /// A short name: `pressure`, `attitude` or `gravity`.
-    public var name: String {
+    package var name: String {
         switch self {
         case .pressure: "pressure"
         case .attitude: "attitude"
@@ -24,14 +24,14 @@ public enum PhoneQuantity: Sendable, Hashable {
 }
 
 /// One reading of a ``PhoneQuantity`` on the phone's clock.
-public struct PhoneExtraReading: Sendable, Hashable {
+package struct PhoneExtraReading: Sendable, Hashable {
     /// The phone's time in seconds on its own clock, `nil` when the message has none.
-    public var phoneTime: Double?
+    package var phoneTime: Double?
     /// The reading.
-    public var quantity: PhoneQuantity
+    package var quantity: PhoneQuantity
 
     /// Creates a reading.
-    public init(phoneTime: Double?, quantity: PhoneQuantity) {
+    package init(phoneTime: Double?, quantity: PhoneQuantity) {
         self.phoneTime = phoneTime
         self.quantity = quantity
     }
@@ -48,27 +48,27 @@ public struct PhoneExtraReading: Sendable, Hashable {
 /// of phyphox's iOS conversion, `q_Android = (cos 45°, 0, 0, sin 45°) ⊗ q_iOS`,
 /// `ExperimentSensorInput.swift`). iOS apps that send `CMAttitude` itself (SensorLog, Sensor Logger
 /// without "Standardise Units & Frames") need no change. Gravity converts like acceleration.
-public enum PhoneFrames {
+package enum PhoneFrames {
     private static let half = 0.5.squareRoot()
     /// The rotation from east-north-up to north-west-up reference coordinates.
-    public static let enuToNWU = Quaternion(w: half, x: 0, y: 0, z: -half)
+    package static let enuToNWU = Quaternion(w: half, x: 0, y: 0, z: -half)
 
     /// An Android-style quaternion (device → ENU), in Core Motion's reference (device → NWU), normalised;
     /// `nil` for a zero or non-finite one.
-    public static func coreMotionAttitude(fromAndroid q: Quaternion) -> Quaternion? {
+    package static func coreMotionAttitude(fromAndroid q: Quaternion) -> Quaternion? {
         guard q.isFinite, q.length > 1e-6 else { return nil }
         return (enuToNWU * q).normalized
     }
 
     /// A Core Motion quaternion checked and normalised; `nil` for a zero or non-finite one.
-    public static func coreMotionAttitude(fromApple q: Quaternion) -> Quaternion? {
+    package static func coreMotionAttitude(fromApple q: Quaternion) -> Quaternion? {
         guard q.isFinite, q.length > 1e-6 else { return nil }
         return q.normalized
     }
 
     /// Android's rotation vector `(x, y, z[, w])`, the vector part of the unit quaternion; `w` is
     /// derived when absent (`w = √(1 − x² − y² − z²)`, 0 when rounding makes that negative).
-    public static func androidQuaternion(rotationVector v: [Double]) -> Quaternion? {
+    package static func androidQuaternion(rotationVector v: [Double]) -> Quaternion? {
         guard v.count >= 3 else { return nil }
         let w = v.count >= 4 ? v[3] : max(0, 1 - v[0] * v[0] - v[1] * v[1] - v[2] * v[2]).squareRoot()
         return Quaternion(w: w, x: v[0], y: v[1], z: v[2])
@@ -76,37 +76,37 @@ public enum PhoneFrames {
 }
 
 /// The latest value of each ``PhoneQuantity`` a ``PhoneSource`` received, on this machine's clock.
-public struct PhoneExtras: Sendable, Hashable {
+package struct PhoneExtras: Sendable, Hashable {
     /// Per quantity name: readings accepted, the last value and its host time (s since boot).
-    public struct Latest: Sendable, Hashable {
+    package struct Latest: Sendable, Hashable {
         /// Readings accepted.
-        public var count = 0
+        package var count = 0
         /// The last reading.
-        public var value: PhoneQuantity
+        package var value: PhoneQuantity
         /// Its host time, seconds since boot.
-        public var timestamp: Double
+        package var timestamp: Double
     }
 
     /// Per quantity name (`pressure`, `attitude`, `gravity`).
-    public var latest: [String: Latest] = [:]
+    package var latest: [String: Latest] = [:]
 
     /// Creates an empty record.
-    public init() {}
+    package init() {}
 
     /// The last pressure in kPa and its host time.
-    public var pressure: (kPa: Double, timestamp: Double)? {
+    package var pressure: (kPa: Double, timestamp: Double)? {
         if let l = latest["pressure"], case .pressure(let p) = l.value { return (p, l.timestamp) }
         return nil
     }
 
     /// The last attitude and its host time.
-    public var attitude: (quaternion: Quaternion, timestamp: Double)? {
+    package var attitude: (quaternion: Quaternion, timestamp: Double)? {
         if let l = latest["attitude"], case .attitude(let q) = l.value { return (q, l.timestamp) }
         return nil
     }
 
     /// The last gravity (g) and its host time.
-    public var gravity: (g: Vector3, timestamp: Double)? {
+    package var gravity: (g: Vector3, timestamp: Double)? {
         if let l = latest["gravity"], case .gravity(let v) = l.value { return (v, l.timestamp) }
         return nil
     }
@@ -123,16 +123,16 @@ public struct PhoneExtras: Sendable, Hashable {
 ///
 /// ## Threading
 /// Safe from any thread.
-public final class PhoneBarometer: BarometerSource {
+package final class PhoneBarometer: BarometerSource {
     /// The phone source read.
-    public let source: PhoneSource
-    public var identifier: String { source.info.identifier }
-    public var name: String { "barometer of the \(source.info.name)" }
-    public var virtualStartTime: Double? { nil }
+    package let source: PhoneSource
+    package var identifier: String { source.info.identifier }
+    package var name: String { "barometer of the \(source.info.name)" }
+    package var virtualStartTime: Double? { nil }
     private let holding = Locked(false)
 
     /// Creates a barometer on `source`; nothing starts before the first read.
-    public init(source: PhoneSource) {
+    package init(source: PhoneSource) {
         self.source = source
     }
 
@@ -140,7 +140,7 @@ public final class PhoneBarometer: BarometerSource {
         if holding.withLock({ $0 }) { source.release() }
     }
 
-    public func readPressure(at timestamp: Double) throws(SourceError) -> Double {
+    package func readPressure(at timestamp: Double) throws(SourceError) -> Double {
         let start = holding.withLock { h -> Bool in
             defer { h = true }
             return !h
@@ -165,7 +165,7 @@ extension PhoneSource {
     /// one: so `CMMotionManager` and `CMAltimeter` given the same phone spec share one connection or
     /// listening socket.
     /// - Throws: ``SourceError`` for a bad spec.
-    public static func shared(spec text: String) throws(SourceError) -> PhoneSource {
+    package static func shared(spec text: String) throws(SourceError) -> PhoneSource {
         if let live = registry.withLock({ $0[text]?.source }) { return live }
         let made = try PhoneSource(spec: text)
         return registry.withLock { map in
@@ -177,6 +177,6 @@ extension PhoneSource {
     }
 }
 
-private struct WeakPhoneSource: @unchecked Sendable {
-    weak var source: PhoneSource?
+private struct WeakPhoneSource: Sendable {
+    weak let source: PhoneSource?
 }

@@ -4,17 +4,17 @@ import MotionSources
 
 /// One reading decoded from a phone's message, already in Core Motion's units and signs, still on
 /// the phone's clock.
-public struct PhoneReading: Sendable, Hashable {
+package struct PhoneReading: Sendable, Hashable {
     /// Which sensor.
-    public var sensor: SensorKind
+    package var sensor: SensorKind
     /// The phone's timestamp in seconds on the phone's own clock, or `nil` when the message has none
     /// (the arrival time is then used).
-    public var phoneTime: Double?
+    package var phoneTime: Double?
     /// The value: g with gravity pointing down (face up reads z ≈ −1), rad/s or µT.
-    public var value: Vector3
+    package var value: Vector3
 
     /// Creates a reading.
-    public init(sensor: SensorKind, phoneTime: Double?, value: Vector3) {
+    package init(sensor: SensorKind, phoneTime: Double?, value: Vector3) {
         self.sensor = sensor
         self.phoneTime = phoneTime
         self.value = value
@@ -22,32 +22,32 @@ public struct PhoneReading: Sendable, Hashable {
 }
 
 /// The result of decoding one message: readings, or why it was rejected.
-public struct PhoneDecoded: Sendable {
+package struct PhoneDecoded: Sendable {
     /// The readings the message carries, in message order.
-    public var readings: [PhoneReading] = []
+    package var readings: [PhoneReading] = []
     /// Which clock the timestamps are on (readings of different clocks are mapped separately), such as
     /// a Sensor Logger session.
-    public var clock: String = ""
+    package var clock: String = ""
     /// Parts of the message that could not be used (counted as malformed).
-    public var rejected: [String] = []
+    package var rejected: [String] = []
     /// Pressure, attitude and gravity readings, in message order.
-    public var extras: [PhoneExtraReading] = []
+    package var extras: [PhoneExtraReading] = []
 
     /// Creates an empty result.
-    public init() {}
+    package init() {}
 }
 
 /// Unit conversions shared by every phone decoder.
-public enum PhoneUnits {
+package enum PhoneUnits {
     /// Standard gravity in m/s² (Android's `SensorManager.GRAVITY_EARTH`, Sensor Logger's factor).
-    public static let standardGravity = 9.80665
+    package static let standardGravity = 9.80665
     /// phyphox's factor (its iOS code multiplies Core Motion's g by −9.81).
-    public static let phyphoxGravity = 9.81
+    package static let phyphoxGravity = 9.81
 
     /// Android's acceleration (m/s², +g on z lying face up) in Core Motion's (g, −1 on z face up):
     /// all three axes negated and divided by `gravity`.
     @inlinable
-    public static func androidAcceleration(_ x: Double, _ y: Double, _ z: Double, gravity: Double = standardGravity) -> Vector3 {
+    package static func androidAcceleration(_ x: Double, _ y: Double, _ z: Double, gravity: Double = standardGravity) -> Vector3 {
         let k = -1 / gravity
         // + 0 turns −0 (from a zero axis) into 0, so output prints 0 rather than -0.
         return Vector3(x * k + 0, y * k + 0, z * k + 0)
@@ -59,13 +59,13 @@ public enum PhoneUnits {
 ///
 /// ## Threading
 /// A value type: use it from one thread at a time.
-public struct JSONObjectSplitter: Sendable {
+package struct JSONObjectSplitter: Sendable {
     /// The largest object accepted, in bytes; a longer one is dropped and counted (default 64 KiB).
-    public var maximumObjectSize: Int
+    package var maximumObjectSize: Int
     /// Objects dropped because they exceeded ``maximumObjectSize``.
-    public private(set) var oversized = 0
+    package private(set) var oversized = 0
     /// Bytes outside any object that are not white space (skipped).
-    public private(set) var strayBytes = 0
+    package private(set) var strayBytes = 0
 
     private var buffer: [UInt8] = []
     private var depth = 0
@@ -74,12 +74,12 @@ public struct JSONObjectSplitter: Sendable {
     private var discarding = false
 
     /// Creates a splitter.
-    public init(maximumObjectSize: Int = 64 * 1024) {
+    package init(maximumObjectSize: Int = 64 * 1024) {
         self.maximumObjectSize = maximumObjectSize
     }
 
     /// Feeds bytes; returns every object completed by them, each as its bytes.
-    public mutating func feed<C: Collection>(_ bytes: C) -> [[UInt8]] where C.Element == UInt8 {
+    package mutating func feed<C: Collection>(_ bytes: C) -> [[UInt8]] where C.Element == UInt8 {
         var out: [[UInt8]] = []
         for byte in bytes {
             if depth == 0 {
@@ -130,24 +130,24 @@ public struct JSONObjectSplitter: Sendable {
 ///
 /// ## Threading
 /// A value type: use it from one thread at a time.
-public struct LineSplitter: Sendable {
+package struct LineSplitter: Sendable {
     /// The longest line accepted, in bytes; a longer one is dropped and counted (default 16 KiB).
-    public var maximumLineLength: Int
+    package var maximumLineLength: Int
     /// Whether `#` ends a line as well as LF.
-    public var hashEnds: Bool
+    package var hashEnds: Bool
     /// Lines dropped because they exceeded ``maximumLineLength``.
-    public private(set) var oversized = 0
+    package private(set) var oversized = 0
     private var buffer: [UInt8] = []
     private var discarding = false
 
     /// Creates a splitter.
-    public init(maximumLineLength: Int = 16 * 1024, hashEnds: Bool = true) {
+    package init(maximumLineLength: Int = 16 * 1024, hashEnds: Bool = true) {
         self.maximumLineLength = maximumLineLength
         self.hashEnds = hashEnds
     }
 
     /// Feeds bytes; returns the non-empty lines they complete, without their terminators.
-    public mutating func feed<C: Collection>(_ bytes: C) -> [String] where C.Element == UInt8 {
+    package mutating func feed<C: Collection>(_ bytes: C) -> [String] where C.Element == UInt8 {
         var out: [String] = []
         for byte in bytes {
             if byte == 0x0A || (hashEnds && byte == UInt8(ascii: "#")) {
@@ -171,7 +171,7 @@ public struct LineSplitter: Sendable {
     }
 
     /// The bytes of an unfinished line (for a datagram, which ends its last line).
-    public mutating func flush() -> String? {
+    package mutating func flush() -> String? {
         defer { buffer.removeAll(keepingCapacity: true); discarding = false }
         if discarding { return nil }
         if buffer.last == 0x0D { buffer.removeLast() }

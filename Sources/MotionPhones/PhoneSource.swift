@@ -6,24 +6,24 @@ import NIOCore
 import NIOPosix
 
 /// What a phone source has seen so far (``PhoneSource/statistics``).
-public struct PhoneStatistics: Sendable, Hashable {
+package struct PhoneStatistics: Sendable, Hashable {
     /// Per sensor: readings accepted and the host times of the first and last one.
-    public struct SensorCount: Sendable, Hashable {
+    package struct SensorCount: Sendable, Hashable {
         /// Readings accepted.
-        public var count = 0
+        package var count = 0
         /// Host time (s since boot) of the first accepted reading.
-        public var first = 0.0
+        package var first = 0.0
         /// Host time of the last accepted reading.
-        public var last = 0.0
+        package var last = 0.0
         /// Phone time (s, the phone's clock) of the first and last accepted reading, when they carry one.
-        public var firstPhone: Double?
-        public var lastPhone: Double?
+        package var firstPhone: Double?
+        package var lastPhone: Double?
         /// Readings accepted before ``firstPhone`` (a phone clock step starts the phone span afresh).
-        public var countBeforeFirstPhone = 0
+        package var countBeforeFirstPhone = 0
         /// The measured rate in Hz (`nil` with fewer than two readings): from the phone's own timestamps
         /// when the readings carry them (the phone's sampling, untouched by network delays and by the
         /// clock mapping settling), else from host times.
-        public var rate: Double? {
+        package var rate: Double? {
             guard count > 1 else { return nil }
             if let a = firstPhone, let b = lastPhone, b > a, count - countBeforeFirstPhone > 1 {
                 return Double(count - countBeforeFirstPhone - 1) / (b - a)
@@ -33,25 +33,25 @@ public struct PhoneStatistics: Sendable, Hashable {
     }
 
     /// Per-sensor counts.
-    public var sensors: [SensorKind: SensorCount] = [:]
+    package var sensors: [SensorKind: SensorCount] = [:]
     /// Messages (requests, datagrams, lines, objects, frames) received.
-    public var messages = 0
+    package var messages = 0
     /// Messages or parts of messages that did not decode.
-    public var malformed = 0
+    package var malformed = 0
     /// Messages dropped for exceeding a size cap.
-    public var oversized = 0
+    package var oversized = 0
     /// Readings dropped because their phone time did not advance (repeated rows, late batches).
-    public var stale = 0
+    package var stale = 0
     /// Times a phone clock stepped and its mapping restarted.
-    public var clockResets = 0
+    package var clockResets = 0
     /// Times silence was reported.
-    public var silences = 0
+    package var silences = 0
     /// Connections made (connecting sources) or accepted (listening ones).
-    public var connections = 0
+    package var connections = 0
     /// The last peer heard from (address, and device id where the app sends one).
-    public var peer: String?
+    package var peer: String?
     /// The phone's platform as far as its messages tell (Sensor Logger sends `accuracy` on Android only).
-    public var platform: String?
+    package var platform: String?
 }
 
 /// A phone app streaming over the network as a motion source.
@@ -85,17 +85,17 @@ public struct PhoneStatistics: Sendable, Hashable {
 /// Everything of one source runs on one NIO event loop: events reach the sink there, one at a time.
 /// ``apply(_:sink:)`` may be called from any thread; called off the loop with an empty demand, it
 /// returns once no sink call is in flight.
-public final class PhoneSource: SensorSource {
+package final class PhoneSource: SensorSource {
     /// The parsed specification.
-    public let spec: PhoneSpec
+    package let spec: PhoneSpec
     /// Seconds without data before the sink gets an error.
-    public let silence: Double
+    package let silence: Double
     /// Whether device motion reports the phone's own attitude and gravity (`?motion=phone`) rather
     /// than fusing the raw sensors (`?motion=fused`, the default). See ``OwnAttitudeProviding``.
-    public let reportsOwnAttitude: Bool
+    package let reportsOwnAttitude: Bool
     /// Where connection notes and malformed-message reports go (default: standard error).
-    public let log: @Sendable (String) -> Void
-    public let info: SourceInfo
+    package let log: @Sendable (String) -> Void
+    package let info: SourceInfo
 
     /// The event loop this source runs on.
     let eventLoop: any EventLoop
@@ -128,7 +128,7 @@ public final class PhoneSource: SensorSource {
     /// - Parameters:
     ///   - log: where notes go; default one line on standard error.
     ///   - eventLoopGroup: the loops to pick one from (default: NIO's shared group).
-    public init(spec: PhoneSpec, log: (@Sendable (String) -> Void)? = nil,
+    package init(spec: PhoneSpec, log: (@Sendable (String) -> Void)? = nil,
                 eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws(SourceError) {
         self.spec = spec
         silence = try spec.number("silence", default: 5, in: 0.1...86_400)
@@ -164,12 +164,12 @@ public final class PhoneSource: SensorSource {
     }
 
     /// Creates a source from a spec string such as `sensorlogger://0.0.0.0:8000`.
-    public convenience init(spec text: String) throws(SourceError) {
+    package convenience init(spec text: String) throws(SourceError) {
         try self.init(spec: PhoneSpec(parsing: text))
     }
 
     /// A snapshot of what was received so far.
-    public var statistics: PhoneStatistics {
+    package var statistics: PhoneStatistics {
         state.withLockedValue { s in
             var st = s.stats
             st.clockResets = s.clocks.values.reduce(0) { $0 + $1.resets }
@@ -179,7 +179,7 @@ public final class PhoneSource: SensorSource {
 
     /// The local address a listening source is bound to (`HOST:PORT`, with the real port when the spec
     /// said 0), `nil` when not listening.
-    public var boundAddress: (host: String, port: Int)? {
+    package var boundAddress: (host: String, port: Int)? {
         state.withLockedValue { $0.transport?.localAddress }
     }
 
@@ -194,7 +194,7 @@ public final class PhoneSource: SensorSource {
     }
 
     @discardableResult
-    public func apply(_ demand: SensorDemand, sink: @escaping @Sendable (SourceEvent) -> Void) throws(SourceError) -> [SensorKind: Double] {
+    package func apply(_ demand: SensorDemand, sink: @escaping @Sendable (SourceEvent) -> Void) throws(SourceError) -> [SensorKind: Double] {
         if demand.isEmpty {
             state.withLockedValue { s in s.sink = nil; s.wanted = [] }
             stopIfUnused()
@@ -221,7 +221,7 @@ public final class PhoneSource: SensorSource {
     /// Keeps the transport running without a sink (a ``PhoneBarometer`` reading the phone's pressure),
     /// until as many ``release()`` calls.
     /// - Throws: ``SourceError`` when the transport cannot start.
-    public func hold() throws(SourceError) {
+    package func hold() throws(SourceError) {
         state.withLockedValue { $0.holders += 1 }
         do {
             try startIfStopped()
@@ -232,13 +232,13 @@ public final class PhoneSource: SensorSource {
     }
 
     /// Ends one ``hold()``; the transport stops when nothing else uses it.
-    public func release() {
+    package func release() {
         state.withLockedValue { $0.holders = max(0, $0.holders - 1) }
         stopIfUnused()
     }
 
     /// The latest pressure, attitude and gravity the phone sent (host times).
-    public var extras: PhoneExtras { state.withLockedValue { $0.extras } }
+    package var extras: PhoneExtras { state.withLockedValue { $0.extras } }
 
     /// Whether the phone's attitude refers to true north: Sensor Logger with `convention=apple` sends
     /// `CMAttitude` in `xTrueNorthZVertical`; every other app's attitude is magnetic.
@@ -425,7 +425,7 @@ extension PhoneSource: OwnAttitudeProviding {
     /// The phone's attitude at or before `timestamp` (host time), with its gravity at or before the
     /// same time, from the last ``OwnAttitudeHistory/capacity`` of each (kept only under
     /// `motion=phone`); `nil` before the first and once the attitude is older than ``silence``.
-    public func ownAttitude(at timestamp: Double) -> OwnAttitude? {
+    package func ownAttitude(at timestamp: Double) -> OwnAttitude? {
         state.withLockedValue { s -> OwnAttitude? in
             guard let a = s.attitudes.value(atOrBefore: timestamp), timestamp - a.timestamp <= silence else { return nil }
             let g = s.gravities.value(atOrBefore: timestamp).flatMap { timestamp - $0.timestamp <= silence ? $0.value : nil }

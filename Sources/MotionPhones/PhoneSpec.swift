@@ -1,7 +1,7 @@
 import MotionSources
 
 /// Which phone app a source speaks to.
-public enum PhoneApp: String, Sendable, Hashable, CaseIterable {
+package enum PhoneApp: String, Sendable, Hashable, CaseIterable {
     /// Sensor Logger (iOS, Android): the phone POSTs JSON batches to us (HTTP push).
     case sensorLogger = "sensorlogger"
     /// SensorServer (Android): we connect to the phone's WebSocket server.
@@ -14,10 +14,10 @@ public enum PhoneApp: String, Sendable, Hashable, CaseIterable {
     case hyperIMU = "hyperimu"
 
     /// Whether the phone connects to us (we listen) rather than us to it.
-    public var listens: Bool { self == .sensorLogger || self == .hyperIMU }
+    package var listens: Bool { self == .sensorLogger || self == .hyperIMU }
 
     /// The app's display name.
-    public var displayName: String {
+    package var displayName: String {
         switch self {
         case .sensorLogger: "Sensor Logger"
         case .sensorServer: "SensorServer"
@@ -28,7 +28,7 @@ public enum PhoneApp: String, Sendable, Hashable, CaseIterable {
     }
 
     /// The platform the app runs on, as far as the protocol tells.
-    public var platform: String {
+    package var platform: String {
         switch self {
         case .sensorLogger: "iOS or Android"
         case .sensorServer, .hyperIMU: "Android"
@@ -47,19 +47,19 @@ public enum PhoneApp: String, Sendable, Hashable, CaseIterable {
 /// `max-body=BYTES` (default 4 MiB). HyperIMU: `sensors=acc,gyro,mag` (the order set in the app;
 /// `skip` for a triple to ignore). Connecting sources: `backoff=S`, the longest wait between
 /// reconnection attempts (default 5). phyphox: `interval=S` between polls (default 0.05).
-public struct PhoneSpec: Sendable, Hashable, CustomStringConvertible {
+package struct PhoneSpec: Sendable, Hashable, CustomStringConvertible {
     /// The app.
-    public var app: PhoneApp
+    package var app: PhoneApp
     /// The host: the address to listen on (listening apps) or the phone's address (connecting apps).
-    public var host: String
+    package var host: String
     /// The TCP or UDP port; 0 lets a listening source pick a free one.
-    public var port: Int
+    package var port: Int
     /// The query parameters, by name.
-    public var parameters: [String: String]
+    package var parameters: [String: String]
 
     /// Parses a spec.
     /// - Throws: ``SourceError`` (`.unavailable`) with a one-line explanation.
-    public init(parsing spec: String) throws(SourceError) {
+    package init(parsing spec: String) throws(SourceError) {
         guard let sep = spec.range(of: "://") else {
             throw SourceError(.unavailable, "'\(spec)': expected APP://HOST:PORT with APP one of \(PhoneApp.allCases.map(\.rawValue).joined(separator: ", "))")
         }
@@ -104,7 +104,7 @@ public struct PhoneSpec: Sendable, Hashable, CustomStringConvertible {
 
     /// A number parameter within bounds, or `fallback` when absent.
     /// - Throws: ``SourceError`` when present but not a number within `range`.
-    public func number(_ name: String, default fallback: Double, in range: ClosedRange<Double>) throws(SourceError) -> Double {
+    package func number(_ name: String, default fallback: Double, in range: ClosedRange<Double>) throws(SourceError) -> Double {
         guard let text = parameters[name] else { return fallback }
         guard let v = Double(text), v.isFinite, range.contains(v) else {
             throw SourceError(.unavailable, "\(self): \(name)=\(text) must be a number from \(range.lowerBound) to \(range.upperBound)")
@@ -113,7 +113,7 @@ public struct PhoneSpec: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `APP://HOST:PORT` (parameters left out, so a token is never printed).
-    public var description: String {
+    package var description: String {
         let h = host.contains(":") ? "[\(host)]" : host
         return "\(app.rawValue)://\(h):\(port)"
     }

@@ -3,38 +3,38 @@
 /// A pure state machine on host time (seconds since boot). A listening source arms it at the first
 /// datum (the user may take a while to type the address into the app); a connecting source arms it at
 /// start, so a phone that cannot be reached is reported too.
-public struct SilenceMonitor: Sendable, Hashable {
+package struct SilenceMonitor: Sendable, Hashable {
     /// Seconds without data after which silence is reported.
-    public var limit: Double
+    package var limit: Double
     /// Host time of the last datum (or of arming), `nil` before arming.
-    public private(set) var lastHeard: Double?
+    package private(set) var lastHeard: Double?
     /// Whether silence was reported and no datum came since.
-    public private(set) var isSilent = false
+    package private(set) var isSilent = false
 
     /// Creates a monitor with a silence limit in seconds.
-    public init(limit: Double) { self.limit = limit }
+    package init(limit: Double) { self.limit = limit }
 
     /// Arms the monitor at `now` without a datum (a connecting source starting).
-    public mutating func arm(now: Double) {
+    package mutating func arm(now: Double) {
         lastHeard = now
         isSilent = false
     }
 
     /// Disarms it (the source stopped).
-    public mutating func disarm() {
+    package mutating func disarm() {
         lastHeard = nil
         isSilent = false
     }
 
     /// A datum arrived at `now`. Returns `true` when it ends a reported silence.
-    public mutating func heard(now: Double) -> Bool {
+    package mutating func heard(now: Double) -> Bool {
         lastHeard = now
         defer { isSilent = false }
         return isSilent
     }
 
     /// Time passed. Returns `true` exactly once per silence: when `limit` seconds passed without data.
-    public mutating func tick(now: Double) -> Bool {
+    package mutating func tick(now: Double) -> Bool {
         guard let last = lastHeard, !isSilent, now - last >= limit else { return false }
         isSilent = true
         return true
@@ -46,9 +46,9 @@ public struct SilenceMonitor: Sendable, Hashable {
 /// A pure state machine: each event returns the action the caller performs (connect now, wait, or
 /// nothing). Delays start at ``initialDelay`` and double per failed attempt up to ``maximumDelay``;
 /// a connection that delivered data resets them.
-public struct ReconnectMachine: Sendable, Hashable {
+package struct ReconnectMachine: Sendable, Hashable {
     /// What the caller does next.
-    public enum Action: Sendable, Hashable {
+    package enum Action: Sendable, Hashable {
         /// Open a connection now.
         case connect
         /// Call ``timerFired()`` after this many seconds.
@@ -60,46 +60,46 @@ public struct ReconnectMachine: Sendable, Hashable {
     }
 
     /// The states.
-    public enum State: Sendable, Hashable {
+    package enum State: Sendable, Hashable {
         case idle, connecting, connected, waiting, stopped
     }
 
     /// Seconds before the first retry (default 0.25).
-    public var initialDelay: Double
+    package var initialDelay: Double
     /// The longest wait between attempts (default 5).
-    public var maximumDelay: Double
+    package var maximumDelay: Double
     /// The current state.
-    public private(set) var state: State = .idle
+    package private(set) var state: State = .idle
     /// Failed attempts since the last good connection.
-    public private(set) var failures = 0
+    package private(set) var failures = 0
 
     /// Creates a machine.
-    public init(initialDelay: Double = 0.25, maximumDelay: Double = 5) {
+    package init(initialDelay: Double = 0.25, maximumDelay: Double = 5) {
         self.initialDelay = initialDelay
         self.maximumDelay = max(initialDelay, maximumDelay)
     }
 
     /// Starts connecting.
-    public mutating func start() -> Action {
+    package mutating func start() -> Action {
         guard state == .idle else { return .none }
         state = .connecting
         return .connect
     }
 
     /// The connection is up.
-    public mutating func connected() -> Action {
+    package mutating func connected() -> Action {
         guard state == .connecting else { return state == .stopped ? .close : .none }
         state = .connected
         return .none
     }
 
     /// Data came over the connection: the next loss retries quickly.
-    public mutating func receivedData() {
+    package mutating func receivedData() {
         failures = 0
     }
 
     /// An attempt failed, or the connection closed.
-    public mutating func disconnected() -> Action {
+    package mutating func disconnected() -> Action {
         guard state == .connecting || state == .connected else { return .none }
         let delay = min(initialDelay * Double(1 << min(failures, 20)), maximumDelay)
         failures += 1
@@ -108,14 +108,14 @@ public struct ReconnectMachine: Sendable, Hashable {
     }
 
     /// The wait is over.
-    public mutating func timerFired() -> Action {
+    package mutating func timerFired() -> Action {
         guard state == .waiting else { return .none }
         state = .connecting
         return .connect
     }
 
     /// Stops for good.
-    public mutating func stop() -> Action {
+    package mutating func stop() -> Action {
         let wasActive = state == .connecting || state == .connected
         state = .stopped
         return wasActive ? .close : .none

@@ -3,20 +3,20 @@ import MotionFusion
 import MotionSources
 
 /// One phyphox sensor input and the buffers its outputs fill, learned from `/config`.
-public struct PhyphoxChannel: Sendable, Hashable {
+package struct PhyphoxChannel: Sendable, Hashable {
     /// The phyphox sensor name (`accelerometer`, `gyroscope`, `magnetic_field`, …).
-    public var source: String
+    package var source: String
     /// The buffer of the time output (seconds since the experiment started).
-    public var time: String
+    package var time: String
     /// The buffers of the x, y and z outputs.
-    public var x: String
-    public var y: String
-    public var z: String
+    package var x: String
+    package var y: String
+    package var z: String
     /// The buffer of the `abs` output where it is read: the quaternion's w for `attitude`.
-    public var abs: String?
+    package var abs: String?
 
     /// Creates a channel. A one-value sensor (`pressure`) names its `x` buffer for `y` and `z` too.
-    public init(source: String, time: String, x: String, y: String, z: String, abs: String? = nil) {
+    package init(source: String, time: String, x: String, y: String, z: String, abs: String? = nil) {
         self.source = source
         self.time = time
         self.x = x
@@ -26,7 +26,7 @@ public struct PhyphoxChannel: Sendable, Hashable {
     }
 
     /// Whether this project reads the channel: a raw sensor, or `pressure`, `attitude`, `gravity`.
-    public var isUsed: Bool { sensor != nil || ["pressure", "attitude", "gravity"].contains(source) }
+    package var isUsed: Bool { sensor != nil || ["pressure", "attitude", "gravity"].contains(source) }
 
     /// The buffers the channel reads, without repeats.
     var buffers: [String] {
@@ -36,7 +36,7 @@ public struct PhyphoxChannel: Sendable, Hashable {
     }
 
     /// The sensor this project reads from it, `nil` for one it does not use.
-    public var sensor: SensorKind? {
+    package var sensor: SensorKind? {
         switch source {
         case "accelerometer": .accelerometer
         case "gyroscope": .gyro
@@ -47,7 +47,7 @@ public struct PhyphoxChannel: Sendable, Hashable {
 
     /// The buffers of the stock experiments ("Acceleration with g", "Gyroscope", "Magnetometer"), used
     /// when `/config` lists no inputs.
-    public static let stock: [PhyphoxChannel] = [
+    package static let stock: [PhyphoxChannel] = [
         PhyphoxChannel(source: "accelerometer", time: "acc_time", x: "accX", y: "accY", z: "accZ"),
         PhyphoxChannel(source: "gyroscope", time: "gyr_time", x: "gyrX", y: "gyrY", z: "gyrZ"),
         PhyphoxChannel(source: "magnetic_field", time: "mag_time", x: "magX", y: "magY", z: "magZ"),
@@ -57,7 +57,7 @@ public struct PhyphoxChannel: Sendable, Hashable {
     /// output and `x`, `y`, `z` outputs. `outputs` may be a list of one-key objects (`[{"x":"accX"},…]`)
     /// or one object. Buffers that `/config` does not list in `buffers` are left out.
     /// - Returns: `nil` when the document is not a JSON object.
-    public static func channels(config bytes: [UInt8]) -> [PhyphoxChannel]? {
+    package static func channels(config bytes: [UInt8]) -> [PhyphoxChannel]? {
         guard let object = parseJSON(bytes) as? [String: Any] else { return nil }
         let known: Set<String>? = (object["buffers"] as? [[String: Any]]).map { Set($0.compactMap { $0["name"] as? String }) }
         var out: [PhyphoxChannel] = []
@@ -90,18 +90,18 @@ public struct PhyphoxChannel: Sendable, Hashable {
 }
 
 /// The platform a phyphox phone runs, which fixes the factor its acceleration was scaled by.
-public enum PhyphoxPlatform: String, Sendable, Hashable {
+package enum PhyphoxPlatform: String, Sendable, Hashable {
     /// iOS: phyphox multiplies Core Motion's g by −9.81 (`kG` in `ExperimentSensorInput.swift`).
     case iOS = "ios"
     /// Android: the sensor's own m/s² with Android's sign; g taken as 9.80665.
     case android = "android"
 
     /// The m/s² per g to divide by.
-    public var gravity: Double { self == .iOS ? PhoneUnits.phyphoxGravity : PhoneUnits.standardGravity }
+    package var gravity: Double { self == .iOS ? PhoneUnits.phyphoxGravity : PhoneUnits.standardGravity }
 
     /// The platform a `/meta` document reveals: an Apple device name or brand means iOS, anything else
     /// (or no document) Android.
-    public static func from(meta bytes: [UInt8]) -> PhyphoxPlatform {
+    package static func from(meta bytes: [UInt8]) -> PhyphoxPlatform {
         let text = String(decoding: bytes.prefix(64 * 1024), as: UTF8.self).lowercased()
         return text.contains("apple") || text.contains("iphone") || text.contains("ipad") || text.contains("ios") ? .iOS : .android
     }
@@ -120,22 +120,22 @@ public enum PhyphoxPlatform: String, Sendable, Hashable {
 /// y-north frame on both platforms → Core Motion's, ``PhoneFrames``). Times are
 /// seconds since the experiment started, on a clock named by the session (a new session restarts the
 /// clock mapping and the thresholds).
-public struct PhyphoxPoller: Sendable {
+package struct PhyphoxPoller: Sendable {
     /// The channels polled.
-    public var channels: [PhyphoxChannel]
+    package var channels: [PhyphoxChannel]
     /// The platform, for the acceleration factor.
-    public var platform: PhyphoxPlatform
+    package var platform: PhyphoxPlatform
     /// The last time read per time buffer; `nil` until the first poll answered.
-    public private(set) var thresholds: [String: Double] = [:]
+    package private(set) var thresholds: [String: Double] = [:]
     /// The session of the last response.
-    public private(set) var session: String?
+    package private(set) var session: String?
     /// Whether the last response said the experiment is measuring.
-    public private(set) var measuring = false
+    package private(set) var measuring = false
     /// Polls answered with no new entry, in a row.
-    public private(set) var emptyPolls = 0
+    package private(set) var emptyPolls = 0
 
     /// Creates a poller.
-    public init(channels: [PhyphoxChannel], platform: PhyphoxPlatform) {
+    package init(channels: [PhyphoxChannel], platform: PhyphoxPlatform) {
         self.channels = channels
         self.platform = platform
     }
@@ -144,7 +144,7 @@ public struct PhyphoxPoller: Sendable {
     /// with `threshold|time`; before the first answer, the last value of each (no threshold), so a long
     /// experiment's history is not fetched. Every 20th empty poll asks for the last values again, to
     /// notice an experiment that was cleared (its times start again below the threshold).
-    public var path: String {
+    package var path: String {
         var parts: [String] = []
         let probe = emptyPolls > 0 && emptyPolls % 20 == 0
         for c in channels {
@@ -161,7 +161,7 @@ public struct PhyphoxPoller: Sendable {
     }
 
     /// Decodes one `/get` answer into readings on the phone's clock.
-    public mutating func decode(_ bytes: [UInt8]) -> PhoneDecoded {
+    package mutating func decode(_ bytes: [UInt8]) -> PhoneDecoded {
         var out = PhoneDecoded()
         guard let object = parseJSON(bytes) as? [String: Any], let buffers = object["buffer"] as? [String: Any] else {
             out.rejected.append("phyphox /get: not a JSON object with a buffer")
@@ -246,9 +246,9 @@ public struct PhyphoxPoller: Sendable {
 /// returns the action the caller performs; a failed request waits (exponential backoff, as
 /// ``ReconnectMachine``) and starts again from `/config`, since the phone may have loaded another
 /// experiment.
-public struct PhyphoxMachine: Sendable {
+package struct PhyphoxMachine: Sendable {
     /// What the caller does next.
-    public enum Action: Sendable, Hashable {
+    package enum Action: Sendable, Hashable {
         /// Send `GET path` to the phone.
         case get(String)
         /// Call ``timerFired()`` after this many seconds.
@@ -258,29 +258,29 @@ public struct PhyphoxMachine: Sendable {
     }
 
     /// The phases of the conversation.
-    public enum Phase: Sendable, Hashable { case idle, config, meta, starting, polling, waiting, stopped }
+    package enum Phase: Sendable, Hashable { case idle, config, meta, starting, polling, waiting, stopped }
 
     /// Seconds between polls.
-    public var interval: Double
+    package var interval: Double
     /// The current phase.
-    public private(set) var phase: Phase = .idle
+    package private(set) var phase: Phase = .idle
     /// The poller, once `/config` answered.
-    public private(set) var poller: PhyphoxPoller?
+    package private(set) var poller: PhyphoxPoller?
     /// Whether a poll has succeeded since the last (re)start: a failure then is a lost connection.
-    public private(set) var wasPolling = false
+    package private(set) var wasPolling = false
     private var backoff: ReconnectMachine
     private var channels: [PhyphoxChannel] = []
     /// Set while waiting for the next poll rather than for a retry.
     private var pollWait = false
 
     /// Creates a machine polling every `interval` seconds, retrying after at most `maximumBackoff`.
-    public init(interval: Double = 0.05, maximumBackoff: Double = 5) {
+    package init(interval: Double = 0.05, maximumBackoff: Double = 5) {
         self.interval = interval
         backoff = ReconnectMachine(initialDelay: min(0.25, maximumBackoff), maximumDelay: maximumBackoff)
     }
 
     /// Starts the conversation.
-    public mutating func start() -> Action {
+    package mutating func start() -> Action {
         guard phase == .idle else { return .none }
         _ = backoff.start()
         phase = .config
@@ -288,13 +288,13 @@ public struct PhyphoxMachine: Sendable {
     }
 
     /// Stops for good.
-    public mutating func stop() {
+    package mutating func stop() {
         phase = .stopped
         _ = backoff.stop()
     }
 
     /// An answer came (HTTP status and body). Returns the next action and the readings it carried.
-    public mutating func received(status: Int, body: [UInt8]) -> (Action, PhoneDecoded?) {
+    package mutating func received(status: Int, body: [UInt8]) -> (Action, PhoneDecoded?) {
         switch phase {
         case .config:
             guard status == 200, let found = PhyphoxChannel.channels(config: body) else {
@@ -329,7 +329,7 @@ public struct PhyphoxMachine: Sendable {
     }
 
     /// The request failed (no connection, timeout, a closed socket).
-    public mutating func failed() -> Action {
+    package mutating func failed() -> Action {
         guard phase != .stopped, phase != .idle, phase != .waiting else { return .none }
         _ = backoff.connected()
         guard case .wait(let delay) = backoff.disconnected() else { return .none }
@@ -339,7 +339,7 @@ public struct PhyphoxMachine: Sendable {
     }
 
     /// The wait is over.
-    public mutating func timerFired() -> Action {
+    package mutating func timerFired() -> Action {
         guard phase == .waiting else { return .none }
         if pollWait, let poller {
             pollWait = false

@@ -7,6 +7,8 @@ import NIOPosix
 /// Polls a phyphox phone's remote-access REST interface (``PhyphoxMachine``): one HTTP/1.1 request per
 /// connection (`Connection: close`), a 3 s timeout, answers capped at ``maximumAnswer`` bytes.
 final class PhyphoxTransport: PhoneTransport, @unchecked Sendable {
+    // Sendable: SwiftNIO hands this object between the caller's thread and its event loop; the mutable
+    // state below is touched on that event loop only, a confinement the compiler cannot see.
     private weak var source: PhoneSource?
     let spec: PhoneSpec
     private let eventLoop: any EventLoop
@@ -141,6 +143,8 @@ final class PhyphoxTransport: PhoneTransport, @unchecked Sendable {
 
 /// Collects one HTTP answer: its status and body (`nil` body when over the cap).
 final class PhyphoxAnswerHandler: ChannelInboundHandler, @unchecked Sendable {
+    // Sendable: made off the event loop and handed to the channel's pipeline (SwiftNIO's future-returning
+    // `addHandler` asks for Sendable); from then on only that event loop touches its mutable state.
     typealias InboundIn = HTTPClientResponsePart
     private let maximum: Int
     private var status = 0

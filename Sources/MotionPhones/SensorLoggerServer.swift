@@ -13,9 +13,9 @@ import NIOPosix
 /// here; other methods 405. With a token set, a request must carry `Authorization: Bearer TOKEN`,
 /// `X-Token: TOKEN` or `token=TOKEN` in its query, else it gets 401. A body over the cap gets 413 and
 /// the connection closes, so a flood costs at most ``maximumBody`` bytes per connection.
-public struct SensorLoggerRequestMachine: Sendable {
+package struct SensorLoggerRequestMachine: Sendable {
     /// What the channel handler does.
-    public enum Action: Sendable, Hashable {
+    package enum Action: Sendable, Hashable {
         /// Decode this body; then call ``SensorLoggerRequestMachine/decoded(ok:)``.
         case deliver([UInt8])
         /// Answer with this status and text; close the connection after it when `close`.
@@ -32,20 +32,20 @@ public struct SensorLoggerRequestMachine: Sendable {
     }
 
     /// The largest body accepted, in bytes.
-    public var maximumBody: Int
+    package var maximumBody: Int
     /// The shared token, or `nil` for none.
-    public var token: String?
+    package var token: String?
     private var state = State.idle
     private var keepAlive = true
 
     /// Creates a machine.
-    public init(maximumBody: Int, token: String?) {
+    package init(maximumBody: Int, token: String?) {
         self.maximumBody = maximumBody
         self.token = token
     }
 
     /// A request head arrived.
-    public mutating func head(method: String, uri: String, headers: [(String, String)], keepAlive: Bool) -> Action {
+    package mutating func head(method: String, uri: String, headers: [(String, String)], keepAlive: Bool) -> Action {
         guard case .idle = state else { state = .closed; return .respond(status: 400, text: "request while another is in progress", close: true) }
         self.keepAlive = keepAlive
         if let token {
@@ -72,7 +72,7 @@ public struct SensorLoggerRequestMachine: Sendable {
     }
 
     /// Body bytes arrived.
-    public mutating func body(_ bytes: some Collection<UInt8>) -> Action {
+    package mutating func body(_ bytes: some Collection<UInt8>) -> Action {
         guard case .receiving(var buffer) = state else { return .none }
         if buffer.count + bytes.count > maximumBody {
             state = .closed
@@ -85,7 +85,7 @@ public struct SensorLoggerRequestMachine: Sendable {
     }
 
     /// The request ended.
-    public mutating func end() -> Action {
+    package mutating func end() -> Action {
         switch state {
         case .receiving(let buffer):
             state = .answering(status: 200, text: "")
@@ -99,7 +99,7 @@ public struct SensorLoggerRequestMachine: Sendable {
     }
 
     /// The delivered body decoded (`ok`) or not: the answer to send.
-    public mutating func decoded(ok: Bool) -> Action {
+    package mutating func decoded(ok: Bool) -> Action {
         state = .idle
         return ok ? .respond(status: 200, text: "", close: !keepAlive) : .respond(status: 400, text: "not a Sensor Logger push message", close: !keepAlive)
     }
@@ -107,6 +107,8 @@ public struct SensorLoggerRequestMachine: Sendable {
 
 /// Listens for Sensor Logger's HTTP push on the spec's HOST:PORT.
 final class SensorLoggerServer: PhoneTransport, @unchecked Sendable {
+    // Sendable: SwiftNIO hands this object between the caller's thread and its event loop; the mutable
+    // state below is touched on that event loop only, a confinement the compiler cannot see.
     private weak var source: PhoneSource?
     private let spec: PhoneSpec
     private let eventLoop: any EventLoop
@@ -226,6 +228,8 @@ final class SensorLoggerServer: PhoneTransport, @unchecked Sendable {
 
 /// One HTTP connection from the phone.
 final class SensorLoggerHTTPHandler: ChannelInboundHandler, @unchecked Sendable {
+    // Sendable: made off the event loop and handed to the channel's pipeline (SwiftNIO's future-returning
+    // `addHandler` asks for Sendable); from then on only that event loop touches its mutable state.
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 

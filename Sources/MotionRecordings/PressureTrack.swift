@@ -15,16 +15,16 @@ import MotionSources
 ///
 /// A reading equal in time to the one before it is a repeat and skipped; one earlier than it, or a
 /// pressure that is not a positive finite number, is an error naming the file and line.
-public struct PressureTrack: Sendable, Hashable {
+package struct PressureTrack: Sendable, Hashable {
     /// Times (s), strictly increasing.
-    public private(set) var timestamps: [Double] = []
+    package private(set) var timestamps: [Double] = []
     /// Pressures (kPa).
-    public private(set) var pressures: [Double] = []
+    package private(set) var pressures: [Double] = []
     /// Where the readings came from (`rec.zip/Barometer.csv`).
-    public let path: String
+    package let path: String
 
     /// Number of readings.
-    public var count: Int { timestamps.count }
+    package var count: Int { timestamps.count }
 
     init(path: String) { self.path = path }
 
@@ -39,7 +39,7 @@ public struct PressureTrack: Sendable, Hashable {
     }
 
     /// The pressure (kPa) at `t`, linearly interpolated; the first or last reading outside the track.
-    public func pressure(at t: Double) -> Double? {
+    package func pressure(at t: Double) -> Double? {
         guard let first = timestamps.first, let last = timestamps.last else { return nil }
         if !(t > first) { return pressures[0] }
         if t >= last { return pressures[pressures.count - 1] }
@@ -54,7 +54,7 @@ public struct PressureTrack: Sendable, Hashable {
 
     /// The pressure readings of the recording at `path` (file, folder or zip), or `nil` when it has none.
     /// - Throws: ``RecordingError`` when the recording cannot be opened or its pressure rows are malformed.
-    public static func read(path: String) throws(RecordingError) -> PressureTrack? {
+    package static func read(path: String) throws(RecordingError) -> PressureTrack? {
         let container = try Container.open(path: path)
         for entry in container.entries where entry.baseName.lowercased().hasSuffix(".csv") || container.kind == .file {
             if let track = try read(entry) { return track }
@@ -124,32 +124,32 @@ public struct PressureTrack: Sendable, Hashable {
 ///
 /// Past the last reading ``readPressure(at:)`` throws ``SourceError`` `.deviceRemoved` ("the recording
 /// ended"), so an altimeter stops there. Thread-safe: immutable.
-public final class RecordedBarometerSource: BarometerSource {
+package final class RecordedBarometerSource: BarometerSource {
     /// `replay:PATH`.
-    public let identifier: String
+    package let identifier: String
     /// "Recorded barometer (PATH)".
-    public let name: String
+    package let name: String
     /// The recording's pressure.
-    public let track: PressureTrack
+    package let track: PressureTrack
     /// The first reading's time.
-    public var virtualStartTime: Double? { track.timestamps.first }
+    package var virtualStartTime: Double? { track.timestamps.first }
 
     /// A barometer replaying `track` (which must not be empty).
-    public init(track: PressureTrack, path: String) {
+    package init(track: PressureTrack, path: String) {
         self.track = track
         identifier = "replay:\(path)"
         name = "Recorded barometer (\(track.path))"
     }
 
     /// The recording's barometer at `path`, or `nil` when it has no pressure.
-    public convenience init?(path: String) throws(RecordingError) {
+    package convenience init?(path: String) throws(RecordingError) {
         guard let track = try PressureTrack.read(path: path), track.count > 0 else { return nil }
         self.init(track: track, path: path)
     }
 
     /// The interpolated pressure (kPa) at `timestamp`.
     /// - Throws: ``SourceError`` `.deviceRemoved` after the last reading.
-    public func readPressure(at timestamp: Double) throws(SourceError) -> Double {
+    package func readPressure(at timestamp: Double) throws(SourceError) -> Double {
         guard let last = track.timestamps.last, timestamp <= last + 1, let p = track.pressure(at: timestamp) else {
             throw SourceError(.deviceRemoved, "the recording ended: \(track.path)")
         }

@@ -7,17 +7,17 @@ import MotionSources
 /// seconds since boot of the machine that recorded; for phone exports, the per-format time base
 /// documented by each reader). Readers never reorder: they yield samples in the order the file holds
 /// them, and the merge (``SampleStream`` consumers) puts them in time order.
-public struct RecordedSample: Sendable, Hashable {
+package struct RecordedSample: Sendable, Hashable {
     /// The reading.
-    public var sample: RawSample
+    package var sample: RawSample
     /// The file or archive entry it was read from, as shown in errors.
-    public var path: String
+    package var path: String
     /// The 1-based line (or record) of ``path`` it was read from.
-    public var line: Int
+    package var line: Int
 
     /// Creates a recorded sample.
     @inlinable
-    public init(sample: RawSample, path: String, line: Int) {
+    package init(sample: RawSample, path: String, line: Int) {
         self.sample = sample
         self.path = path
         self.line = line
@@ -32,7 +32,7 @@ public struct RecordedSample: Sendable, Hashable {
 /// fusion and replay orders them by timestamp within a documented reorder window.
 ///
 /// Streams read lazily in bounded memory: ``next()`` parses as much input as one sample needs.
-public protocol SampleStream {
+package protocol SampleStream {
     /// The next sample, or `nil` at the end of the part.
     /// - Throws: ``RecordingError`` naming the file and line of input that cannot be read, after
     ///   every good sample before it has been returned.

@@ -2,23 +2,23 @@
 ///
 /// `description` is `path:line: message` with the parts that are known, the form the CLI prints on
 /// stderr and ``CMErrorDomain`` errors carry (`NSFilePathErrorKey`, `CMErrorLineNumberKey`).
-public struct RecordingError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct RecordingError: Error, Sendable, Hashable, CustomStringConvertible {
     /// One line saying what is wrong and, where there is one, how to fix it.
-    public var message: String
+    package var message: String
     /// The file, or the entry inside an archive (`export.zip/Accelerometer.csv`), when known.
-    public var path: String?
+    package var path: String?
     /// The 1-based line (or record) of ``path``, when known.
-    public var line: Int?
+    package var line: Int?
 
     /// Creates an error.
-    public init(_ message: String, path: String? = nil, line: Int? = nil) {
+    package init(_ message: String, path: String? = nil, line: Int? = nil) {
         self.message = message
         self.path = path
         self.line = line
     }
 
     /// `path:line: message`, with the parts that are known.
-    public var description: String {
+    package var description: String {
         var prefix = ""
         if let path { prefix += path + ":" }
         if let line { prefix += "\(line):" }

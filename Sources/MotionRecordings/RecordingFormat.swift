@@ -3,7 +3,7 @@
 ///
 /// Every reader converts to Core Motion's units and signs (g with gravity pointing down, rad/s, µT)
 /// and documents its time base: what ``RecordedSample/sample``'s `timestamp` means for it.
-public enum RecordingFormat: String, CaseIterable, Sendable {
+package enum RecordingFormat: String, CaseIterable, Sendable {
     /// The project's own CSV, as `coremotion stream --sensor raw|accelerometer|gyro|magnetometer` writes:
     /// `timestamp,sensor,x,y,z`, or `timestamp,x,y,z` after a `# sensor=NAME` comment. Core Motion units;
     /// `timestamp` in seconds since boot of the recording machine. See ``RawRecordingWriter``.

@@ -11,21 +11,21 @@
 ///
 /// Not thread-safe: use one input (and each of its streams) from one thread at a time. Values are
 /// independent copies of nothing shared, so different inputs may be read on different threads.
-public struct RecordingInput {
+package struct RecordingInput {
     /// The path the input was opened from (for in-memory inputs, the name given).
-    public let path: String
+    package let path: String
     /// The format, as detected or forced.
-    public let format: RecordingFormat
+    package let format: RecordingFormat
     /// One stream per part (file or archive entry, or a pair of them joined, such as Sensor Logger's
     /// `Accelerometer` + `Gravity`), each in the order of its part, read lazily.
-    public var streams: [any SampleStream]
+    package var streams: [any SampleStream]
     /// What the recording says about itself and how it is read: `format`, `container` (`file`,
     /// `folder`, `zip`, `memory`), `timeBase` (what timestamps mean), `conversion` (what was done to
     /// the values), and per format for example `platform`, `appVersion`, `device`, `standardisation`.
-    public var metadata: [String: String]
+    package var metadata: [String: String]
 
     /// Creates an input from parts (for readers of other sources and tests).
-    public init(path: String, format: RecordingFormat, streams: [any SampleStream], metadata: [String: String]) {
+    package init(path: String, format: RecordingFormat, streams: [any SampleStream], metadata: [String: String]) {
         self.path = path
         self.format = format
         self.streams = streams
@@ -40,14 +40,14 @@ public struct RecordingInput {
     /// - Throws: ``RecordingError`` naming the path (and line, when one is at fault): no such file, a
     ///   folder that is not a known export, an empty or binary file, content of no known format,
     ///   a truncated or corrupt zip archive, or a malformed header.
-    public static func open(path: String, format: RecordingFormat? = nil) throws(RecordingError) -> RecordingInput {
+    package static func open(path: String, format: RecordingFormat? = nil) throws(RecordingError) -> RecordingInput {
         try Self.open(container: try Container.open(path: path), format: format)
     }
 
     /// Opens a recording held in memory, exactly as ``open(path:format:)`` would read a file with these
     /// bytes (zip archives included). Safe on any bytes: meant for tests and fuzzing.
     /// - Parameter name: the path shown in errors.
-    public static func open(bytes: [UInt8], name: String = "<memory>", format: RecordingFormat? = nil) throws(RecordingError) -> RecordingInput {
+    package static func open(bytes: [UInt8], name: String = "<memory>", format: RecordingFormat? = nil) throws(RecordingError) -> RecordingInput {
         try Self.open(container: try Container.fromBytes(MemoryBytes(bytes), displayPath: name, name: name, kind: .memory), format: format)
     }
 
@@ -55,7 +55,7 @@ public struct RecordingInput {
     /// holding these files (`["Metadata.csv": …, "Accelerometer.csv": …]`, `"meta/time.csv"`). One entry
     /// alone is read as a file of that name.
     /// - Parameter name: the folder name shown in errors (`name/Accelerometer.csv:3: …`).
-    public static func open(entries: [String: [UInt8]], name: String = "<memory>", format: RecordingFormat? = nil) throws(RecordingError) -> RecordingInput {
+    package static func open(entries: [String: [UInt8]], name: String = "<memory>", format: RecordingFormat? = nil) throws(RecordingError) -> RecordingInput {
         try Self.open(container: try Container.fromMemory(entries, displayPath: name), format: format)
     }
 
@@ -102,7 +102,7 @@ public struct RecordingInput {
     /// Every sample of every stream, stream after stream, each in file order (not merged by time).
     /// Reads the whole recording into memory: for tests and small files.
     /// - Throws: the first ``RecordingError`` of any stream.
-    public mutating func readAllInFileOrder() throws(RecordingError) -> [RecordedSample] {
+    package mutating func readAllInFileOrder() throws(RecordingError) -> [RecordedSample] {
         var all: [RecordedSample] = []
         for i in streams.indices {
             while let s = try streams[i].next() { all.append(s) }

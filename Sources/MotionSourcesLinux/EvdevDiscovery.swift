@@ -122,13 +122,8 @@ enum EvdevDiscovery {
                 let s = EvdevSource(node: identity, opener: opener ?? POSIXEvdevOpener(), pairedGamepad: paired, override: override)
                 return LinuxDeviceReport(identifier: id, name: c.name, backend: "evdev", status: .usable, problem: nil, source: s, details: s.info.details)
             } catch {
-                if error.isPermissionDenied {
-                    return LinuxDeviceReport(identifier: id, name: c.name, backend: "evdev", status: .permissionDenied,
-                                             problem: SourceError(.permissionDenied, "cannot open (\(error.reason)); add yourself to the 'input' group (sudo usermod -aG input $USER) or install a udev rule with TAG+=\"uaccess\"", path: c.devicePath),
-                                             source: nil, details: [])
-                }
-                return LinuxDeviceReport(identifier: id, name: c.name, backend: "evdev", status: .unsupported,
-                                         problem: SourceError(.io, "cannot open: \(error.reason)", path: c.devicePath), source: nil, details: [])
+                return LinuxDeviceReport(identifier: id, name: c.name, backend: "evdev", status: error.isPermissionDenied ? .permissionDenied : .unsupported,
+                                         problem: error.sourceError("cannot open", permissionFix: LinuxIOError.inputPermissionFix), source: nil, details: [])
             }
         }
     }

@@ -69,7 +69,7 @@ package enum IIODiscovery {
         let name = fs.attribute(joinPath(dir, "name")) ?? id
         let entries: Set<String>
         do { entries = Set(try fs.contents(ofDirectory: dir)) } catch {
-            return .skipped(id: id, name: name, error: SourceError(error.isPermissionDenied ? .permissionDenied : .io, "cannot list: \(error.reason)", path: dir))
+            return .skipped(id: id, name: name, error: error.sourceError("cannot list", permissionFix: LinuxIOError.sysfsPermissionFix))
         }
         let scanEntries = Set((try? fs.contents(ofDirectory: joinPath(dir, "scan_elements"))) ?? [])
         let label = fs.attribute(joinPath(dir, "label")).flatMap { $0.isEmpty ? nil : $0 }
@@ -230,10 +230,7 @@ package enum IIODiscovery {
             }
             return .success(v)
         } catch {
-            if error.isPermissionDenied {
-                return .failure(SourceError(.permissionDenied, "cannot read: \(error.reason); add a udev rule giving your group read access, or run as root", path: path))
-            }
-            return .failure(SourceError(.malformedInput, "cannot read: \(error.reason)", path: path))
+            return .failure(error.sourceError("cannot read", permissionFix: LinuxIOError.sysfsPermissionFix))
         }
     }
 }

@@ -70,8 +70,7 @@ package final class IIOPressureSensor: BarometerSource {
         do {
             text = try fileSystem.readText(valuePath)
         } catch {
-            let kind: SourceError.Kind = error.isDeviceGone ? .deviceRemoved : error.isPermissionDenied ? .permissionDenied : .io
-            throw SourceError(kind, "cannot read the pressure: \(error.reason)", path: valuePath)
+            throw error.sourceError("cannot read the pressure", permissionFix: LinuxIOError.sysfsPermissionFix)
         }
         guard let v = SysfsValue.double(SysfsValue.trimmed(text)), v.isFinite else {
             throw SourceError(.malformedInput, "'\(SysfsValue.trimmed(text))' is not a pressure", path: valuePath)

@@ -34,11 +34,20 @@ import Testing
     }
 
     @Test func theUpgradeRequestAsksForTheMQTTSubprotocol() throws {
-        let channel = EmbeddedChannel(handler: MQTTWebSocketRequestHandler(host: "broker", port: 8000, path: "mqtt"))
+        let channel = EmbeddedChannel(handler: MQTTWebSocketRequestHandler.make(host: "broker", port: 8000, path: "mqtt"))
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8000)).wait()
         guard case .head(let head)? = try channel.readOutbound(as: HTTPClientRequestPart.self) else { Issue.record("no request head"); return }
         #expect(head.method == .GET && head.uri == "/mqtt")
         #expect(head.headers["Sec-WebSocket-Protocol"] == ["mqtt"] && head.headers["Host"] == ["broker:8000"])
+    }
+
+    @Test func aRefusedUpgradeIsAnErrorAndClosesTheConnection() throws {
+        let channel = EmbeddedChannel(handler: MQTTWebSocketRequestHandler.make(host: "broker", port: 8000, path: "/mqtt"))
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8000)).wait()
+        #expect(throws: MQTTProtocolError.self) {
+            try channel.writeInbound(HTTPClientResponsePart.head(HTTPResponseHead(version: .http1_1, status: .notFound)))
+        }
+        #expect(!channel.isActive)
     }
 
     @Test func webSocketURLsSelectTheTransport() throws {

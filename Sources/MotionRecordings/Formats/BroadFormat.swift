@@ -101,24 +101,24 @@ struct BroadStream: SampleStream {
 /// A BROAD trial read whole, for the benchmark: the IMU in Core Motion's units (as ``BroadReader``
 /// converts them) and the optical truth. Read through this module's line reader and number parser,
 /// so it accepts and rejects exactly what `fuse` and `replay:` do.
-public struct BroadTable: Sendable {
+package struct BroadTable: Sendable {
     /// Samples per second (`sampling_rate_hz=` in a comment, else 285.714… Hz).
-    public var rate: Double
+    package var rate: Double
     /// Specific force in g, Apple's sign, one per row.
-    public var accelerometer: [Vector3] = []
+    package var accelerometer: [Vector3] = []
     /// Angular rate in rad/s, one per row.
-    public var gyro: [Vector3] = []
+    package var gyro: [Vector3] = []
     /// Magnetic field in µT, one per row.
-    public var magnetometer: [Vector3] = []
+    package var magnetometer: [Vector3] = []
     /// The optical truth, sensor → ENU (`q_w,q_x,q_y,q_z`), one per row.
-    public var truth: [Quaternion] = []
+    package var truth: [Quaternion] = []
     /// BROAD's `movement` flag (1 = moving), one per row.
-    public var movement: [Bool] = []
+    package var movement: [Bool] = []
 
     /// Reads the BROAD CSV at `path`.
     /// - Throws: ``RecordingError`` naming the file and line that cannot be read.
     /// - Complexity: O(rows), memory O(rows).
-    public static func read(path: String) throws(RecordingError) -> BroadTable {
+    package static func read(path: String) throws(RecordingError) -> BroadTable {
         let entry = try FormatDetection.single(of: try Container.open(path: path), as: .broad)
         var stream = try BroadStream(reader: entry.reader(), extraColumns: ["q_w", "q_x", "q_y", "q_z", "movement"])
         var table = BroadTable(rate: stream.rate)

@@ -152,9 +152,9 @@ struct RawJSONLStream: SampleStream {
 ///   field names as the CSV.
 ///
 /// A value type without shared state: safe to use from any thread. Formatting one line is O(1).
-public struct RawRecordingWriter: Sendable {
+package struct RawRecordingWriter: Sendable {
     /// The text encoding of the rows.
-    public enum Encoding: String, CaseIterable, Sendable {
+    package enum Encoding: String, CaseIterable, Sendable {
         /// Comma-separated values with a header.
         case csv
         /// One JSON object per line.
@@ -162,24 +162,24 @@ public struct RawRecordingWriter: Sendable {
     }
 
     /// The CSV header of a recording of all raw sensors interleaved.
-    public static let multiSensorHeader = "timestamp,sensor,x,y,z"
+    package static let multiSensorHeader = "timestamp,sensor,x,y,z"
     /// The CSV header of a recording of one sensor (followed by a `# sensor=NAME` comment line).
-    public static let singleSensorHeader = "timestamp,x,y,z"
+    package static let singleSensorHeader = "timestamp,x,y,z"
 
     /// How rows are written.
-    public let encoding: Encoding
+    package let encoding: Encoding
     /// The one sensor of a one-sensor CSV, or `nil` for all sensors (JSON Lines always names the sensor).
-    public let sensor: SensorKind?
+    package let sensor: SensorKind?
 
     /// Creates a writer. `sensor` is the only sensor a one-sensor recording holds; `nil` (the default)
     /// writes every sensor with its name.
-    public init(encoding: Encoding, sensor: SensorKind? = nil) {
+    package init(encoding: Encoding, sensor: SensorKind? = nil) {
         self.encoding = encoding
         self.sensor = sensor
     }
 
     /// What to write before the first sample, with its final newline ("" for JSON Lines).
-    public var header: String {
+    package var header: String {
         switch encoding {
         case .jsonl: return ""
         case .csv:
@@ -191,7 +191,7 @@ public struct RawRecordingWriter: Sendable {
     /// One sample as a line, with its final newline.
     /// - Throws: ``RecordingError`` when a value is NaN or infinite (no reader would accept it back), or
     ///   when a one-sensor writer is given a sample of another sensor.
-    public func line(_ sample: RawSample) throws(RecordingError) -> String {
+    package func line(_ sample: RawSample) throws(RecordingError) -> String {
         var s = ""
         try append(sample, to: &s)
         return s
@@ -199,7 +199,7 @@ public struct RawRecordingWriter: Sendable {
 
     /// Appends one sample as a line, with its final newline, to `text`.
     /// - Throws: as ``line(_:)``; `text` is unchanged then.
-    public func append(_ sample: RawSample, to text: inout String) throws(RecordingError) {
+    package func append(_ sample: RawSample, to text: inout String) throws(RecordingError) {
         let v = sample.value
         guard sample.timestamp.isFinite, v.x.isFinite, v.y.isFinite, v.z.isFinite else {
             throw RecordingError("cannot write a \(sample.sensor.rawValue) sample with a NaN or infinite value (timestamp \(sample.timestamp))")

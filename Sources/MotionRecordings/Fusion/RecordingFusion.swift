@@ -17,23 +17,23 @@ import MotionSources
 /// accelerometer or no gyroscope sample there, when it ends there, or with no magnetometer sample
 /// there when the frame needs one, is an error and nothing is written. Memory: those samples, the
 /// merge's window and, offline only, a few values per row.
-public enum RecordingFusion {
+package enum RecordingFusion {
     /// Samples read ahead to check the recording's sensors before the first row.
-    public static let lookahead = 50_000
+    package static let lookahead = 50_000
 
     /// What to compute.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// The reference frame of the attitude and heading.
-        public var frame: AttitudeReferenceFrame
+        package var frame: AttitudeReferenceFrame
         /// 9D (the magnetometer corrects the heading) or 6D.
-        public var usesMagnetometer: Bool
+        package var usesMagnetometer: Bool
         /// Smooth with past and future samples (``AttitudeSmoother``) instead of the causal filter.
-        public var offline: Bool
+        package var offline: Bool
         /// Filter tuning; `nil` for the default of the mode (``AttitudeSmoother/defaultParameters`` offline).
-        public var parameters: AttitudeFilterParameters?
+        package var parameters: AttitudeFilterParameters?
 
         /// Creates options; `usesMagnetometer` defaults to what `frame` needs.
-        public init(frame: AttitudeReferenceFrame, usesMagnetometer: Bool? = nil, offline: Bool = false,
+        package init(frame: AttitudeReferenceFrame, usesMagnetometer: Bool? = nil, offline: Bool = false,
                     parameters: AttitudeFilterParameters? = nil) {
             self.frame = frame
             self.usesMagnetometer = usesMagnetometer ?? frame.usesMagnetometer
@@ -43,11 +43,11 @@ public enum RecordingFusion {
     }
 
     /// What a run read and wrote.
-    public struct Summary: Sendable, Hashable {
+    package struct Summary: Sendable, Hashable {
         /// Merged samples read, per sensor.
-        public var accelerometer = 0, gyro = 0, magnetometer = 0
+        package var accelerometer = 0, gyro = 0, magnetometer = 0
         /// Rows written.
-        public var rows = 0
+        package var rows = 0
     }
 
     /// The name of a frame in messages.
@@ -72,7 +72,7 @@ public enum RecordingFusion {
     /// - Throws: the input's ``RecordingError`` after every row before it was written, or one for a
     ///   recording without the sensors the options need (then before any row).
     @discardableResult
-    public static func run(_ input: inout SampleMerge, name: String, options: Options,
+    package static func run(_ input: inout SampleMerge, name: String, options: Options,
                            progress: (Int) -> Void = { _ in },
                            write: (FusedMotion) throws(RecordingError) -> Void) throws(RecordingError) -> Summary {
         // Read ahead to check the sensors.

@@ -24,12 +24,12 @@ import MotionSources
 /// When a part fails (a malformed line), the merge first returns every sample it has already read, in
 /// time order, then throws that part's error: so every good sample before the bad line is delivered,
 /// the same ones on every run.
-public struct SampleMerge: SampleStream {
+package struct SampleMerge: SampleStream {
     /// The default reorder window, seconds: 1 s, ten times the 0.1 s blocks `coremotion stream` writes.
-    public static let defaultReorderWindow = 1.0
+    package static let defaultReorderWindow = 1.0
 
     /// How much older than the newest sample of its part a sample may be, seconds.
-    public let reorderWindow: Double
+    package let reorderWindow: Double
 
     private struct Part {
         var stream: any SampleStream
@@ -70,7 +70,7 @@ public struct SampleMerge: SampleStream {
     private var returned = (accelerometer: 0, gyro: 0, magnetometer: 0)
 
     /// How many samples of `sensor` the merge has returned so far.
-    public func count(of sensor: SensorKind) -> Int {
+    package func count(of sensor: SensorKind) -> Int {
         switch sensor {
         case .accelerometer: returned.accelerometer
         case .gyro: returned.gyro
@@ -82,7 +82,7 @@ public struct SampleMerge: SampleStream {
     /// - Parameters:
     ///   - streams: the parts of a recording, each in the order it holds its samples.
     ///   - reorderWindow: seconds, ≥ 0 (NaN and negative values mean 0); default ``defaultReorderWindow``.
-    public init(_ streams: [any SampleStream], reorderWindow: Double = SampleMerge.defaultReorderWindow) {
+    package init(_ streams: [any SampleStream], reorderWindow: Double = SampleMerge.defaultReorderWindow) {
         parts = streams.map { Part(stream: $0) }
         self.reorderWindow = reorderWindow.isNaN ? 0 : max(0, reorderWindow)
         heap.reserveCapacity(1024)
@@ -101,7 +101,7 @@ public struct SampleMerge: SampleStream {
     /// The next sample in time order, or `nil` when every part has ended.
     /// - Throws: the first part's ``RecordingError``, or one for a sample beyond the reorder window,
     ///   after every sample read before it has been returned.
-    public mutating func next() throws(RecordingError) -> RecordedSample? {
+    package mutating func next() throws(RecordingError) -> RecordedSample? {
         while true {
             if let top = heap.first {
                 if failure != nil || top.sample.timestamp < watermark {

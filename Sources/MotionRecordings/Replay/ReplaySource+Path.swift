@@ -9,7 +9,7 @@ extension ReplaySource {
     ///   - clock: the pacing; default ``Clock/realTime``.
     /// - Throws: ``SourceError`` when the recording cannot be opened or holds no sample before its
     ///   first bad line.
-    public convenience init(path: String, format: RecordingFormat? = nil, clock: Clock = .realTime) throws(SourceError) {
+    package convenience init(path: String, format: RecordingFormat? = nil, clock: Clock = .realTime) throws(SourceError) {
         try self.init(name: path, clock: clock) { () throws(RecordingError) -> [any SampleStream] in
             try RecordingInput.open(path: path, format: format).streams
         }

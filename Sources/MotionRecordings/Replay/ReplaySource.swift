@@ -21,9 +21,9 @@ import MotionSources
 ///
 /// ## Threading
 /// ``apply(_:sink:)`` may be called from any thread; events arrive on the source's own thread.
-public final class ReplaySource: SensorSource {
+package final class ReplaySource: SensorSource {
     /// How playback is paced.
-    public enum Clock: Sendable, Hashable {
+    package enum Clock: Sendable, Hashable {
         /// Recorded spacing, timestamps moved to start at the moment playback starts.
         case realTime
         /// As fast as possible, recorded timestamps kept.
@@ -31,9 +31,9 @@ public final class ReplaySource: SensorSource {
     }
 
     /// What the recording holds.
-    public let info: SourceInfo
+    package let info: SourceInfo
     /// The recording played.
-    public let path: String
+    package let path: String
     private let clock: Clock
     private let open: @Sendable () throws(RecordingError) -> [any SampleStream]
 
@@ -59,7 +59,7 @@ public final class ReplaySource: SensorSource {
     ///   - name: the recording's name, shown in ``info`` and errors.
     ///   - clock: the pacing; default ``Clock/realTime``.
     ///   - open: returns the recording's parts, each at its start.
-    public init(name: String, clock: Clock = .realTime,
+    package init(name: String, clock: Clock = .realTime,
                 open: @escaping @Sendable () throws(RecordingError) -> [any SampleStream]) throws(SourceError) {
         self.path = name
         self.clock = clock
@@ -106,7 +106,7 @@ public final class ReplaySource: SensorSource {
 
     /// Starts, re-targets or stops playback. See ``SensorSource/apply(_:sink:)``.
     @discardableResult
-    public func apply(_ demand: SensorDemand, sink: @escaping @Sendable (SourceEvent) -> Void) throws(SourceError) -> [SensorKind: Double] {
+    package func apply(_ demand: SensorDemand, sink: @escaping @Sendable (SourceEvent) -> Void) throws(SourceError) -> [SensorKind: Double] {
         var granted: [SensorKind: Double] = [:]
         for sensor in demand.rates.keys {
             guard let cap = info.sensors[sensor] else {
@@ -168,7 +168,7 @@ public final class ReplaySource: SensorSource {
 extension SourceError {
     /// A recording's error as a source failure (``SourceError/Kind/malformedInput``), keeping its file
     /// and line.
-    public init(_ error: RecordingError) {
+    package init(_ error: RecordingError) {
         self.init(.malformedInput, error.message, path: error.path, line: error.line)
     }
 }

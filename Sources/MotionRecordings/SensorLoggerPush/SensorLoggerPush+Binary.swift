@@ -14,12 +14,12 @@
 /// The values and signs are those of the JSON form (Sensor Logger's "Standardise Units & Frames").
 extension SensorLoggerPush {
     /// Binary sensor codes and the entry names they stand for.
-    public static let binarySensorNames: [UInt8: String] = [1: "totalacceleration", 2: "gyroscopeuncalibrated", 3: "magnetometeruncalibrated"]
+    package static let binarySensorNames: [UInt8: String] = [1: "totalacceleration", 2: "gyroscopeuncalibrated", 3: "magnetometeruncalibrated"]
 
     /// Encodes a message whose entries are all x/y/z readings of the sensors in ``binarySensorNames``.
     /// - Throws: ``RecordingError`` for another sensor, a non-finite value, an id over 255 bytes, or a
     ///   sample more than 4,294 s after the first one.
-    public static func encodeBinary(_ message: SensorLoggerPushMessage) throws(RecordingError) -> [UInt8] {
+    package static func encodeBinary(_ message: SensorLoggerPushMessage) throws(RecordingError) -> [UInt8] {
         var out = binaryMagic
         out.reserveCapacity(40 + message.payload.count * 17)
         append(UInt64(bitPattern: message.messageId), 8, &out)
@@ -54,7 +54,7 @@ extension SensorLoggerPush {
     }
 
     /// Decodes the binary form; never traps (truncated input, unknown codes and bad UTF-8 throw).
-    public static func decodeBinary(_ bytes: [UInt8]) throws(RecordingError) -> SensorLoggerPushMessage {
+    package static func decodeBinary(_ bytes: [UInt8]) throws(RecordingError) -> SensorLoggerPushMessage {
         var r = BinaryReader(bytes: bytes, offset: 4)
         guard bytes.starts(with: binaryMagic) else { throw RecordingError("binary push message without the OCM1 magic") }
         let messageId = Int64(bitPattern: try r.int(8))

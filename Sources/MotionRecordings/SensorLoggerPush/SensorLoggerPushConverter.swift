@@ -8,7 +8,7 @@ import MotionSources
 ///   "Standardise Units & Frames" option and every Android phone: m/s², +9.81 on z lying face up.
 /// - ``apple``: an iPhone with that option off: `accelerometer`/`gravity`/`totalacceleration` in m/s²
 ///   and `accelerometeruncalibrated` in g, all with Apple's sign (−1 g on z face up).
-public enum SensorLoggerConvention: String, Sendable, Hashable, CaseIterable {
+package enum SensorLoggerConvention: String, Sendable, Hashable, CaseIterable {
     case standardised
     case apple
 }
@@ -29,16 +29,16 @@ public enum SensorLoggerConvention: String, Sendable, Hashable, CaseIterable {
 /// and counted in ``discardedLate``.
 ///
 /// Time: `time` (epoch ns) − `epochOffsetNanoseconds` gives seconds since boot on the receiver.
-public struct SensorLoggerPushConverter: Sendable {
+package struct SensorLoggerPushConverter: Sendable {
     /// Standard gravity, m/s² per g (Sensor Logger's own factor).
-    public static let standardGravity = 9.80665
+    package static let standardGravity = 9.80665
 
     /// The sign convention of incoming acceleration.
-    public var convention: SensorLoggerConvention
+    package var convention: SensorLoggerConvention
     /// Epoch time of boot, in ns: `time − epochOffsetNanoseconds` is the time since boot.
-    public var epochOffsetNanoseconds: Int64
+    package var epochOffsetNanoseconds: Int64
     /// Readings dropped because they were not later than the last one of their sensor.
-    public private(set) var discardedLate = 0
+    package private(set) var discardedLate = 0
 
     private var accelerationLevel = 0
     private var gyroLevel = 0
@@ -48,13 +48,13 @@ public struct SensorLoggerPushConverter: Sendable {
     private var last: [SensorKind: Double] = [:]
 
     /// Creates a converter for one sender.
-    public init(convention: SensorLoggerConvention = .standardised, epochOffsetNanoseconds: Int64) {
+    package init(convention: SensorLoggerConvention = .standardised, epochOffsetNanoseconds: Int64) {
         self.convention = convention
         self.epochOffsetNanoseconds = epochOffsetNanoseconds
     }
 
     /// The push entry for a Core Motion sample, or `nil` when a value is not finite or the time is out of range.
-    public static func entry(for sample: RawSample, epochOffsetNanoseconds: Int64) -> SensorLoggerPushEntry? {
+    package static func entry(for sample: RawSample, epochOffsetNanoseconds: Int64) -> SensorLoggerPushEntry? {
         let v = sample.value
         guard v.x.isFinite, v.y.isFinite, v.z.isFinite, sample.timestamp.isFinite, abs(sample.timestamp) < 9e9 else { return nil }
         let (time, overflow) = Int64((sample.timestamp * 1e9).rounded()).addingReportingOverflow(epochOffsetNanoseconds)  // safe: |timestamp| < 9e9 s, checked above
@@ -71,7 +71,7 @@ public struct SensorLoggerPushConverter: Sendable {
     }
 
     /// The Core Motion samples a message carries (see the type's rules), sorted by time.
-    public mutating func samples(from message: SensorLoggerPushMessage) -> [RawSample] {
+    package mutating func samples(from message: SensorLoggerPushMessage) -> [RawSample] {
         var out: [RawSample] = []
         out.reserveCapacity(message.payload.count)
         // Acceleration level present in this message decides which kinds count.
@@ -139,15 +139,15 @@ public struct SensorLoggerPushConverter: Sendable {
 /// it; an early one is held; when more than ``window`` are held, the missing ones are given up
 /// (counted in ``gaps``) and delivery continues. A message with an id already released is dropped and
 /// counted in ``duplicates`` (or ``late`` when it was given up as a gap before).
-public struct SensorLoggerPushReorderBuffer: Sendable {
+package struct SensorLoggerPushReorderBuffer: Sendable {
     /// How many early messages may wait for a missing one (default 32).
-    public var window: Int
+    package var window: Int
     /// Duplicated messages dropped.
-    public private(set) var duplicates = 0
+    package private(set) var duplicates = 0
     /// Messages that never came, skipped over.
-    public private(set) var gaps = 0
+    package private(set) var gaps = 0
     /// Messages that came after they had been skipped over (dropped).
-    public private(set) var late = 0
+    package private(set) var late = 0
 
     private var session: String?
     private var expected: Int64?
@@ -155,10 +155,10 @@ public struct SensorLoggerPushReorderBuffer: Sendable {
     private var skipped: Set<Int64> = []
 
     /// Creates a buffer holding at most `window` early messages.
-    public init(window: Int = 32) { self.window = max(0, window) }
+    package init(window: Int = 32) { self.window = max(0, window) }
 
     /// Adds a message; returns those now ready, in order.
-    public mutating func add(_ message: SensorLoggerPushMessage) -> [SensorLoggerPushMessage] {
+    package mutating func add(_ message: SensorLoggerPushMessage) -> [SensorLoggerPushMessage] {
         var ready: [SensorLoggerPushMessage] = []
         if message.sessionId != session {
             ready = flush()
@@ -185,7 +185,7 @@ public struct SensorLoggerPushReorderBuffer: Sendable {
     }
 
     /// Releases every held message in order, giving up the missing ones (a sender gone silent).
-    public mutating func flush() -> [SensorLoggerPushMessage] {
+    package mutating func flush() -> [SensorLoggerPushMessage] {
         var out: [SensorLoggerPushMessage] = []
         for id in held.keys.sorted() {
             if let m = held[id] { out.append(m) }

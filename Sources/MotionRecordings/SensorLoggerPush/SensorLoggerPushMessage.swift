@@ -5,20 +5,20 @@ import Foundation
 ///
 /// Values are kept as the message carries them (m/s², rad/s, µT, epoch nanoseconds, the sender's
 /// signs); ``SensorLoggerPushConverter`` turns them into Core Motion samples.
-public struct SensorLoggerPushMessage: Sendable, Hashable {
+package struct SensorLoggerPushMessage: Sendable, Hashable {
     /// Counts up by one per message within a session (messages may arrive out of order).
-    public var messageId: Int64
+    package var messageId: Int64
     /// The recording session (a UUID on phones), new at every Start.
-    public var sessionId: String
+    package var sessionId: String
     /// The device, stable across sessions.
-    public var deviceId: String
+    package var deviceId: String
     /// An optional user label.
-    public var userId: String?
+    package var userId: String?
     /// The readings, in the order sent.
-    public var payload: [SensorLoggerPushEntry]
+    package var payload: [SensorLoggerPushEntry]
 
     /// Creates a message.
-    public init(messageId: Int64, sessionId: String, deviceId: String, userId: String? = nil, payload: [SensorLoggerPushEntry]) {
+    package init(messageId: Int64, sessionId: String, deviceId: String, userId: String? = nil, payload: [SensorLoggerPushEntry]) {
         self.messageId = messageId
         self.sessionId = sessionId
         self.deviceId = deviceId
@@ -28,20 +28,20 @@ public struct SensorLoggerPushMessage: Sendable, Hashable {
 }
 
 /// One reading of a push message.
-public struct SensorLoggerPushEntry: Sendable, Hashable {
+package struct SensorLoggerPushEntry: Sendable, Hashable {
     /// The sensor name, lower case: `accelerometer` (user acceleration, no gravity), `gravity`,
     /// `totalacceleration`, `accelerometeruncalibrated`, `gyroscope`, `gyroscopeuncalibrated`,
     /// `magnetometer`, `magnetometeruncalibrated`, `orientation`, `barometer`, …
-    public var name: String
+    package var name: String
     /// UTC epoch time in nanoseconds (an integer; above 2^53, kept exact).
-    public var time: Int64
+    package var time: Int64
     /// The numeric values by key (`x`, `y`, `z`, `qw`, `pressure`, …). Non-numeric values are left out.
-    public var values: [String: Double]
+    package var values: [String: Double]
     /// Android's accuracy 0–3, when sent.
-    public var accuracy: Int?
+    package var accuracy: Int?
 
     /// Creates an entry.
-    public init(name: String, time: Int64, values: [String: Double], accuracy: Int? = nil) {
+    package init(name: String, time: Int64, values: [String: Double], accuracy: Int? = nil) {
         self.name = name
         self.time = time
         self.values = values
@@ -50,14 +50,14 @@ public struct SensorLoggerPushEntry: Sendable, Hashable {
 }
 
 /// Encoding and decoding of push messages: Sensor Logger's JSON, and this project's compact binary form.
-public enum SensorLoggerPush {
+package enum SensorLoggerPush {
     /// The first four bytes of a binary message, `OCM1`.
-    public static let binaryMagic: [UInt8] = Array("OCM1".utf8)
+    package static let binaryMagic: [UInt8] = Array("OCM1".utf8)
 
     /// The message as Sensor Logger's JSON: integers written exactly, doubles in their shortest
     /// round-tripping form, keys in a fixed order.
     /// - Throws: ``RecordingError`` when a value is NaN or infinite (JSON cannot carry it).
-    public static func encodeJSON(_ message: SensorLoggerPushMessage) throws(RecordingError) -> [UInt8] {
+    package static func encodeJSON(_ message: SensorLoggerPushMessage) throws(RecordingError) -> [UInt8] {
         var out = "{\"messageId\":\(message.messageId),\"sessionId\":"
         appendJSONString(message.sessionId, to: &out)
         out += ",\"deviceId\":"
@@ -121,7 +121,7 @@ public enum SensorLoggerPush {
 
     /// Decodes a message, JSON or binary (told apart by ``binaryMagic``).
     /// - Throws: ``RecordingError`` saying what is malformed; never traps on any bytes.
-    public static func decode(_ bytes: [UInt8]) throws(RecordingError) -> SensorLoggerPushMessage {
+    package static func decode(_ bytes: [UInt8]) throws(RecordingError) -> SensorLoggerPushMessage {
         if bytes.starts(with: binaryMagic) { return try decodeBinary(bytes) }
         return try decodeJSON(bytes)
     }
@@ -129,7 +129,7 @@ public enum SensorLoggerPush {
     /// Decodes Sensor Logger's JSON. `time` may be a JSON integer above 2^53 (kept exact), a decimal
     /// or exponent number (rounded to the nanosecond), or a string of digits; `messageId` likewise.
     /// Entries whose `values` hold no number (annotation, camera) keep empty `values`.
-    public static func decodeJSON(_ bytes: [UInt8]) throws(RecordingError) -> SensorLoggerPushMessage {
+    package static func decodeJSON(_ bytes: [UInt8]) throws(RecordingError) -> SensorLoggerPushMessage {
         let raw: PushJSON
         do {
             raw = try JSONDecoder().decode(PushJSON.self, from: Data(bytes))

@@ -12,9 +12,9 @@ import MotionFusion
 ///
 /// Rows are appended to an in-memory buffer; ``flush()`` (or a full buffer) writes them out.
 /// Not thread-safe: one writer per thread.
-public struct DeviceMotionWriter {
+package struct DeviceMotionWriter {
     /// The line format.
-    public enum Format: String, Sendable, CaseIterable {
+    package enum Format: String, Sendable, CaseIterable {
         /// A header line, then comma-separated rows.
         case csv
         /// One JSON object per line, keys as the CSV header.
@@ -22,7 +22,7 @@ public struct DeviceMotionWriter {
     }
 
     /// The field names: the CSV header and the JSONL keys.
-    public static let fields = [
+    package static let fields = [
         "timestamp", "q_w", "q_x", "q_y", "q_z", "roll", "pitch", "yaw",
         "gravity_x", "gravity_y", "gravity_z",
         "user_acceleration_x", "user_acceleration_y", "user_acceleration_z",
@@ -32,7 +32,7 @@ public struct DeviceMotionWriter {
     ]
 
     /// The CSV header line, without newline.
-    public static let header = fields.joined(separator: ",")
+    package static let header = fields.joined(separator: ",")
 
     /// Pre-encoded `{"name":` / `,"name":` prefixes for JSONL.
     private static let jsonKeys: [[UInt8]] = fields.enumerated().map { i, name in
@@ -40,7 +40,7 @@ public struct DeviceMotionWriter {
     }
 
     /// The format written.
-    public let format: Format
+    package let format: Format
     private var buffer: [UInt8] = []
     private let output: (inout [UInt8]) throws(RecordingError) -> Void
     private let flushSize: Int
@@ -50,7 +50,7 @@ public struct DeviceMotionWriter {
     ///   - format: CSV or JSONL.
     ///   - flushSize: bytes buffered before ``output`` is called; default 1 MiB.
     ///   - output: receives the pending bytes and must empty the array (it may keep its capacity).
-    public init(format: Format, flushSize: Int = 1 << 20,
+    package init(format: Format, flushSize: Int = 1 << 20,
                 output: @escaping (inout [UInt8]) throws(RecordingError) -> Void) {
         self.format = format
         self.output = output
@@ -64,20 +64,20 @@ public struct DeviceMotionWriter {
 
     /// Appends one row.
     /// - Throws: ``RecordingError`` when the output cannot be written.
-    public mutating func write(_ m: FusedMotion) throws(RecordingError) {
+    package mutating func write(_ m: FusedMotion) throws(RecordingError) {
         Self.append(m, format: format, to: &buffer)
         if buffer.count >= flushSize { try flush() }
     }
 
     /// Writes out every pending byte.
-    public mutating func flush() throws(RecordingError) {
+    package mutating func flush() throws(RecordingError) {
         guard !buffer.isEmpty else { return }
         try output(&buffer)
         buffer.removeAll(keepingCapacity: true)
     }
 
     /// Appends one row of `m` in `format`, with its newline, to `bytes`.
-    public static func append(_ m: FusedMotion, format: Format, to bytes: inout [UInt8]) {
+    package static func append(_ m: FusedMotion, format: Format, to bytes: inout [UInt8]) {
         let q = m.attitude
         let e = q.eulerAngles
         let g = m.gravity, u = m.userAcceleration, r = m.rotationRate, f = m.magneticField
@@ -102,7 +102,7 @@ public struct DeviceMotionWriter {
     }
 
     /// One row of `m` in `format`, without newline.
-    public static func line(_ m: FusedMotion, format: Format) -> String {
+    package static func line(_ m: FusedMotion, format: Format) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(512)
         append(m, format: format, to: &bytes)

@@ -5,9 +5,9 @@
 /// far below the noise of every motion quantity. Values of magnitude 9·10⁹ or more, and NaN and
 /// infinities, fall back to Swift's shortest round-trip form (`1e+20`, `nan`, `inf`). No allocation
 /// beyond the output buffer's growth; about ten times faster than string interpolation.
-public enum NumberFormatting {
+package enum NumberFormatting {
     /// Decimals written by default: 9.
-    public static let defaultDecimals = 9
+    package static let defaultDecimals = 9
 
     @usableFromInline static let powers: [Double] = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9]
 
@@ -16,7 +16,7 @@ public enum NumberFormatting {
     ///   - value: the number.
     ///   - maximumDecimals: 0…9, default 9.
     @inlinable
-    public static func append(_ value: Double, to bytes: inout [UInt8], maximumDecimals: Int = defaultDecimals) {
+    package static func append(_ value: Double, to bytes: inout [UInt8], maximumDecimals: Int = defaultDecimals) {
         let decimals = min(max(maximumDecimals, 0), 9)
         let scale = powers[decimals]
         let scaled = (value * scale).rounded()
@@ -68,7 +68,7 @@ public enum NumberFormatting {
     }
 
     /// Appends `value` to `text` (see ``append(_:to:maximumDecimals:)-([UInt8])``).
-    public static func append(_ value: Double, to text: inout String, maximumDecimals: Int = defaultDecimals) {
+    package static func append(_ value: Double, to text: inout String, maximumDecimals: Int = defaultDecimals) {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(24)
         append(value, to: &bytes, maximumDecimals: maximumDecimals)
@@ -76,7 +76,7 @@ public enum NumberFormatting {
     }
 
     /// `value` as text (see ``append(_:to:maximumDecimals:)-([UInt8])``).
-    public static func string(_ value: Double, maximumDecimals: Int = defaultDecimals) -> String {
+    package static func string(_ value: Double, maximumDecimals: Int = defaultDecimals) -> String {
         var text = ""
         append(value, to: &text, maximumDecimals: maximumDecimals)
         return text

@@ -13,14 +13,14 @@ import Darwin
 /// caught), before anything is truncated.
 ///
 /// Not thread-safe; closed on deinit.
-public final class OutputFile {
+package final class OutputFile {
     /// The path shown in errors (`-` for standard output).
-    public let path: String
+    package let path: String
     private let fd: Int32
     private let ownsDescriptor: Bool
 
     /// Standard output.
-    public init() {
+    package init() {
         path = "-"
         fd = 1
         ownsDescriptor = false
@@ -31,7 +31,7 @@ public final class OutputFile {
     ///   - path: the file; `-` means standard output.
     ///   - inputs: files that must not be overwritten (the recording being read).
     /// - Throws: ``RecordingError`` when `path` is one of `inputs`, a directory, or cannot be opened.
-    public init(path: String, protecting inputs: [String] = []) throws(RecordingError) {
+    package init(path: String, protecting inputs: [String] = []) throws(RecordingError) {
         if path == "-" {
             self.path = "-"
             fd = 1
@@ -65,7 +65,7 @@ public final class OutputFile {
 
     /// Writes every byte of `bytes` and empties it (keeping its capacity).
     /// - Throws: ``RecordingError`` on a write error (disk full, closed pipe).
-    public func write(_ bytes: inout [UInt8]) throws(RecordingError) {
+    package func write(_ bytes: inout [UInt8]) throws(RecordingError) {
         let failed: Int32? = bytes.withUnsafeBytes { raw -> Int32? in
             var offset = 0
             while offset < raw.count {

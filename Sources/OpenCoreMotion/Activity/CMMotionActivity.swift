@@ -22,6 +22,8 @@ public enum CMMotionActivityConfidence: Int, Sendable, Hashable {
 /// ## Threading
 /// Immutable; safe to pass between threads.
 open class CMMotionActivity: CMLogItem, @unchecked Sendable {
+    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
+    // Sendable; its properties are `private(set)` and written only by its initialiser.
     /// The activity could not be decided.
     open private(set) var unknown: Bool
     /// The device is at rest or only held.

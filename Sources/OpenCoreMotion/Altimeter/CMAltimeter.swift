@@ -39,6 +39,8 @@ import MotionPhones
 /// Every member may be called from any thread. Handlers run on the queue given, in order. Once a stop
 /// method returns (called off that queue), no further call of that handler begins.
 open class CMAltimeter: NSObject, @unchecked Sendable {
+    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
+    // Sendable; its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
     /// The barometer read, or `nil` when there is none.
     public let barometer: (any BarometerSource)?
 
@@ -236,8 +238,8 @@ open class CMAltimeter: NSObject, @unchecked Sendable {
 }
 
 /// A weak reference to an altimeter, for its reading thread.
-private final class WeakAltimeter: @unchecked Sendable {
-    weak var value: CMAltimeter?
+private final class WeakAltimeter: Sendable {
+    weak let value: CMAltimeter?
     init(_ value: CMAltimeter) { self.value = value }
 }
 

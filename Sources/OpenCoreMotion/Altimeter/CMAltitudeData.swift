@@ -5,6 +5,8 @@ import Foundation
 /// ## Threading
 /// Immutable; safe to pass between threads.
 open class CMAltitudeData: CMLogItem, @unchecked Sendable {
+    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
+    // Sendable; its properties are `private(set)` and written only by its initialiser.
     /// Altitude (m) relative to the first reading after updates started; positive is higher.
     open private(set) var relativeAltitude: NSNumber
     /// The air pressure (kPa).
@@ -24,6 +26,8 @@ open class CMAltitudeData: CMLogItem, @unchecked Sendable {
 /// ## Threading
 /// Immutable; safe to pass between threads.
 open class CMAbsoluteAltitudeData: CMLogItem, @unchecked Sendable {
+    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
+    // Sendable; its properties are `private(set)` and written only by its initialiser.
     /// Altitude (m) above mean sea level.
     open private(set) var altitude: Double
     /// Estimated accuracy of ``altitude`` (m, one standard deviation).

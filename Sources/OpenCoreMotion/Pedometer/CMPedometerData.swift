@@ -8,6 +8,8 @@ import Foundation
 /// ## Threading
 /// Immutable; safe to pass between threads.
 open class CMPedometerData: NSObject, NSCopying, @unchecked Sendable {
+    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
+    // Sendable; its properties are `private(set)` and written only by its initialiser.
     /// The start of the range the data covers.
     open private(set) var startDate: Date
     /// The end of the range the data covers.
@@ -68,6 +70,8 @@ public enum CMPedometerEventType: Int, Sendable, Hashable {
 /// ## Threading
 /// Immutable; safe to pass between threads.
 open class CMPedometerEvent: NSObject, NSCopying, @unchecked Sendable {
+    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
+    // Sendable; its properties are `private(set)` and written only by its initialiser.
     /// When the change happened: for a resume the first step of the new bout; for a pause the last
     /// step before it.
     open private(set) var date: Date
