@@ -10,7 +10,7 @@
 //
 // Targets (lowest layer first):
 //   MotionFusion               [372] the maths and the attitude filter: pure Swift, no Foundation, no I/O
-//   MotionSources              [143] SensorSource, SourceEvent, the simulator, ManualSource, the source runtime
+//   MotionSources              [151] SensorSource, SourceEvent, the simulator, ManualSource, the source runtime
 //                                    (SourceWorker) and the lock family (Locked, ConditionLocked: package access)
 //   CRecordingSupport                zlib and strtod_l (system library) for MotionRecordings
 //   MotionRecordings             [0] every recording format, read and written, streaming, merged; replay; fuse
