@@ -93,6 +93,7 @@ package struct BenchActivityCommand: ParsableCommand {
                     return trial.movement[i] ? nil : .stationary
                 })
                 settled.merge(ActivityBenchmark.evaluate(accelerometer: acc, gyro: gyr) { t in
+                    // safe: as above, t is one of the offsets · dt made here, not a value read from the file.
                     let i = min(max(Int((t / dt).rounded()), 0), trial.count - 1)
                     return trial.movement[i] || sinceMove[i] < 5 ? nil : .stationary
                 })

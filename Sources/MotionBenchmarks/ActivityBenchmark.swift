@@ -97,7 +97,7 @@ package enum ActivityBenchmark {
                 sim.setRates(rates, from: 0, keepUnchanged: false)
                 var acc: [(t: Double, a: Vector3)] = []
                 var rot: [(t: Double, w: Vector3)] = []
-                acc.reserveCapacity(Int(seconds * rate) + 1)
+                acc.reserveCapacity(Int(seconds * rate) + 1)  // safe: the CLI passes the defaults (120 s × 50 Hz)
                 while let t = sim.nextTimestamp, t < seconds {
                     let s = sim.next()
                     if s.sensor == .accelerometer { acc.append((s.timestamp, s.value)) }
