@@ -147,54 +147,61 @@ struct Run {
     var stderr: String
 
     static func command(_ executable: String, _ arguments: [String], timeout: Double = 30) throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        env.removeValue(forKey: "COREMOTION_SOURCE")
-        process.environment = env
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("ocm-run-\(UUID().uuidString).out")
-        let err = FileManager.default.temporaryDirectory.appendingPathComponent("ocm-run-\(UUID().uuidString).err")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: out); try? FileManager.default.removeItem(at: err) }
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        try process.run()
+        let started = try Started(executable, arguments)
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus,
-                   stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
-                   stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
+        while started.process.isRunning && Date() < deadline { usleep(10_000) }
+        if started.process.isRunning { started.process.terminate() }
+        return started.finish()
     }
 
     /// ``command(_:_:timeout:)`` for async tests: waits with `Task.sleep`, so the test does not hold one
     /// of the few cooperative threads (two on a 2-core machine) while the command runs.
     static func commandAsync(_ executable: String, _ arguments: [String], timeout: Double = 30) async throws -> Run {
+        let started = try Started(executable, arguments)
+        let deadline = Date().addingTimeInterval(timeout)
+        while started.process.isRunning && Date() < deadline { try? await Task.sleep(nanoseconds: 20_000_000) }
+        if started.process.isRunning { started.process.terminate() }
+        while started.process.isRunning { try? await Task.sleep(nanoseconds: 10_000_000) }
+        return started.finish()
+    }
+
+    /// A command launched with its output going to two temporary files; ``finish()`` collects them.
+    private struct Started {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        env.removeValue(forKey: "COREMOTION_SOURCE")
-        process.environment = env
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("ocm-run-\(UUID().uuidString).out")
         let err = FileManager.default.temporaryDirectory.appendingPathComponent("ocm-run-\(UUID().uuidString).err")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: out); try? FileManager.default.removeItem(at: err) }
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        try process.run()
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { try? await Task.sleep(nanoseconds: 20_000_000) }
-        if process.isRunning { process.terminate() }
-        while process.isRunning { try? await Task.sleep(nanoseconds: 10_000_000) }
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus,
-                   stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
-                   stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
+
+        init(_ executable: String, _ arguments: [String]) throws {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+            var env = ProcessInfo.processInfo.environment
+            env.removeValue(forKey: "COREMOTION_SOURCE")
+            process.environment = env
+            _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: err.path, contents: nil)
+            do {
+                process.standardOutput = try FileHandle(forWritingTo: out)
+                process.standardError = try FileHandle(forWritingTo: err)
+                try process.run()
+            } catch {
+                removeFiles()
+                throw error
+            }
+        }
+
+        /// Waits for the exit (the caller has waited or terminated it), reads the output, removes the files.
+        func finish() -> Run {
+            process.waitUntilExit()
+            defer { removeFiles() }
+            return Run(status: process.terminationStatus,
+                       stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
+                       stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
+        }
+
+        private func removeFiles() {
+            try? FileManager.default.removeItem(at: out)
+            try? FileManager.default.removeItem(at: err)
+        }
     }
 
     /// The `coremotion` binary of this build.
