@@ -88,13 +88,11 @@ package struct BenchActivityCommand: ParsableCommand {
                 let acc = trial.accelerometer.enumerated().map { (t: Double($0.offset) * dt, a: $0.element) }
                 let gyr = trial.gyro.enumerated().map { (t: Double($0.offset) * dt, w: $0.element) }
                 all.merge(ActivityBenchmark.evaluate(accelerometer: acc, gyro: gyr) { t in
-                    // safe: t ≥ 0 and below count · dt, so the index is in range (clamped anyway).
-                    let i = min(max(Int((t / dt).rounded()), 0), trial.count - 1)
+                    let i = min(max(Int((t / dt).rounded()), 0), trial.count - 1)  // safe: t is an offset · dt made here, in range
                     return trial.movement[i] ? nil : .stationary
                 })
                 settled.merge(ActivityBenchmark.evaluate(accelerometer: acc, gyro: gyr) { t in
-                    // safe: as above, t is one of the offsets · dt made here, not a value read from the file.
-                    let i = min(max(Int((t / dt).rounded()), 0), trial.count - 1)
+                    let i = min(max(Int((t / dt).rounded()), 0), trial.count - 1)  // safe: t is an offset · dt made here, in range
                     return trial.movement[i] || sinceMove[i] < 5 ? nil : .stationary
                 })
             }
