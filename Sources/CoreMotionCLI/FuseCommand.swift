@@ -96,8 +96,11 @@ package struct FuseCommand: ParsableCommand {
         if noMagnetometer && frame.usesMagnetometer && frame != .eastNorthUp {
             throw ValidationError("--no-magnetometer conflicts with a magnetometer-based reference frame")
         }
-        let options = RecordingFusion.Options(frame: frame, usesMagnetometer: !noMagnetometer && frame.usesMagnetometer,
+        var options = RecordingFusion.Options(frame: frame, usesMagnetometer: !noMagnetometer && frame.usesMagnetometer,
                                               offline: offline)
+        // The default frame needs a magnetometer; a recording without one (a phone export of the
+        // accelerometer and gyroscope only) is fused 6D in xArbitraryZVertical, Core Motion's own default.
+        options.fallsBackWithoutMagnetometer = referenceFrame == nil && outputFormat != .broad
 
         let file: OutputFile
         do {
@@ -112,12 +115,15 @@ package struct FuseCommand: ParsableCommand {
         var progress = ProgressLine(label: "fused")
         var rows = 0
         do {
-            try RecordingFusion.run(&merge, name: input, options: options, progress: { progress.update($0) }) { (m: FusedMotion) throws(RecordingError) in
+            let summary = try RecordingFusion.run(&merge, name: input, options: options, progress: { progress.update($0) }) { (m: FusedMotion) throws(RecordingError) in
                 try writer.write(m)
                 rows += 1
             }
             progress.finish()
             try writer.flush()
+            if summary.fellBackWithoutMagnetometer {
+                FileHandle.standardError.write(Data("note: \(input) has no magnetometer samples: fused 6D, attitude in xArbitraryZVertical\n".utf8))
+            }
         } catch {
             progress.finish()
             // Every good row before the error is written first; an error before any row writes nothing.

@@ -27,6 +27,7 @@ extension AttitudeFilterParameters {
         "biasHeadingNoiseDensity": \.biasHeadingNoiseDensity,
         "biasMotionUpdateInterval": \.biasMotionUpdateInterval,
         "biasMotionAccelerationScale": \.biasMotionAccelerationScale,
+        "biasMotionRateNoise": \.biasMotionRateNoise,
         "biasClip": \.biasClip,
         "restFilterTimeConstant": \.restFilterTimeConstant,
         "restGyroThreshold": \.restGyroThreshold,

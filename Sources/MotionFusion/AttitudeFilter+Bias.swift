@@ -21,6 +21,7 @@ extension AttitudeFilter {
         state.modelRow1Sum += r1
         state.modelRotatedBiasSum += Vector3(r0.dot(state.bias), r1.dot(state.bias), 0)
         state.modelCount += 1
+        state.modelRateSquaredSum += state.lastGyro.lengthSquared
         if estimate {
             state.biasCorrectionSum += correction
         } else {
@@ -43,6 +44,8 @@ extension AttitudeFilter {
         let h0 = state.rotationRow0LowPass.filter(state.modelRow0Sum * inv, m)
         let h1 = state.rotationRow1LowPass.filter(state.modelRow1Sum * inv, m)
         let rb = state.rotatedBiasLowPass.filter(state.modelRotatedBiasSum * inv, m)
+        let rate2 = state.modelRateSquaredSum * inv
+        state.modelRateSquaredSum = 0
         state.modelRow0Sum = .zero
         state.modelRow1Sum = .zero
         state.modelRotatedBiasSum = .zero
@@ -59,7 +62,10 @@ extension AttitudeFilter {
         let p = state.biasCovariance
         let u0 = p * h0, u1 = p * h1
         let d = state.accelerationDisturbance / max(parameters.biasMotionAccelerationScale, 1e-9)
-        let noise = c.biasMotionNoiseDensitySquared / total * (1 + d * d)
+        // Gyro scale-factor and axis-misalignment errors turn rotation into apparent drift in proportion to
+        // the rate; they are correlated with the motion, so they enter as a rate-proportional density.
+        let k2 = parameters.biasMotionRateNoise * parameters.biasMotionRateNoise
+        let noise = (c.biasMotionNoiseDensitySquared + k2 * rate2) / total * (1 + d * d)
         let s00 = h0.dot(u0) + noise
         let s01 = h0.dot(u1)
         let s11 = h1.dot(u1) + noise

@@ -153,15 +153,19 @@ extension AttitudeFilter {
         guard steady, !state.isAtRest else {
             state.headingCorrectionSum = 0
             state.headingCorrectionTime = 0
+            state.headingRateSquaredSum = 0
             return
         }
         state.headingCorrectionSum += step
         state.headingCorrectionTime += dt
+        state.headingRateSquaredSum += state.lastGyro.lengthSquared * dt
         guard state.headingCorrectionTime >= parameters.biasMotionUpdateInterval else { return }
         let total = state.headingCorrectionTime
         let yv = -state.headingCorrectionSum / total + state.headingBiasLowPass
+        let rate2 = state.headingRateSquaredSum / total
         state.headingCorrectionSum = 0
         state.headingCorrectionTime = 0
+        state.headingRateSquaredSum = 0
         applyBiasProcessNoise()
         let h = state.headingRowLowPass
         let b = state.bias
@@ -169,7 +173,10 @@ extension AttitudeFilter {
         let u = p * h
         let deg = Double.pi / 180
         let sigma = parameters.biasHeadingNoiseDensity * deg
-        let s = h.dot(u) + sigma * sigma / total
+        // The rotation-rate term of the in-motion update applies here too: gyro sensitivity errors turn
+        // the heading in proportion to the rate (``AttitudeFilterParameters/biasMotionRateNoise``).
+        let kr = parameters.biasMotionRateNoise
+        let s = h.dot(u) + (sigma * sigma + kr * kr * rate2) / total
         guard s > 0, s.isFinite else { return }
         let gainVector = u * (1 / s)
         commitBias(b + gainVector * (yv - h.dot(b)), p - outer(gainVector, u))

@@ -85,6 +85,18 @@ public struct AttitudeFilterParameters: Hashable, Sendable {
     /// just after strong linear accelerations say little about the bias. Default 0.3 g.
     public var biasMotionAccelerationScale: Double = 0.3
 
+    /// Noise density added to the in-motion bias measurement per unit of rotation rate, √s (°/s·√s per
+    /// °/s). Default 0.02 √s.
+    ///
+    /// A gyroscope's scale-factor and axis-misalignment errors (about 1 % for consumer MEMS parts) make
+    /// the integrated rotation wrong in proportion to the rate, and that error reaches the inclination
+    /// corrections exactly as a bias would, correlated with the motion over about a second. The
+    /// measurement's density is `√(density² + (k·|ω|)²)`, so that vigorous motion (a phone shaken or
+    /// swung at several rad/s) says little about the bias and the estimate does not chase it, while slow
+    /// motion still observes it. P. D. Groves, *Principles of GNSS, Inertial, and Multisensor Integrated
+    /// Navigation Systems*, 2nd ed., Artech House, 2013, §4.4 (gyro scale-factor and cross-coupling errors).
+    public var biasMotionRateNoise: Double = 0.02
+
     /// Interval over which inclination corrections are averaged into one in-motion bias measurement,
     /// seconds. Default 0.02 s.
     public var biasMotionUpdateInterval: Double = 0.02

@@ -50,6 +50,10 @@ public struct AttitudeFilterState: Sendable {
     public var modelRotatedBiasSum: Vector3 = .zero
     /// See ``modelRow0Sum``.
     public var modelCount: Double = 0
+    /// Time integral of the squared gyro rate since the last vertical bias update from heading, (rad/s)²·s.
+    public var headingRateSquaredSum: Double = 0
+    /// Sum of the squared gyro rate over the current in-motion bias interval, (rad/s)².
+    public var modelRateSquaredSum: Double = 0
     /// Sum of inclination corrections (rotation vectors, rad) since the last in-motion bias update.
     public var biasCorrectionSum: Vector3 = .zero
     /// Time covered by ``biasCorrectionSum``, seconds.

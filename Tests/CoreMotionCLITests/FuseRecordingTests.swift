@@ -183,9 +183,18 @@ import Testing
 
         let noMagnetometer = try Self.temp("imu.csv")
         try (Self.header + "\n1,accelerometer,0,0,-1\n1,gyro,0,0,0\n1.01,gyro,0,0,0\n").write(toFile: noMagnetometer, atomically: true, encoding: .utf8)
-        let r = try CLI.run(["fuse", noMagnetometer])
+        // Asked for a magnetic frame: an error, nothing written.
+        let r = try CLI.run(["fuse", noMagnetometer, "--reference-frame", "xMagneticNorthZVertical"])
         #expect(r.status == 1 && r.stdout.isEmpty)
         #expect(r.stderr == "Error: \(noMagnetometer): the recording has no magnetometer samples, which the reference frame xMagneticNorthZVertical needs: use --no-magnetometer or --reference-frame xArbitraryZVertical\n")
+        // The default frame: 6D in xArbitraryZVertical, with a note, the same rows as --no-magnetometer.
+        let fallback = try CLI.run(["fuse", noMagnetometer])
+        #expect(fallback.status == 0)
+        #expect(fallback.stderr == "note: \(noMagnetometer) has no magnetometer samples: fused 6D, attitude in xArbitraryZVertical\n")
+        let sixDRows = try CLI.run(["fuse", noMagnetometer, "--no-magnetometer"])
+        #expect(sixDRows.status == 0 && sixDRows.stderr.isEmpty)
+        #expect(fallback.stdout == sixDRows.stdout)
+        #expect(fallback.stdout.split(separator: "\n").count == 3, "header and one row per gyro sample")
     }
 
     @Test func replayWritesEveryGoodRowOfEverySensorBeforeTheErrorEveryTime() throws {

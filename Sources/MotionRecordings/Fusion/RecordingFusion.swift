@@ -31,6 +31,9 @@ package enum RecordingFusion {
         package var offline: Bool
         /// Filter tuning; `nil` for the default of the mode (``AttitudeSmoother/defaultParameters`` offline).
         package var parameters: AttitudeFilterParameters?
+        /// When the recording turns out to have no magnetometer, fuse 6D in `xArbitraryZVertical` instead of
+        /// failing (for a frame the user did not choose). Default `false`.
+        package var fallsBackWithoutMagnetometer = false
 
         /// Creates options; `usesMagnetometer` defaults to what `frame` needs.
         package init(frame: AttitudeReferenceFrame, usesMagnetometer: Bool? = nil, offline: Bool = false,
@@ -48,6 +51,9 @@ package enum RecordingFusion {
         package var accelerometer = 0, gyro = 0, magnetometer = 0
         /// Rows written.
         package var rows = 0
+        /// The recording had no magnetometer and ``Options/fallsBackWithoutMagnetometer`` made the run 6D in
+        /// `xArbitraryZVertical`.
+        package var fellBackWithoutMagnetometer = false
     }
 
     /// The name of a frame in messages.
@@ -75,6 +81,8 @@ package enum RecordingFusion {
     package static func run(_ input: inout SampleMerge, name: String, options: Options,
                            progress: (Int) -> Void = { _ in },
                            write: (FusedMotion) throws(RecordingError) -> Void) throws(RecordingError) -> Summary {
+        var options = options
+        var fellBack = false
         // Read ahead to check the sensors.
         var ahead: [RawSample] = []
         ahead.reserveCapacity(1024)
@@ -104,13 +112,18 @@ package enum RecordingFusion {
             if !missing.isEmpty {
                 throw RecordingError("\(scope) no \(missing.joined(separator: " or ")) samples: device motion needs an accelerometer and a gyroscope", path: name)
             }
-            if needsMagnetometer && !has.mag {
+            if needsMagnetometer && !has.mag && options.fallsBackWithoutMagnetometer {
+                options.frame = .arbitrary
+                options.usesMagnetometer = false
+                fellBack = true
+            } else if needsMagnetometer && !has.mag {
                 throw RecordingError("\(scope) no magnetometer samples, which the reference frame \(Self.name(options.frame)) needs: use --no-magnetometer or --reference-frame xArbitraryZVertical", path: name)
             }
         }
         if let pending, ahead.isEmpty { throw pending }
 
         var summary = Summary()
+        summary.fellBackWithoutMagnetometer = fellBack
         let parameters = options.parameters ?? (options.offline ? AttitudeSmoother.defaultParameters : AttitudeFilterParameters())
         var driver = FusionDriver(parameters: parameters, usesMagnetometer: options.usesMagnetometer)
         var projection = ReferenceFrameProjection(options.frame)

@@ -29,7 +29,7 @@ extension MotionSimulator {
             case .accelerometer:
                 ideal = truth.gravity + truth.userAcceleration + options.accelBias
             case .gyro:
-                ideal = truth.rotationRate + truth.gyroBias
+                ideal = truth.rotationRate + options.gyroSensitivityError * truth.rotationRate + truth.gyroBias
             case .magnetometer:
                 ideal = options.softIron * truth.magneticField + options.hardIron
             }

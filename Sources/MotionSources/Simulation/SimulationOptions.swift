@@ -52,6 +52,14 @@ public struct SimulationOptions: Sendable, Hashable {
     /// about 0.05 °/s rms per axis at 100 Hz.
     public var gyroNoiseDensity: Double
 
+    /// Sensitivity error of the gyro, dimensionless, device frame: the reading is
+    /// `(I + gyroSensitivityError) · ω + bias + noise`. The diagonal holds the scale-factor errors, the
+    /// rest the cross-axis sensitivity (axis misalignment).
+    ///
+    /// Default zero (a perfectly trimmed part, as the tests of fusion maths assume). Consumer MEMS parts
+    /// have up to ±1 % sensitivity tolerance and ±1 % cross-axis sensitivity (BMI160 datasheet).
+    public var gyroSensitivityError: Matrix3
+
     // MARK: Accelerometer
 
     /// White noise density of the accelerometer, g/√Hz (one-sided). The per-sample standard
@@ -118,6 +126,7 @@ public struct SimulationOptions: Sendable, Hashable {
         self.gyroBiasInstability = 0.02 * .pi / 180
         self.gyroBiasCorrelationTime = 100
         self.gyroNoiseDensity = 0.007 * .pi / 180
+        self.gyroSensitivityError = .zero
         self.accelNoiseDensity = 180e-6
         self.accelBias = .zero
         self.magNoise = 0.4
