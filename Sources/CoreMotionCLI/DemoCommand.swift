@@ -45,7 +45,7 @@ struct DemoCommand: AsyncParsableCommand {
             let server = DashboardServer(source: source, host: "127.0.0.1", port: port)
             do {
                 try await server.run { url in
-                    print("Dashboard: \(url.absoluteString)")
+                    StandardOutput.write("Dashboard: \(url.absoluteString)\n")
                 }
             } catch is CancellationError {
             } catch {
@@ -58,20 +58,20 @@ struct DemoCommand: AsyncParsableCommand {
         let started = ProcessInfo.processInfo.systemUptime
         var drawn = 0
         var lastPrinted = -Double.infinity
-        print("OpenCoreMotion demo: \(source.info.name) (\(source.info.identifier)), \(Self.name(of: frame))")
-        print(tty ? "Ctrl-C to stop." : "")
+        let banner = "OpenCoreMotion demo: \(source.info.name) (\(source.info.identifier)), \(Self.name(of: frame))\n"
+        StandardOutput.write(banner + (tty ? "Ctrl-C to stop." : "") + "\n")
         while true {
             let now = ProcessInfo.processInfo.systemUptime
             if let duration, now - started >= duration { break }
             if let motion = manager.deviceMotion, tty || now - lastPrinted >= 1 {
                 let text = Self.render(motion)
+                // Written unbuffered, so that a pipe (`coremotion demo | tee log`) sees each sample as it comes.
                 if tty {
-                    if drawn > 0 { print("\u{1B}[\(drawn)A", terminator: "") }
-                    print(text.map { $0 + "\u{1B}[K" }.joined(separator: "\n"))
+                    let up = drawn > 0 ? "\u{1B}[\(drawn)A" : ""
+                    StandardOutput.write(up + text.map { $0 + "\u{1B}[K" }.joined(separator: "\n") + "\n")
                     drawn = text.count
                 } else {
-                    print(text.joined(separator: "\n"))
-                    print("")
+                    StandardOutput.write(text.joined(separator: "\n") + "\n\n")
                 }
                 lastPrinted = now
             }

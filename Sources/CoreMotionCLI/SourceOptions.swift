@@ -47,7 +47,8 @@ struct CLIError: Error, CustomStringConvertible {
 /// Writes lines to a file or standard output, flushing at most every `flushInterval` seconds so a
 /// live pipe sees data promptly without a write per line.
 final class LineWriter: Sendable {
-    private let handle: FileHandle
+    /// `nil` for standard output, written through ``StandardOutput``.
+    private let handle: FileHandle?
     private let flushInterval: Double
     private struct Buffer {
         var text = ""
@@ -64,7 +65,7 @@ final class LineWriter: Sendable {
             else { throw CLIError("\(path): cannot be written") }
             handle = h
         } else {
-            handle = FileHandle.standardOutput
+            handle = nil
         }
     }
 
@@ -86,7 +87,7 @@ final class LineWriter: Sendable {
 
     private func flush(_ b: inout Buffer) {
         guard !b.text.isEmpty else { return }
-        handle.write(Data(b.text.utf8))
+        if let handle { handle.write(Data(b.text.utf8)) } else { StandardOutput.write(b.text) }
         b.text.removeAll(keepingCapacity: true)
     }
 }

@@ -106,4 +106,21 @@ import Testing
         #expect(r.stdout.contains("heading"))
         #expect(r.stdout.contains("Dashboard: http://127.0.0.1:"), "the demo serves the dashboard and prints its URL")
     }
+
+    /// A reader that goes away (`coremotion demo | head`) ends the demo as a closed pipe ends any command,
+    /// with SIGPIPE, even though the dashboard's networking ignores that signal: no crash report.
+    @Test func aClosedPipeEndsTheDemoWithSIGPIPE() throws {
+        let p = Process()
+        p.executableURL = CLI.executable
+        p.arguments = ["demo", "--duration", "20", "--port", "0"]
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try out.fileHandleForReading.close()
+        try p.run()
+        p.waitUntilExit()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(p.terminationReason == .uncaughtSignal && p.terminationStatus == SIGPIPE, "\(p.terminationReason) \(p.terminationStatus): \(stderr)")
+        #expect(!stderr.contains("Fatal error") && !stderr.contains("crashed"), "\(stderr)")
+    }
 }
