@@ -59,6 +59,7 @@ package struct BenchBroadCommand: ParsableCommand {
     /// Runs the command. Errors are reported by ArgumentParser.
     package func run() throws {
         if crossValidate { return try runCrossValidation() }
+        guard grid.isEmpty else { throw ValidationError("--grid chooses among values in --cross-validate; without it use --parameter NAME=VALUE") }
         let url = URL(fileURLWithPath: directory)
         var parameters = offline ? AttitudeSmoother.defaultParameters : AttitudeFilterParameters()
         for o in parameterOverrides where !parameters.apply(override: o) {

@@ -125,6 +125,12 @@ import Testing
         #expect(model.epoch == 2025)
     }
 
+    @Test func broadGridWithoutCrossValidationIsAnErrorNotIgnored() throws {
+        let r = try CLI.run(["bench", "broad", "../shared/data/broad", "--grid", "accelerometerTimeConstant=1,2"])
+        #expect(r.status != 0 && r.stdout.isEmpty)
+        #expect(r.stderr.contains("--grid chooses among values in --cross-validate"), "\(r.stderr)")
+    }
+
     @Test func benchCommandsAreRegistered() {
         let names = BenchCommand.configuration.subcommands.map { $0.configuration.commandName }
         #expect(names.contains("broad") && names.contains("fusion"))
