@@ -59,12 +59,18 @@ struct PublishCommand: AsyncParsableCommand {
         let device = deviceId ?? ProcessInfo.processInfo.hostName
         let (events, continuation) = AsyncStream<String?>.makeStream()
         let dropped = Locked(0)
+        // Whether the broker was ever reached, and the last reason it was not: a broker that never
+        // answered is reported as such, not as missing acknowledgements.
+        let reach = Locked((connected: false, lastFailure: String?.none))
         let publisher = MQTTMotionPublisher(
             configuration: url.clientConfiguration(clientID: "ocm-pub-\(device)"), topic: url.topic, deviceID: device,
             qos: qos == 0 ? .atMostOnce : .atLeastOnce, binary: binary, batchPeriod: batch
         ) { event in
             switch event {
+            case .connected:
+                reach.withLock { $0.connected = true }
             case .disconnected(let reason, let retry):
+                reach.withLock { $0.lastFailure = reason }
                 printError("\(url): \(reason); retrying in \(String(format: "%.1f", retry)) s")
             case .refused(let code):
                 continuation.yield("\(url): \(code.explanation)")
@@ -108,6 +114,10 @@ struct PublishCommand: AsyncParsableCommand {
             throw CLIError(failure)
         }
         let acked = await publisher.finish(timeout: 10)
+        let reached = reach.withLock { $0 }
+        if !reached.connected {
+            throw CLIError("\(url): could not reach the broker\(reached.lastFailure.map { " (\($0))" } ?? ""); nothing was delivered")
+        }
         let t = publisher.totals
         let lost = dropped.withLock { $0 }
         printError("published \(t.samples) samples in \(t.messages) messages (\(t.bytes) bytes) to \(url)\(publisher.skipped > 0 ? ", \(publisher.skipped) non-finite skipped" : "")\(lost > 0 ? ", \(lost) messages dropped" : "")")

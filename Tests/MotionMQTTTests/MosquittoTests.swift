@@ -235,6 +235,10 @@ struct MosquittoTests {
         }
         #expect(delays.count >= 2)
         #expect(zip(delays, delays.dropFirst()).allSatisfy { $1 > $0 * 1.5 }, "\(delays)")
+        // It ends saying the broker was never reached, and why, not that acknowledgements are missing.
+        #expect(r.status == 1)
+        #expect(r.stderr.hasSuffix("Error: mqtt://127.0.0.1:\(port)/t: could not reach the broker (broker 127.0.0.1:\(port) unreachable: connection refused); nothing was delivered\n"), "\(r.stderr)")
+        #expect(!r.stderr.contains("did not acknowledge") && !r.stderr.contains("published"), "\(r.stderr)")
     }
 
     // MARK: paho-mqtt, an independent client
