@@ -88,14 +88,21 @@ package struct BroadCrossValidation: Sendable {
     package var axes: [Axis]
 
     /// The parameters whose defaults were chosen on the BROAD trials, with values around them: the
-    /// inclination time constant (default 1.75 s, causal and offline) and, offline, the gravity smoother's
+    /// inclination time constant (default 2.5 s, causal and offline), the rotation rate that shortens it
+    /// (50 °/s) and, causal, the averaging time of that rate (5 s); offline also the gravity smoother's
     /// time constant (2 s).
     package static let defaultAxes: [BroadMeasure: [Axis]] = [
-        .causal9D: [Axis(name: "accelerometerTimeConstant", values: [1.25, 1.75, 2.5, 3.5])],
-        .causal6D: [Axis(name: "accelerometerTimeConstant", values: [1.25, 1.75, 2.5, 3.5])],
-        .offline9D: [Axis(name: "accelerometerTimeConstant", values: [1.75, 2.2, 3]),
+        .causal9D: [Axis(name: "accelerometerTimeConstant", values: [1.75, 2.5, 3.5]),
+                    Axis(name: "inclinationRateScale", values: [25, 50, 100, 200]),
+                    Axis(name: "inclinationRateTimeConstant", values: [2.5, 5, 10])],
+        .causal6D: [Axis(name: "accelerometerTimeConstant", values: [1.75, 2.5, 3.5]),
+                    Axis(name: "inclinationRateScale", values: [25, 50, 100, 200]),
+                    Axis(name: "inclinationRateTimeConstant", values: [2.5, 5, 10])],
+        .offline9D: [Axis(name: "accelerometerTimeConstant", values: [1.75, 2.5, 3.5]),
+                     Axis(name: "inclinationRateScale", values: [25, 50, 100]),
                      Axis(name: "smootherZeroPhaseTimeConstant", values: [1.5, 2, 3])],
-        .offline6D: [Axis(name: "accelerometerTimeConstant", values: [1.75, 2.2, 3]),
+        .offline6D: [Axis(name: "accelerometerTimeConstant", values: [1.75, 2.5, 3.5]),
+                     Axis(name: "inclinationRateScale", values: [25, 50, 100]),
                      Axis(name: "smootherZeroPhaseTimeConstant", values: [1.5, 2, 3])],
     ]
 
