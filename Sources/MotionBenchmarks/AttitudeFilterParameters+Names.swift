@@ -5,6 +5,8 @@ extension AttitudeFilterParameters {
     /// Immutable after initialisation (key paths are immutable values), hence safe to share.
     nonisolated(unsafe) package static let numericKeyPaths: [String: WritableKeyPath<AttitudeFilterParameters, Double>] = [
         "accelerometerTimeConstant": \.accelerometerTimeConstant,
+        "inclinationRateScale": \.inclinationRateScale,
+        "inclinationRateTimeConstant": \.inclinationRateTimeConstant,
         "magnetometerTimeConstant": \.magnetometerTimeConstant,
         "magnetometerInitialTime": \.magnetometerInitialTime,
         "magneticNormThreshold": \.magneticNormThreshold,

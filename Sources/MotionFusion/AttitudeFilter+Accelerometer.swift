@@ -24,15 +24,19 @@ extension AttitudeFilter {
         state.accelerationDisturbance = max(deviation, state.accelerationDisturbance * c.accelerationDisturbanceDecay)
 
         let forceI = state.gyroQuaternion.rotate(specificForce)
+        let rate = state.lastGyro - state.bias
+        state.meanSquareRate += (rate.lengthSquared - state.meanSquareRate) * c.rateGain
         if !state.accelerometerInitialized {
-            state.accelerationLowPass = LowPassVector3(steadyAt: forceI, c.acceleration)
+            state.accelerationLowPass = InclinationLowPass(steadyAt: forceI)
+            state.meanSquareRate = rate.lengthSquared
+            updateInclinationTimeConstant(c)
             state.accelerometerInitialized = true
             state.accelerationInitialCount = 1
             state.accelerationInitialTime = dt
             state.inclinationQuaternion = .identity
             _ = applyInclinationCorrection(forceI)
             let (r0, r1) = horizontalRows(state.inclinationQuaternion * state.gyroQuaternion)
-            let m = LowPassCoefficients(timeConstant: parameters.accelerometerTimeConstant,
+            let m = LowPassCoefficients(timeConstant: state.inclinationTimeConstant,
                                         dt: max(parameters.biasMotionUpdateInterval, dt))
             state.rotationRow0LowPass = LowPassVector3(steadyAt: r0, m)
             state.rotationRow1LowPass = LowPassVector3(steadyAt: r1, m)
@@ -47,9 +51,9 @@ extension AttitudeFilter {
             state.accelerationInitialCount += 1
             let mean = state.accelerationLowPass.value
             lp = mean + (forceI - mean) * (1 / state.accelerationInitialCount)
-            state.accelerationLowPass = LowPassVector3(steadyAt: lp, c.acceleration)
+            state.accelerationLowPass = InclinationLowPass(steadyAt: lp)
         } else {
-            lp = state.accelerationLowPass.filter(forceI, c.acceleration)
+            lp = state.accelerationLowPass.filter(forceI, halfStepRate: 0.5 * dt / state.inclinationTimeConstant)
         }
         let correction = applyInclinationCorrection(lp)
 
@@ -61,6 +65,20 @@ extension AttitudeFilter {
         if parameters.estimatesBiasAtRest && state.isAtRest {
             updateBiasAtRest(c)
         }
+    }
+
+    /// Sets the inclination low-pass filter's time constant from the recent mean-square rotation rate:
+    /// `τ = τ₀ (1 + ω̄²/ω₀²)^(−1/6)` (see ``AttitudeFilterParameters/inclinationRateScale``). Called on the
+    /// first sample and then once per bias-update interval, so the roots are not paid per sample.
+    @inline(__always)
+    mutating func updateInclinationTimeConstant(_ c: AttitudeFilterCoefficients) {
+        let tau0 = parameters.accelerometerTimeConstant
+        let ratio = 1 + state.meanSquareRate * c.inverseRateScaleSquared
+        // ratio^(−1/6) = 1/√(∛ratio).
+        let tau = tau0 / _cbrt(ratio).squareRoot()
+        // A non-positive or non-finite τ₀ (a pass-through filter in the fixed-coefficient form) becomes
+        // the shortest sensible time constant rather than a division by zero.
+        state.inclinationTimeConstant = tau.isFinite && tau > 1e-3 ? tau : 1e-3
     }
 
     /// Rotates the inclination so that `forceI` (I frame) maps to vertical; returns the correction as a

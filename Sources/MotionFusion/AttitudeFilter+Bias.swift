@@ -40,7 +40,11 @@ extension AttitudeFilter {
         let total = state.biasCorrectionTime
         let sum = state.biasCorrectionSum
         let inv = 1 / state.modelCount
-        let m = LowPassCoefficients(timeConstant: parameters.accelerometerTimeConstant, dt: total)
+        // The model filters follow the inclination low-pass filter's current time constant, so that
+        // their lag matches that of the corrections; the time constant itself is updated here, once per
+        // interval.
+        let m = LowPassCoefficients(timeConstant: state.inclinationTimeConstant, dt: total)
+        updateInclinationTimeConstant(c)
         let h0 = state.rotationRow0LowPass.filter(state.modelRow0Sum * inv, m)
         let h1 = state.rotationRow1LowPass.filter(state.modelRow1Sum * inv, m)
         let rb = state.rotatedBiasLowPass.filter(state.modelRotatedBiasSum * inv, m)

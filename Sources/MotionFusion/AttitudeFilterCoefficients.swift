@@ -19,6 +19,10 @@ public struct AttitudeFilterCoefficients: Sendable {
     public var accelerationDisturbanceDecay: Double
     /// At-rest bias measurement variance, (rad/s)².
     public var biasRestNoise: Double
+    /// Gain of the first-order average of the squared rotation rate (inclination time constant).
+    public var rateGain: Double
+    /// `1/ω₀²` for ``AttitudeFilterParameters/inclinationRateScale`` `ω₀`, (rad/s)⁻²; 0 when disabled.
+    public var inverseRateScaleSquared: Double
 
     /// Derives the coefficients for time step `dt` (s).
     public init(parameters p: AttitudeFilterParameters, dt: Double) {
@@ -34,5 +38,8 @@ public struct AttitudeFilterCoefficients: Sendable {
         accelerationDisturbanceDecay = 1 - firstOrderGain(timeConstant: p.accelerometerTimeConstant, dt: dt)
         let rest = p.biasRestNoiseDensity * deg
         biasRestNoise = rest * rest / dt
+        rateGain = firstOrderGain(timeConstant: p.inclinationRateTimeConstant, dt: dt)
+        let w0 = p.inclinationRateScale * deg
+        inverseRateScaleSquared = w0 > 0 && w0.isFinite ? 1 / (w0 * w0) : 0
     }
 }

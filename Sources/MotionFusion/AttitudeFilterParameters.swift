@@ -6,10 +6,33 @@
 public struct AttitudeFilterParameters: Hashable, Sendable {
     // MARK: Accelerometer (inclination) correction
 
-    /// Time constant of the low-pass filter applied to the specific force in the almost-inertial frame,
-    /// seconds. Larger values reject linear acceleration better but follow gyro drift more slowly.
-    /// Default 1.75 s.
-    public var accelerometerTimeConstant: Double = 1.75
+    /// Time constant `τ₀` of the low-pass filter applied to the specific force in the almost-inertial
+    /// frame when the device is still or turns slowly, seconds; faster rotation shortens it (see
+    /// ``inclinationRateScale``). Larger values reject linear acceleration better but follow gyro drift
+    /// more slowly. Default 2.5 s.
+    public var accelerometerTimeConstant: Double = 2.5
+
+    /// Rotation rate `ω₀` above which rotation shortens the inclination time constant, degrees per
+    /// second; 0 keeps it at ``accelerometerTimeConstant`` whatever the motion. Default 50 °/s.
+    ///
+    /// The attitude error a gyroscope accumulates grows with the rotation rate (scale-factor,
+    /// misalignment and g-sensitivity errors; P. D. Groves, *Principles of GNSS, Inertial, and
+    /// Multisensor Integrated Navigation Systems*, 2nd ed., 2013, §4.4 and ch. 14), modelled here as a
+    /// drift rate `d ∝ √(1 + ω̄²/ω₀²)` with `ω̄²` the recent mean-square unbiased rotation rate. Linear
+    /// acceleration is the derivative of a bounded velocity: above its cut-off the second-order
+    /// low-pass passes it as an inclination error of about `x/(g τ²)` (`x` the displacement), while a
+    /// drift `d` leaves an error of about `√2 τ d` (the filter's lag to a ramp). Minimising the sum of
+    /// their squares gives `τ⁶ ∝ x²/d²`, so the time constant is set to
+    /// `τ = τ₀ (1 + ω̄²/ω₀²)^(−1/6)`: `τ₀` at rest and in slow motion, half of it at 8 ω₀ (≈ 400 °/s
+    /// by default). The exponent follows from the filter's order; it is not tuned.
+    public var inclinationRateScale: Double = 50
+
+    /// Time constant of the first-order average of the squared rotation rate `ω̄²` that sets the
+    /// inclination time constant (see ``inclinationRateScale``), seconds. Default 10 s: the drift
+    /// statistic of several filter time constants, long enough that the time constant does not follow
+    /// the oscillation of the motion itself (which would modulate the filter in step with the linear
+    /// acceleration it is meant to reject; at 1 s the causal 6D inclination on BROAD was 0.03° worse).
+    public var inclinationRateTimeConstant: Double = 10
 
     // MARK: Magnetometer (heading) correction
 

@@ -20,8 +20,16 @@ public struct AttitudeFilterState: Sendable {
     public var accelerationInitialTime: Double = 0
     /// Number of samples in the initial averaging.
     public var accelerationInitialCount: Double = 0
+
+    // MARK: Inclination low-pass with a rate-dependent time constant
+
     /// Low-pass filtered specific force in the I frame, g.
-    public var accelerationLowPass = LowPassVector3(steadyAt: .zero, LowPassCoefficients(timeConstant: 0, dt: 1))
+    public var accelerationLowPass = InclinationLowPass(steadyAt: .zero)
+    /// First-order average of the squared unbiased rotation rate, (rad/s)².
+    public var meanSquareRate: Double = 0
+    /// The inclination low-pass filter's current time constant, seconds (0 until the first
+    /// accelerometer sample).
+    public var inclinationTimeConstant: Double = 0
 
     /// Gyroscope bias estimate, rad/s, device frame.
     public var bias: Vector3 = .zero
