@@ -22,6 +22,15 @@ import Glibc
         return (sum / max(n, 1)).squareRoot()
     }
 
+    /// The rate-dependent setting the parameter documentation describes (off by default): 2.5 s at slow
+    /// rotation, shortened above 50 °/s.
+    static let rateDependent: AttitudeFilterParameters = {
+        var p = AttitudeFilterParameters()
+        p.accelerometerTimeConstant = 2.5
+        p.inclinationRateScale = 50
+        return p
+    }()
+
     static func fixed(_ tau: Double) -> AttitudeFilterParameters {
         var p = AttitudeFilterParameters()
         p.accelerometerTimeConstant = tau
@@ -62,7 +71,7 @@ import Glibc
     }
 
     @Test func timeConstantShortensWithTheRotationRateAndRecoversAtRest() {
-        let p = AttitudeFilterParameters()
+        let p = Self.rateDependent
         let w0 = p.inclinationRateScale * Double.pi / 180
         let spin = 8 * w0 // about vertical, so the specific force stays put
         var f = AttitudeFilter(parameters: p, usesMagnetometer: false)
@@ -87,7 +96,7 @@ import Glibc
             seconds: 60, noise: 1,
             rate: { t in Vector3(0.35 * sin(0.7 * t), 0.3 * sin(0.45 * t + 1), 0.2 * sin(0.3 * t + 2)) },
             linearAcceleration: { t in Vector3(0.25 * sin(2.5 * t), 0.2 * sin(1.9 * t + 0.5), 0.1 * sin(3.1 * t)) })
-        let adaptive = Self.rmsInclinationError(m, AttitudeFilterParameters(), from: 10)
+        let adaptive = Self.rmsInclinationError(m, Self.rateDependent, from: 10)
         let short = Self.rmsInclinationError(m, Self.fixed(1.75), from: 10)
         #expect(adaptive < 0.8 * short)
     }
@@ -100,7 +109,7 @@ import Glibc
             rate: { t in Vector3(6 * sin(1.3 * t), 5 * sin(0.9 * t + 1), 4 * sin(0.6 * t + 2)) },
             linearAcceleration: { t in Vector3(0.3 * sin(5 * t), 0.3 * sin(4 * t + 1), 0.2 * sin(6 * t)) })
         m.gyro = m.gyro.map { $0 * 1.01 }
-        let p = AttitudeFilterParameters()
+        let p = Self.rateDependent
         let adaptive = Self.rmsInclinationError(m, p, from: 10)
         let long = Self.rmsInclinationError(m, Self.fixed(p.accelerometerTimeConstant), from: 10)
         #expect(adaptive < 0.9 * long)
