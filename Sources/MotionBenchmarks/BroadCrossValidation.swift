@@ -88,13 +88,17 @@ package struct BroadCrossValidation: Sendable {
     package var axes: [Axis]
 
     /// The parameters whose defaults were chosen on the BROAD trials, with values around them: the
-    /// inclination time constant (default 1.75 s, causal and offline) and, offline, the gravity smoother's
-    /// time constant (2 s).
+    /// inclination time constant (default 1.75 s, causal and offline), offline the gravity smoother's
+    /// time constant (2 s), and for offline 9D the heading smoother's time constant (30 s), rest variance
+    /// ratio (0.001) and disturbance angle (0.5°).
     package static let defaultAxes: [BroadMeasure: [Axis]] = [
         .causal9D: [Axis(name: "accelerometerTimeConstant", values: [1.25, 1.75, 2.5, 3.5])],
         .causal6D: [Axis(name: "accelerometerTimeConstant", values: [1.25, 1.75, 2.5, 3.5])],
         .offline9D: [Axis(name: "accelerometerTimeConstant", values: [1.75, 2.2, 3]),
-                     Axis(name: "smootherZeroPhaseTimeConstant", values: [1.5, 2, 3])],
+                     Axis(name: "smootherZeroPhaseTimeConstant", values: [1.5, 2, 3]),
+                     Axis(name: "smootherHeadingTimeConstant", values: [20, 30, 60]),
+                     Axis(name: "smootherHeadingRestVarianceRatio", values: [0.0001, 0.001, 0.01]),
+                     Axis(name: "smootherHeadingDisturbanceAngle", values: [0.25, 0.5, 1])],
         .offline6D: [Axis(name: "accelerometerTimeConstant", values: [1.75, 2.2, 3]),
                      Axis(name: "smootherZeroPhaseTimeConstant", values: [1.5, 2, 3])],
     ]
