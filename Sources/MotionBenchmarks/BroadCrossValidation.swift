@@ -88,15 +88,20 @@ package struct BroadCrossValidation: Sendable {
     package var axes: [Axis]
 
     /// The parameters whose defaults were chosen on the BROAD trials, with values around them: the
-    /// inclination time constant (default 1.75 s, causal and offline) and, offline, the gravity smoother's
-    /// time constant (2 s). The rate dependence of the inclination time constant
+    /// inclination time constant (default 1.75 s, causal and offline), offline the gravity smoother's
+    /// time constant (2 s), and for offline 9D the heading smoother's time constant (30 s), rest variance
+    /// ratio (0.001) and disturbance angle (0.5°). The rate dependence of the inclination time constant
     /// (``MotionFusion/AttitudeFilterParameters/inclinationRateScale``) is off by default, for reasons
     /// beyond BROAD, so it is not a choice here; `--grid` scores it.
     package static let defaultAxes: [BroadMeasure: [Axis]] = {
         let tau = Axis(name: "accelerometerTimeConstant", values: [1.25, 1.75, 2.5, 3.5])
         let offlineTau = Axis(name: "accelerometerTimeConstant", values: [1.75, 2.2, 3])
         let smoother = Axis(name: "smootherZeroPhaseTimeConstant", values: [1.5, 2, 3])
-        return [.causal9D: [tau], .causal6D: [tau], .offline9D: [offlineTau, smoother], .offline6D: [offlineTau, smoother]]
+        let heading = [Axis(name: "smootherHeadingTimeConstant", values: [20, 30, 60]),
+                       Axis(name: "smootherHeadingRestVarianceRatio", values: [0.0001, 0.001, 0.01]),
+                       Axis(name: "smootherHeadingDisturbanceAngle", values: [0.25, 0.5, 1])]
+        return [.causal9D: [tau], .causal6D: [tau], .offline9D: [offlineTau, smoother] + heading,
+                .offline6D: [offlineTau, smoother]]
     }()
 
     /// Creates a cross-validation over `axes`.

@@ -196,6 +196,29 @@ public struct AttitudeFilterParameters: Hashable, Sendable {
     /// the causal filter. Default 0.01.
     public var smootherRestVelocityRatio: Double = 0.01
 
+    /// Time constant `τ` of the heading smoother of ``AttitudeSmoother`` (9D), seconds: while the device
+    /// turns at 1 rad/s, gyroscope and magnetometer weigh equally over this time; the heading's random
+    /// walk grows with the angle turned (`|ω| Δt / τ²` relative to the magnetometer's noise density), so
+    /// the gyroscope holds the heading longer in slow motion and entirely at rest. 0 keeps the forward
+    /// pass's causal heading. Unused by the causal filter. Default 0 here;
+    /// ``AttitudeSmoother/defaultParameters`` sets 30 s.
+    public var smootherHeadingTimeConstant: Double = 0
+
+    /// Noise variance of the heading smoother's magnetometer measurements at rest relative to that in
+    /// motion, dimensionless; 1 treats rest like motion. A resting device's heading measurement has none
+    /// of the motion-dependent errors (inclination under linear acceleration, sensor timing,
+    /// orientation-dependent calibration residuals), so rests anchor the heading. Unused by the causal
+    /// filter. Default 0.001.
+    public var smootherHeadingRestVarianceRatio: Double = 0.001
+
+    /// Heading error, degrees, that doubles the noise variance of a magnetometer sample in the heading
+    /// smoother: a field whose norm and dip deviate from the recording's median field by `d` suggests a
+    /// heading error of about `|d| / |m_h|` (`m_h` the horizontal field), and the sample's variance is
+    /// multiplied by `1 + (|d| / |m_h| / σ_d)²`. 0 disables this weighting (samples beyond
+    /// ``magneticNormThreshold`` or ``magneticDipThreshold`` are rejected in any case). Unused by the
+    /// causal filter. Default 0.5°.
+    public var smootherHeadingDisturbanceAngle: Double = 0.5
+
     // MARK: Time steps
 
     /// Time step assumed when none can be measured (first sample of a timestamped stream), seconds.
