@@ -15,8 +15,15 @@ extension AttitudeFilter {
             // add no new directions.
             state.calibrationTime += dt
             if state.calibrationTime >= parameters.magneticCalibrationInterval {
+                let elapsed = state.calibrationTime
                 state.calibrationTime = 0
                 state.calibrator.add(field)
+                // The gyro-aided hard-iron estimate needs the attitude in E6, known once the inclination is.
+                if parameters.estimatesHardIronFromRotation, state.accelerometerInitialized {
+                    state.calibrator.add(field, attitude: state.inclinationQuaternion * state.gyroQuaternion,
+                                         bias: state.bias, dt: elapsed,
+                                         headingThreshold: parameters.hardIronHeadingUncertainty * (Double.pi / 180))
+                }
             }
         }
         guard usesMagnetometer, state.accelerometerInitialized else { return }
@@ -46,10 +53,26 @@ extension AttitudeFilter {
             return
         }
 
-        // A switch from the raw to the calibrated field changes norm and dip: the disturbance logic
-        // treats it as a new field and adopts it once it proves consistent during motion, which keeps
-        // a still-settling calibration from steering the heading at once.
-        state.usesCalibratedField = calibrated
+        // A switch between the raw and the calibrated field changes the field's norm, dip and horizontal
+        // direction by a known cause, not an outside disturbance: take the new field as the reference and
+        // set the heading afresh from it (the initial averaging below), rather than rejecting it as a
+        // disturbance until it proves itself during fast motion (which hand-held use never gives) or
+        // letting the heading loop ease into it, which the vertical bias estimate would read as a bias.
+        if calibrated != state.usesCalibratedField {
+            state.usesCalibratedField = calibrated
+            state.magnetometerInitialTime = 0
+            state.magnetometerInitialCount = 0
+            state.magneticReferenceNorm = norm
+            state.magneticReferenceDip = dip
+            state.magneticCandidateNorm = norm
+            state.magneticCandidateDip = dip
+            state.magneticCandidateTime = 0
+            state.magneticUndisturbedTime = 0
+            state.magneticRejectionTime = 0
+            state.magneticDisturbance = false
+            state.headingCorrectionSum = 0
+            state.headingCorrectionTime = 0
+        }
 
         if state.magnetometerInitialTime < parameters.magnetometerInitialTime {
             // Initial averaging: plain mean of the first samples.
