@@ -48,9 +48,13 @@ public struct RotationHardIronEstimator: Sendable {
     /// Updates required before the estimate is graded above ``MagneticCalibrationAccuracy/uncalibrated``.
     /// Default 100.
     public var minimumUpdates: Int = 100
-    /// Largest mean normalised innovation squared (per component; 1 when the model fits) for a
-    /// ``MagneticCalibrationAccuracy/medium`` grade, dimensionless. Default 3.
-    public var maximumInnovationRatio: Double = 3
+    /// Largest mean normalised innovation squared (per component; 1 when the model and
+    /// ``measurementNoise`` fit) for a ``MagneticCalibrationAccuracy/medium`` grade, dimensionless: the
+    /// readings must follow the constant-field model within about the magnetometer's noise (1.5: 0.61 µT
+    /// rms per axis at the default noise). A field that changes along the device's path (indoor
+    /// gradients), a moving magnet or readings out of step with the gyro break the model, and the
+    /// estimate is then not used. A medium grade is kept until the ratio exceeds twice this. Default 1.5.
+    public var maximumInnovationRatio: Double = 1.5
 
     /// Hard-iron offset, µT, device frame.
     public var offset: Vector3 { Vector3(x[0], x[1], x[2]) }
@@ -64,14 +68,16 @@ public struct RotationHardIronEstimator: Sendable {
     }
     /// Number of updates used since the last (re)start.
     public private(set) var updates = 0
+    /// Number of restarts after the model stopped fitting (``maximumRejectedUpdates`` gated in a row).
+    public private(set) var restarts = 0
     /// Mean normalised innovation squared per component over about the last 200 updates (1 when the
     /// model and noise fit), dimensionless.
     public private(set) var innovationRatio: Double = 1
     /// The grade: ``MagneticCalibrationAccuracy/low`` once the heading error the offset's uncertainty
     /// allows is below 5°, ``MagneticCalibrationAccuracy/medium`` once it was below the threshold given
-    /// to ``update(_:attitude:bias:dt:headingThreshold:)`` with consistent innovations (kept until a restart or
-    /// until the innovations stop fitting). Never ``MagneticCalibrationAccuracy/high``: soft iron is not
-    /// modelled.
+    /// to ``update(_:attitude:bias:dt:headingThreshold:)`` with innovations within
+    /// ``maximumInnovationRatio`` (kept until a restart or until the innovation ratio exceeds twice that).
+    /// Never ``MagneticCalibrationAccuracy/high``: soft iron is not modelled.
     public private(set) var accuracy: MagneticCalibrationAccuracy = .uncalibrated
 
     private var x: InlineArray<7, Double> = .init(repeating: 0)
@@ -152,7 +158,10 @@ public struct RotationHardIronEstimator: Sendable {
         }
         if used == 0 {
             rejected += 1
-            if rejected >= maximumRejectedUpdates { started = false }
+            if rejected >= maximumRejectedUpdates {
+                started = false
+                restarts += 1
+            }
             return
         }
         rejected = 0
@@ -222,7 +231,7 @@ public struct RotationHardIronEstimator: Sendable {
             accuracy = .uncalibrated
             return
         }
-        if accuracy == .medium, innovationRatio <= maximumInnovationRatio { return }
+        if accuracy == .medium { return }
         let po = offsetCovariance
         let v = r.r0.dot(po * r.r0) + r.r1.dot(po * r.r1)
         let hh = x[3] * x[3] + x[4] * x[4]
