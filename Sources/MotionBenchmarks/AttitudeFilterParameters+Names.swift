@@ -41,6 +41,7 @@ extension AttitudeFilterParameters {
         "restMinimumTime": \.restMinimumTime,
         "nominalTimeStep": \.nominalTimeStep,
         "maximumTimeStep": \.maximumTimeStep,
+        "hardIronHeadingUncertainty": \.hardIronHeadingUncertainty,
     ]
 
     /// The boolean parameters by name.
@@ -49,6 +50,7 @@ extension AttitudeFilterParameters {
         "estimatesBiasAtRest": \.estimatesBiasAtRest,
         "estimatesBiasFromHeading": \.estimatesBiasFromHeading,
         "calibratesMagnetometer": \.calibratesMagnetometer,
+        "estimatesHardIronFromRotation": \.estimatesHardIronFromRotation,
     ]
 
     /// Applies an override `name=value`; returns `false` when the name or value is not recognised.

@@ -15,8 +15,15 @@ extension AttitudeFilter {
             // add no new directions.
             state.calibrationTime += dt
             if state.calibrationTime >= parameters.magneticCalibrationInterval {
+                let elapsed = state.calibrationTime
                 state.calibrationTime = 0
                 state.calibrator.add(field)
+                // The gyro-aided hard-iron estimate needs the attitude in E6, known once the inclination is.
+                if parameters.estimatesHardIronFromRotation, state.accelerometerInitialized {
+                    state.calibrator.add(field, attitude: state.inclinationQuaternion * state.gyroQuaternion,
+                                         bias: state.bias, dt: elapsed,
+                                         headingThreshold: parameters.hardIronHeadingUncertainty * (Double.pi / 180))
+                }
             }
         }
         guard usesMagnetometer, state.accelerometerInitialized else { return }
@@ -46,10 +53,55 @@ extension AttitudeFilter {
             return
         }
 
-        // A switch from the raw to the calibrated field changes norm and dip: the disturbance logic
-        // treats it as a new field and adopts it once it proves consistent during motion, which keeps
-        // a still-settling calibration from steering the heading at once.
-        state.usesCalibratedField = calibrated
+        // A switch from the raw to the calibrated field changes norm and dip. From the ellipsoid fit (or
+        // back to the raw field) the disturbance logic treats it as a new field and adopts it once it
+        // proves consistent during motion, which keeps a still-settling fit (whose grade may swing between
+        // low and medium in fast rotations) from steering the heading at once. The gyro-aided hard-iron
+        // estimate is used only once its innovations fit the model and it stays in use (see
+        // RotationHardIronEstimator.accuracy), and the motion it is made for (hand-held, walking) never
+        // turns fast enough to adopt a new field: a switch to it takes the calibrated field as the
+        // reference and sets the heading afresh (the initial averaging below), rather than letting the
+        // heading loop ease into it, which the vertical bias estimate would read as a bias. This happens
+        // once: after a restart of that estimate (a changed field or offset) its return goes through the
+        // disturbance logic like any other change, so that a field disturbed at that moment is not
+        // adopted at once.
+        let firstRotationEstimate = calibrated && state.calibrator.usesRotationEstimate && !state.hasUsedRotationEstimate
+        if calibrated != state.usesCalibratedField, !firstRotationEstimate {
+            state.usesCalibratedField = calibrated
+        }
+        if calibrated != state.usesCalibratedField {
+            state.usesCalibratedField = calibrated
+            state.hasUsedRotationEstimate = true
+            state.rotationEstimateRestartsAtFirstUse = state.calibrator.rotation.restarts
+            state.magnetometerInitialTime = 0
+            state.magnetometerInitialCount = 0
+            state.magneticReferenceNorm = norm
+            state.magneticReferenceDip = dip
+            state.magneticCandidateNorm = norm
+            state.magneticCandidateDip = dip
+            state.magneticCandidateTime = 0
+            state.magneticUndisturbedTime = 0
+            state.magneticRejectionTime = 0
+            state.magneticDisturbance = false
+            state.headingCorrectionSum = 0
+            state.headingCorrectionTime = 0
+        }
+
+        // The gyro-aided offset keeps converging while it is used. The heading change that a change of
+        // the offset makes is a known cause, not gyro drift: apply it to the heading at once, so that the
+        // heading loop's corrections (and the vertical bias measured from them) see only drift.
+        if calibrated, state.calibrator.usesRotationEstimate {
+            let current = state.calibrator.offset
+            if state.hasHeadingCalibrationOffset, current != state.headingCalibrationOffset {
+                let before = q6.rotate(field - state.headingCalibrationOffset)
+                let shift = wrapAngle(target + fastAtan2(before.y, before.x))
+                state.headingOffset = wrapAngle(state.headingOffset + shift)
+            }
+            state.headingCalibrationOffset = current
+            state.hasHeadingCalibrationOffset = true
+        } else {
+            state.hasHeadingCalibrationOffset = false
+        }
 
         if state.magnetometerInitialTime < parameters.magnetometerInitialTime {
             // Initial averaging: plain mean of the first samples.
@@ -64,6 +116,20 @@ extension AttitudeFilter {
             return
         }
 
+        // While the heading uses the gyro-aided estimate adopted above, the reference is that estimate's
+        // own field: its offset keeps converging (the component along the rotation axes, which the heading
+        // does not need, slowly), which changes the calibrated field's norm and dip together with the
+        // estimate's field, so the check compares the reading with the model rather than with a reference
+        // fixed at the switch.
+        if calibrated, state.calibrator.usesRotationEstimate,
+           state.calibrator.rotation.restarts == state.rotationEstimateRestartsAtFirstUse {
+            let h = state.calibrator.rotation.field
+            let hn = h.length
+            if hn > 1e-9 {
+                state.magneticReferenceNorm = hn
+                state.magneticReferenceDip = fastAsin(h.z / hn)
+            }
+        }
         let dipTh = parameters.magneticDipThreshold * (Double.pi / 180)
         let undisturbed = abs(norm - state.magneticReferenceNorm) < parameters.magneticNormThreshold * state.magneticReferenceNorm
             && abs(dip - state.magneticReferenceDip) < dipTh

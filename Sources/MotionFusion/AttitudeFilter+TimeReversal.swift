@@ -12,6 +12,7 @@ extension AttitudeFilter {
         state.rotatedBiasLowPass.s2 = -state.rotatedBiasLowPass.s2
         state.rotatedBiasLowPass.value = -state.rotatedBiasLowPass.value
         state.headingBiasLowPass = -state.headingBiasLowPass
+        state.calibrator.reverseTimeDirection()
         state.lastTimestamp = nil
     }
 }

@@ -28,7 +28,8 @@
 ///   2015, also separate inclination from heading). Disturbances are detected from the field norm and
 ///   dip angle against a slowly adapting reference, rejected for a bounded time, and a new consistent
 ///   field is adopted after it persists during motion.
-/// - **Online magnetometer calibration** (``MagneticCalibrator``): hard- and soft-iron ellipsoid fit.
+/// - **Online magnetometer calibration** (``MagneticCalibrator``): hard- and soft-iron ellipsoid fit, and a
+///   gyro-aided hard-iron estimate (``RotationHardIronEstimator``) that needs only the rotations made.
 ///
 /// ## Use
 /// Call ``updateGyro(_:dt:)``, ``updateAccelerometer(_:dt:)`` and ``updateMagnetometer(_:dt:)`` as samples

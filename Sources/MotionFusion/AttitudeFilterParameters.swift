@@ -180,6 +180,20 @@ public struct AttitudeFilterParameters: Hashable, Sendable {
     /// corrections. Default ``MagneticCalibrationAccuracy/medium``.
     public var minimumAccuracyForCalibratedHeading: MagneticCalibrationAccuracy = .medium
 
+    // MARK: Gyro-aided hard-iron calibration
+
+    /// Enables the gyro-aided hard-iron estimate (``RotationHardIronEstimator``, after Troni & Whitcomb,
+    /// RSS 2013, and Kok & Schön, IEEE Sensors J. 16(14), 2016) beside the ellipsoid fit: it needs only
+    /// the rotations the device makes, not a covered sphere. Requires ``calibratesMagnetometer``.
+    /// Default `true`.
+    public var estimatesHardIronFromRotation: Bool = true
+
+    /// Heading uncertainty, degrees, that the gyro-aided hard-iron estimate's offset covariance must allow
+    /// (projected on the plane horizontal at the current attitude, over the horizontal field) before the
+    /// estimate counts as ``MagneticCalibrationAccuracy/medium`` and so, with the default
+    /// ``minimumAccuracyForCalibratedHeading``, corrects the field used for heading. Default 1°.
+    public var hardIronHeadingUncertainty: Double = 1
+
     // MARK: Offline smoothing
 
     /// Time constant `τ` of the zero-phase gravity smoother of ``AttitudeSmoother``, seconds: its

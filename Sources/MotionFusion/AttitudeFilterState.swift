@@ -129,6 +129,16 @@ public struct AttitudeFilterState: Sendable {
     public var calibrationTime: Double = .infinity
     /// Online hard/soft-iron calibration.
     public var calibrator = MagneticCalibrator()
+    /// Whether the heading has used the gyro-aided hard-iron estimate (the switch to it re-seeds the
+    /// magnetic reference only the first time).
+    public var hasUsedRotationEstimate = false
+    /// ``RotationHardIronEstimator/restarts`` when the heading first used that estimate.
+    public var rotationEstimateRestartsAtFirstUse = 0
+    /// The gyro-aided offset the heading used at the previous sample, µT (valid while
+    /// ``hasHeadingCalibrationOffset``).
+    public var headingCalibrationOffset: Vector3 = .zero
+    /// Whether ``headingCalibrationOffset`` holds the previous sample's offset.
+    public var hasHeadingCalibrationOffset = false
 
     /// Timestamp of the last sample given to a timestamped update, seconds (`nil` before the first).
     public var lastTimestamp: Double? = nil

@@ -11,6 +11,14 @@
 ///
 /// A sample enters the fit only when its direction differs from the previously accepted one by more
 /// than ``minimumAngleStep``: this spreads the data over orientations and keeps the cost low.
+///
+/// The ellipsoid fit needs the field seen from most directions, which hand-held use and walking never
+/// give. Beside it runs ``rotation``, a gyro-aided hard-iron estimate (``RotationHardIronEstimator``) fed
+/// through ``add(_:attitude:bias:dt:headingThreshold:)``, which needs only the rotations the device makes.
+/// The calibration in use (``offset``, ``gains``, ``accuracy``) is the ellipsoid's once it is at least
+/// ``MagneticCalibrationAccuracy/medium`` or at least as good as the rotation estimate, otherwise the
+/// rotation estimate's offset with unit gains.
+///
 /// No heap allocation. Values only; not thread-safe to mutate concurrently (use one per filter).
 public struct MagneticCalibrator: Sendable {
     /// Smallest angle between accepted samples, radians. Default 0.1 rad (≈ 5.7°).
@@ -18,14 +26,25 @@ public struct MagneticCalibrator: Sendable {
     /// Forgetting factor per accepted sample, dimensionless. Default 0.995.
     public var forgettingFactor: Double = 0.995
 
-    /// Hard-iron offset, µT (subtracted from the raw field).
+    /// Hard-iron offset in use, µT (subtracted from the raw field).
     public private(set) var offset: Vector3 = .zero
-    /// Diagonal soft-iron gains applied after removing the offset, dimensionless.
+    /// Diagonal soft-iron gains in use, applied after removing the offset, dimensionless.
     public private(set) var gains: Vector3 = Vector3(1, 1, 1)
-    /// Radius of the fitted sphere after correction, µT (the local field strength as seen by the sensor).
+    /// Radius of the fitted ellipsoid's sphere after correction, µT (the local field strength as seen
+    /// by the sensor).
     public private(set) var fieldStrength: Double = 0
-    /// Current accuracy of the calibration.
+    /// Accuracy of the calibration in use (the better of the ellipsoid fit and the rotation estimate).
     public private(set) var accuracy: MagneticCalibrationAccuracy = .uncalibrated
+    /// Hard-iron offset of the ellipsoid fit, µT.
+    public private(set) var ellipsoidOffset: Vector3 = .zero
+    /// Diagonal soft-iron gains of the ellipsoid fit, dimensionless.
+    public private(set) var ellipsoidGains: Vector3 = Vector3(1, 1, 1)
+    /// Accuracy of the ellipsoid fit alone.
+    public private(set) var ellipsoidAccuracy: MagneticCalibrationAccuracy = .uncalibrated
+    /// The gyro-aided hard-iron estimate.
+    public var rotation = RotationHardIronEstimator()
+    /// Whether the calibration in use is the rotation estimate's (rather than the ellipsoid's).
+    public private(set) var usesRotationEstimate = false
     /// Number of samples accepted into the fit.
     public private(set) var acceptedSamples: Int = 0
 
@@ -91,23 +110,58 @@ public struct MagneticCalibrator: Sendable {
         }
         residual += 0.05 * (err * err - residual)
         solve()
-        if accuracy >= .low {
-            let d = calibrate(m)
+        if ellipsoidAccuracy >= .low {
+            let d = m - ellipsoidOffset
             octants |= UInt8(1) << UInt8((d.x > 0 ? 1 : 0) | (d.y > 0 ? 2 : 0) | (d.z > 0 ? 4 : 0))
         }
         grade()
+        select()
+    }
+
+    /// Offers one raw sample (µT) with the attitude it was taken at to the gyro-aided hard-iron estimate
+    /// (``rotation``). Non-finite samples are ignored.
+    /// - Parameters:
+    ///   - m: raw magnetic field, µT, device frame.
+    ///   - attitude: attitude device → E6 (z up, heading arbitrary but integrated from the gyro).
+    ///   - bias: the filter's gyro bias estimate, rad/s, device frame.
+    ///   - dt: time since the previous call, seconds.
+    ///   - headingThreshold: heading uncertainty at which the estimate counts as
+    ///     ``MagneticCalibrationAccuracy/medium``, radians.
+    public mutating func add(_ m: Vector3, attitude: Quaternion, bias: Vector3, dt: Double, headingThreshold: Double) {
+        rotation.update(m, attitude: attitude, bias: bias, dt: dt, headingThreshold: headingThreshold)
+        select()
+    }
+
+    /// Reverses the direction of time for ``rotation`` (see ``RotationHardIronEstimator/reverseTimeDirection()``).
+    public mutating func reverseTimeDirection() {
+        rotation.reverseTimeDirection()
+    }
+
+    /// Picks the calibration in use.
+    private mutating func select() {
+        if ellipsoidAccuracy >= .medium || ellipsoidAccuracy >= rotation.accuracy {
+            offset = ellipsoidOffset
+            gains = ellipsoidGains
+            accuracy = ellipsoidAccuracy
+            usesRotationEstimate = false
+        } else {
+            offset = rotation.offset
+            gains = Vector3(1, 1, 1)
+            accuracy = rotation.accuracy
+            usesRotationEstimate = true
+        }
     }
 
     private mutating func solve() {
         let a = theta[0], b = theta[1], c = theta[2]
         guard a > 0, b > 0, c > 0 else {
-            accuracy = .uncalibrated
+            ellipsoidAccuracy = .uncalibrated
             return
         }
         let cx = -theta[3] / (2 * a), cy = -theta[4] / (2 * b), cz = -theta[5] / (2 * c)
         let g = 1 + a * cx * cx + b * cy * cy + c * cz * cz
         guard g > 0 else {
-            accuracy = .uncalibrated
+            ellipsoidAccuracy = .uncalibrated
             return
         }
         let rx = (g / a).squareRoot(), ry = (g / b).squareRoot(), rz = (g / c).squareRoot()
@@ -115,25 +169,25 @@ public struct MagneticCalibrator: Sendable {
         let newOffset = Vector3(cx, cy, cz) * scale
         let newGains = Vector3(r / rx, r / ry, r / rz)
         guard newOffset.isFinite, newGains.isFinite, r.isFinite else { return }
-        offset = newOffset
-        gains = newGains
+        ellipsoidOffset = newOffset
+        ellipsoidGains = newGains
         fieldStrength = r * scale
-        if accuracy == .uncalibrated { accuracy = .low }
+        if ellipsoidAccuracy == .uncalibrated { ellipsoidAccuracy = .low }
     }
 
     private mutating func grade() {
-        guard accuracy >= .low else { return }
+        guard ellipsoidAccuracy >= .low else { return }
         let covered = octants.nonzeroBitCount
         let rms = residual.squareRoot()
-        let anisotropy = max(gains.x, gains.y, gains.z) / min(gains.x, gains.y, gains.z)
+        let anisotropy = max(ellipsoidGains.x, ellipsoidGains.y, ellipsoidGains.z) / min(ellipsoidGains.x, ellipsoidGains.y, ellipsoidGains.z)
         if acceptedSamples >= 150, covered >= 8, rms < 0.02, anisotropy < 1.5 {
-            accuracy = .high
+            ellipsoidAccuracy = .high
         } else if acceptedSamples >= 60, covered >= 6, rms < 0.05, anisotropy < 2 {
-            accuracy = .medium
+            ellipsoidAccuracy = .medium
         } else if acceptedSamples >= 20 {
-            accuracy = .low
+            ellipsoidAccuracy = .low
         } else {
-            accuracy = .uncalibrated
+            ellipsoidAccuracy = .uncalibrated
         }
     }
 }
