@@ -9,8 +9,8 @@
 // Public declarations per module (scripts/public-symbols) in brackets.
 //
 // Targets (lowest layer first):
-//   MotionFusion               [372] the maths and the attitude filter: pure Swift, no Foundation, no I/O
-//   MotionSources              [151] SensorSource, SourceEvent, the simulator, ManualSource, the source runtime
+//   MotionFusion               [425] the maths and the attitude filter: pure Swift, no Foundation, no I/O
+//   MotionSources              [152] SensorSource, SourceEvent, the simulator, ManualSource, the source runtime
 //                                    (SourceWorker) and the lock family (Locked, ConditionLocked: package access)
 //   CRecordingSupport                zlib and strtod_l (system library) for MotionRecordings
 //   MotionRecordings             [0] every recording format, read and written, streaming, merged; replay; fuse
