@@ -66,11 +66,9 @@ extension AttitudeFilter {
         // disturbance logic like any other change, so that a field disturbed at that moment is not
         // adopted at once.
         let firstRotationEstimate = calibrated && state.calibrator.usesRotationEstimate && !state.hasUsedRotationEstimate
-        if calibrated != state.usesCalibratedField, !firstRotationEstimate {
-            state.usesCalibratedField = calibrated
-        }
-        if calibrated != state.usesCalibratedField {
-            state.usesCalibratedField = calibrated
+        let switching = calibrated != state.usesCalibratedField
+        state.usesCalibratedField = calibrated
+        if switching && firstRotationEstimate {
             state.hasUsedRotationEstimate = true
             state.rotationEstimateRestartsAtFirstUse = state.calibrator.rotation.restarts
             state.magnetometerInitialTime = 0
