@@ -106,7 +106,18 @@ package final class RecordingStore: Sendable {
             // A file a recorder is creating this instant has no tables for a moment (concurrent
             // recorders may retry its schema for a while): wait a little for them rather than fail.
             let deadline = Date().addingTimeInterval(waitForTables ? schemaWait : 0)
-            while try queue.read({ db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") ?? 0 }) == 0 {
+            while true {
+                let tables: Int
+                do {
+                    tables = try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") ?? 0 }
+                } catch let error as DatabaseError where waitForTables && Date() < deadline
+                    && [.SQLITE_BUSY, .SQLITE_LOCKED, .SQLITE_PROTOCOL].contains(error.resultCode) {
+                    // The creator holds the file while it writes the schema (and switches it to WAL):
+                    // still being created, not unreadable.
+                    usleep(20_000)
+                    continue
+                }
+                if tables > 0 { break }
                 guard Date() < deadline else {
                     throw RecorderError(.corruptDatabase, "not a recordings database (it has no tables)", path: path)
                 }
