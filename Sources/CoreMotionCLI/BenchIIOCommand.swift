@@ -42,8 +42,7 @@ package struct BenchIIOCommand: ParsableCommand {
             // Half the period: the manager thins by timestamp, and writer jitter would otherwise
             // make it skip scans that arrive a little early; the source still runs at `rate`.
             m.accelerometerUpdateInterval = 0.5 / rate
-            let q = OperationQueue()
-            q.maxConcurrentOperationCount = 1
+            let q = OperationQueue.serial()
             m.startAccelerometerUpdates(to: q) { data, _ in
                 if let data { deliver(data.timestamp, data.acceleration.x) }
             }

@@ -52,8 +52,7 @@ struct BenchSoakCommand: AsyncParsableCommand {
         manager.deviceMotionUpdateInterval = 1 / rate
         let tally = Locked(DeliveryTally())
         let cutoff = Locked(Double.infinity)
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 1
+        let queue = OperationQueue.serial()
         let rssStart = Self.residentKilobytes()
         manager.startDeviceMotionUpdates(to: queue) { motion, _ in
             guard let motion else { return }

@@ -70,9 +70,7 @@ package final class MotionManagerFeed: DashboardFeed {
         self.barometer = barometer
         self.devicePicker = devicePicker
         device = manager.source.map { UIDevice(source: $0) }
-        queue = OperationQueue()
-        queue.name = "coremotion.dashboard.feed"
-        queue.maxConcurrentOperationCount = 1
+        queue = .serial(name: "coremotion.dashboard.feed")
         let available = manager.availableReferenceFrames
         let frames = Self.frameNames
             .filter { available.contains($0.0) && ($0.0 != .xTrueNorthZVertical || manager.location != nil) }

@@ -62,12 +62,7 @@ open class CMMotionActivityManager: NSObject, @unchecked Sendable {
     }
 
     private let state = Locked<(live: Live?, generation: Int)>((nil, 0))
-    private let sensorQueue: OperationQueue = {
-        let q = OperationQueue()
-        q.maxConcurrentOperationCount = 1
-        q.name = "OpenCoreMotion.CMMotionActivityManager"
-        return q
-    }()
+    private let sensorQueue = OperationQueue.serial(name: "OpenCoreMotion.CMMotionActivityManager")
 
     /// Sensor rate (Hz) of live classification.
     static let rate = 50.0
@@ -313,8 +308,7 @@ extension CMMotionActivityManager {
     ///   or the source fails.
     public func activityUpdates() -> AsyncThrowingStream<CMMotionActivity, any Error> {
         let manager = CMMotionActivityManager(optionalSource: source, databasePath: databasePath)
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 1
+        let queue = OperationQueue.serial()
         return AsyncThrowingStream(bufferingPolicy: .unbounded) { continuation in
             manager.start(queue: queue, handler: { activity in
                 if let activity { continuation.yield(activity) }

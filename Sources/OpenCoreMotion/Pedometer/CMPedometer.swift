@@ -89,12 +89,7 @@ open class CMPedometer: NSObject, @unchecked Sendable {
     }
 
     private let state = Locked(State())
-    private let queue: OperationQueue = {
-        let q = OperationQueue()
-        q.maxConcurrentOperationCount = 1
-        q.name = "OpenCoreMotion.CMPedometer"
-        return q
-    }()
+    private let queue = OperationQueue.serial(name: "OpenCoreMotion.CMPedometer")
 
     /// Accelerometer rate of live step detection (Hz), the recorder's rate.
     static let rate = 50.0

@@ -81,9 +81,7 @@ enum ActiveRecordings {
             self.recording = recording
             manager = CMMotionManager(source: source)
             manager.accelerometerUpdateInterval = 1 / AccelerometerRecording.rate
-            queue = OperationQueue()
-            queue.maxConcurrentOperationCount = 1
-            queue.name = "OpenCoreMotion.CMSensorRecorder"
+            queue = .serial(name: "OpenCoreMotion.CMSensorRecorder")
         }
 
         var lastTimestamp: Double? { state.withLock { $0.last } }

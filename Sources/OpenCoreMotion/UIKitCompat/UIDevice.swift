@@ -66,9 +66,7 @@ public final class UIDevice: Sendable {
             return s.generation
         }
         guard let gen = start else { return }
-        let q = OperationQueue()
-        q.maxConcurrentOperationCount = 1
-        q.name = "UIDevice.orientation"
+        let q = OperationQueue.serial(name: "UIDevice.orientation")
         state.withLock { $0.queue = q }
         manager.accelerometerUpdateInterval = Self.orientationUpdateInterval
         manager.startAccelerometerUpdates(to: q) { [weak self] data, _ in

@@ -55,8 +55,7 @@ public final class UIShakeMonitor: @unchecked Sendable {
             state.withLock { $0.responder = newValue }
             guard newValue != nil else { manager.stopAccelerometerUpdates(); return }
             manager.accelerometerUpdateInterval = 0.02
-            let q = OperationQueue()
-            q.maxConcurrentOperationCount = 1
+            let q = OperationQueue.serial()
             manager.startAccelerometerUpdates(to: q) { [weak self] data, _ in
                 guard let self, let data else { return }
                 let a = Vector3(data.acceleration.x, data.acceleration.y, data.acceleration.z)
