@@ -69,39 +69,39 @@ import Testing
         let port = try #require(source.boundAddress?.port)
         let phone = try PhoneEmulator(["sensorlogger", "http://127.0.0.1:\(port)/", "1.0", "100"], environment: Self.still)
         #expect(phone.wait() == 0)
-        waitFor(1) { north.all.count >= 80 }
-        north.stop()
-        arbitrary.stop()
-        checkOwnMotion(north: north.all, arbitrary: arbitrary.all)
-        #expect(source.statistics.malformed == 0)
+        collectAndCheck(source, north, arbitrary)
     }
 
     @Test func sensorServerOwnAttitude() throws {
-        let phone = try PhoneEmulator(["sensorserver", "1.0", "100"], environment: Self.still)
-        let port = try #require(phone.port())
-        let source = try PhoneSource(spec: PhoneSpec(parsing: "sensorserver://127.0.0.1:\(port)?motion=phone"), log: quietLog)
-        let north = Motions(source, frame: .xMagneticNorthZVertical)
-        let arbitrary = Motions(source, frame: .xArbitraryZVertical)
-        _ = phone.wait()
-        waitFor(1) { north.all.count >= 80 }
-        north.stop()
-        arbitrary.stop()
-        checkOwnMotion(north: north.all, arbitrary: arbitrary.all)
-        #expect(source.statistics.malformed == 0)
+        try checkServingPhone(["sensorserver", "1.0", "100"]) { "sensorserver://127.0.0.1:\($0)?motion=phone" }
     }
 
     @Test(arguments: ["android", "ios"]) func phyphoxOwnAttitude(platform: String) throws {
-        let phone = try PhoneEmulator(["phyphox", "1.0", "100", platform], environment: Self.still)
-        let port = try #require(phone.port())
-        let source = try PhoneSource(spec: PhoneSpec(parsing: "phyphox://127.0.0.1:\(port)?interval=0.03&motion=phone"), log: quietLog)
+        try checkServingPhone(["phyphox", "1.0", "100", platform]) { "phyphox://127.0.0.1:\($0)?interval=0.03&motion=phone" }
+    }
+
+    /// An emulated phone app that serves on a port of its own (`emulator`: the emulator's arguments), read
+    /// through the source `spec(port)` describes, then ``collectAndCheck(_:_:_:sourceLocation:)``.
+    func checkServingPhone(_ emulator: [String], spec: (Int) -> String,
+                           sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let phone = try PhoneEmulator(emulator, environment: Self.still)
+        let port = try #require(phone.port(), sourceLocation: sourceLocation)
+        let source = try PhoneSource(spec: PhoneSpec(parsing: spec(port)), log: quietLog)
         let north = Motions(source, frame: .xMagneticNorthZVertical)
         let arbitrary = Motions(source, frame: .xArbitraryZVertical)
         _ = phone.wait()
+        collectAndCheck(source, north, arbitrary, sourceLocation: sourceLocation)
+    }
+
+    /// Waits for 80 updates in the magnetic frame, stops both collectors, checks the phone's own motion
+    /// in both frames (``checkOwnMotion(north:arbitrary:sourceLocation:)``) and that nothing was malformed.
+    func collectAndCheck(_ source: PhoneSource, _ north: Motions, _ arbitrary: Motions,
+                         sourceLocation: SourceLocation = #_sourceLocation) {
         waitFor(1) { north.all.count >= 80 }
         north.stop()
         arbitrary.stop()
-        checkOwnMotion(north: north.all, arbitrary: arbitrary.all)
-        #expect(source.statistics.malformed == 0)
+        checkOwnMotion(north: north.all, arbitrary: arbitrary.all, sourceLocation: sourceLocation)
+        #expect(source.statistics.malformed == 0, sourceLocation: sourceLocation)
     }
 
     /// A phone turning at +0.5 rad/s, batched (Sensor Logger, 0.1 s) or polled (phyphox, 30 ms): each
