@@ -106,6 +106,9 @@ package final class RecordingStore: Sendable {
             // A file a recorder is creating this instant has no tables for a moment (concurrent
             // recorders may retry its schema for a while): wait a little for them rather than fail.
             let deadline = Date().addingTimeInterval(waitForTables ? schemaWait : 0)
+            // Each look takes a shared lock that the creator must wait out to switch the file to WAL, so
+            // the looks thin out (20 ms, growing to 250 ms) to leave it room on a loaded machine.
+            var pause: useconds_t = 20_000
             while true {
                 let tables: Int
                 do {
@@ -114,14 +117,16 @@ package final class RecordingStore: Sendable {
                     && [.SQLITE_BUSY, .SQLITE_LOCKED, .SQLITE_PROTOCOL].contains(error.resultCode) {
                     // The creator holds the file while it writes the schema (and switches it to WAL):
                     // still being created, not unreadable.
-                    usleep(20_000)
+                    usleep(pause)
+                    pause = min(pause * 3 / 2, 250_000)
                     continue
                 }
                 if tables > 0 { break }
                 guard Date() < deadline else {
                     throw RecorderError(.corruptDatabase, "not a recordings database (it has no tables)", path: path)
                 }
-                usleep(20_000)
+                usleep(pause)
+                pause = min(pause * 3 / 2, 250_000)
             }
             // The schema is read now, so that a file SQLite cannot read fails here.
             _ = try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sessions") }
