@@ -9,7 +9,9 @@ import MotionSources
 /// the buffer, open the device node, then read. Samples stamped before the buffer was enabled are
 /// stale (left from an earlier run) and dropped. A write refused for lack of permission, or a busy
 /// buffer, ends in ``Action/fallBackToPolling(reason:)``; `ENODEV` anywhere ends in ``Action/fail(_:)``
-/// with ``SourceError/Kind/deviceRemoved``.
+/// with ``SourceError/Kind/deviceRemoved``. A buffer that stays empty for ``firstScanTimeout`` after it
+/// was enabled (a driver without an interrupt line registers no trigger, so nothing ever fills it: seen
+/// with `bmi160` and `st_lsm6dsx` on `i2c-stub` in the VM rig) is switched off and handed to polling.
 package struct IIOBufferedCapture: Sendable {
     /// What the driver of the machine must do next.
     package enum Action: Sendable, Equatable {
@@ -63,6 +65,10 @@ package struct IIOBufferedCapture: Sendable {
     private var flushing = false
     private var lastDelivered: [SensorKind: Double] = [:]
     private let enablePath: String
+
+    /// How long an enabled buffer may stay empty before capture falls back to polling: 2 s or 20
+    /// sampling periods, whichever is longer.
+    package var firstScanTimeout: Double { max(2, 20 * interval) }
 
     /// Prepares a capture.
     ///
@@ -190,6 +196,12 @@ package struct IIOBufferedCapture: Sendable {
                 samples.append(o.sample)
             }
             if !samples.isEmpty { actions.append(.deliver(samples)) }
+        }
+        if lastDelivered.isEmpty, let enabled = enabledAtNs, arrival - Double(enabled) / 1e9 > firstScanTimeout {
+            state = .stopped
+            let trigger = triggerName.map { "trigger \($0)" } ?? "no trigger"
+            return [.closeDevice, .write(path: enablePath, value: "0"),
+                    .fallBackToPolling(reason: "no scan arrived within \(formatNumber(firstScanTimeout)) s of enabling the buffer (\(trigger)); polling sysfs instead")]
         }
         flushing = false
         actions.append(.read(maxBytes: readSize, timeout: readTimeout))

@@ -280,3 +280,40 @@ func waitUntil(_ condition: () -> Bool) throws {
         if case .fail(let e)? = gone.last { #expect(e.kind == .deviceRemoved) } else { Issue.record("\(gone)") }
     }
 }
+
+/// A buffer that never fills (a driver without an interrupt line registers no trigger: bmi160 and
+/// st_lsm6dsx on i2c-stub in the VM rig) is switched off and polled instead.
+@Suite struct IIOEmptyBufferTests {
+    @Test func theMachineFallsBackToPollingWhenNoScanArrives() throws {
+        let (fs, _) = try Fixtures.hidBufferTwin(clockWritable: true)
+        let options = LinuxDiscoveryOptions(sysfsRoot: "/sys", devRoot: "/dev", hwdb: SensorHwdb(parsing: ""), fileSystem: fs)
+        guard case .device(let d)? = IIODiscovery.scan(options).first else { Issue.record("no device"); return }
+        var m = IIOBufferedCapture(device: d, kinds: [.accelerometer], otherEnablePaths: [], triggerName: nil, clockWritable: true, rate: 100)
+        let enabledNs: Int64 = 5_000_000_000
+        for case .write(let p, _) in m.start() { _ = m.writeSucceeded(p, monotonicNow: enabledNs) }
+        _ = m.deviceOpened()
+        #expect(m.firstScanTimeout == 2)
+        // Within the timeout, an empty read just reads again.
+        #expect(m.bytesRead([], clockOffsetNs: 0, arrival: 6.9) == [.read(maxBytes: m.readSize, timeout: m.readTimeout)])
+        let after = m.bytesRead([], clockOffsetNs: 0, arrival: 7.1)
+        #expect(after.first == .closeDevice)
+        #expect(after.contains(.write(path: "/sys/bus/iio/devices/iio:device0/buffer/enable", value: "0")))
+        guard case .fallBackToPolling(let reason)? = after.last else { Issue.record("\(after)"); return }
+        #expect(reason.contains("no scan arrived within 2 s") && reason.contains("no trigger"))
+        #expect(m.state == .stopped)
+    }
+
+    @Test func anEmptyBufferIsPolledThroughTheSource() throws {
+        let (fs, node) = try Fixtures.hidBufferTwin(clockWritable: true)
+        let options = LinuxDiscoveryOptions(sysfsRoot: "/sys", devRoot: "/dev", hwdb: SensorHwdb(parsing: ""), fileSystem: fs)
+        let source = try LinuxSensorDiscovery.source(forSpec: "iio", options: options)
+        let got = Collected()
+        _ = try source.apply(SensorDemand(rates: [.accelerometer: 50]), sink: got.sink)
+        defer { _ = try? source.apply(.none, sink: got.sink) }
+        try waitUntil { node.opens == 1 }
+        // Nothing is pushed: after the timeout the sysfs values (the first scan's) come by polling.
+        try waitUntil { got.samples.count >= 3 }
+        #expect(abs(got.samples[0].value.y - (-919 / 9.80665)) < 1e-9, "scale 1: the fixture has no in_accel_scale")
+        #expect(fs.writes.last { $0.path.hasSuffix("buffer/enable") }?.text == "0")
+    }
+}

@@ -50,6 +50,7 @@ import MotionFusion
     /// Feeds `chunk()` to `node` whenever fewer than `low` bytes wait, until `probe` has `target` deliveries.
     static func feed(_ node: InMemoryDeviceNode, probe: DepthProbe, target: Int, low: Int, chunk: (Int) -> [UInt8]) throws {
         var pushed = 0
+        let started = Date()
         var idle = Date()
         var lastCount = 0
         while probe.delivered < target {
@@ -57,7 +58,8 @@ import MotionFusion
             let now = probe.delivered
             if now != lastCount { lastCount = now; idle = Date() }
             // Stalled for 10 s: the source died (or lost data); fail instead of hanging.
-            if Date().timeIntervalSince(idle) > 10 || probe.failure != nil { throw TimedOut() }
+            // Two minutes in all: far more than the ~10 s it takes, but bounded.
+            if Date().timeIntervalSince(idle) > 10 || Date().timeIntervalSince(started) > 120 || probe.failure != nil { throw TimedOut() }
             usleep(200)
         }
     }
@@ -71,14 +73,15 @@ import MotionFusion
         defer { _ = try? source.apply(.none, sink: probe.sink) }
         try waitUntil { node.opens == 1 }
         let template = Array(try Fixtures.bytes("iio/iio-sensor-proxy_orientation-normal.bin").prefix(24))
-        let base = LinuxClock.monotonicNs() - 1_000_000_000
+        // Stamped after the buffer was enabled (earlier scans are stale and dropped), 1 µs apart: the
+        // 200 000 end 0.2 s ahead of the clock, well within what the capture accepts.
+        let base = LinuxClock.monotonicNs()
         let scansPerChunk = 1_000
         try Self.feed(node, probe: probe, target: Self.deliveries, low: 24 * 200) { k in
             var bytes: [UInt8] = []
             bytes.reserveCapacity(24 * scansPerChunk)
             for i in 0..<scansPerChunk {
                 var scan = template
-                // 1 µs apart, in the past of the monotonic clock, so none is dropped as from the future.
                 withUnsafeBytes(of: (base + Int64(k * scansPerChunk + i) * 1_000).littleEndian) { for b in 0..<8 { scan[16 + b] = $0[b] } }
                 bytes += scan
             }
