@@ -421,8 +421,44 @@ class Hub:
         else:
             self.log("event", type=etype)
 
+    def log_status(self):
+        self.log("status", sensors=[dict(s.describe(), sent=s.sent, on=s.reporting_on) for s in self.sensors],
+                 open=self.open_count)
+
+    def open_control(self):
+        path = self.args.control
+        if not path:
+            return None
+        if not os.path.exists(path):
+            os.mkfifo(path, 0o600)
+        # O_RDWR keeps a writer open, so the FIFO never reads as end-of-file between commands.
+        return os.open(path, os.O_RDWR | os.O_NONBLOCK | os.O_CLOEXEC)
+
+    def read_control(self):
+        try:
+            data = os.read(self.control, 65536)
+        except BlockingIOError:
+            return []
+        self.control_buf += data
+        out = []
+        while b"\n" in self.control_buf:
+            line, self.control_buf = self.control_buf.split(b"\n", 1)
+            line = line.decode(errors="replace").strip()
+            if not line:
+                continue
+            if line == "status":
+                out.append({"status": True})
+                continue
+            try:
+                out.append(parse_at("0:" + line)[1])
+            except argparse.ArgumentTypeError as e:
+                self.log("control_error", line=line, error=str(e))
+        return out
+
     # -- main loop -------------------------------------------------------------------------------
     def run(self):
+        self.control = self.open_control()
+        self.control_buf = b""
         self.create()
         schedule = sorted(self.args.at, key=lambda a: a[0])
         end = self.t0 + self.args.duration if self.args.duration else None
@@ -447,8 +483,7 @@ class Hub:
                 if end is not None and now >= end:
                     break
                 if next_status is not None and now >= next_status:
-                    self.log("status", sensors=[dict(s.describe(), sent=s.sent, on=s.reporting_on)
-                                                for s in self.sensors], open=self.open_count)
+                    self.log_status()
                     next_status += status_every
                 # Input reports due.
                 for s in self.sensors:
@@ -471,11 +506,25 @@ class Hub:
                 if next_status is not None:
                     deadline = min(deadline, next_status)
                 timeout = max(0.0, min(deadline - time.monotonic(), 0.25))
-                r, _, _ = select.select([self.fd], [], [], timeout)
-                if r:
+                fds = [self.fd] + ([self.control] if self.control is not None else [])
+                r, _, _ = select.select(fds, [], [], timeout)
+                if self.fd in r:
                     buf = os.read(self.fd, UHID_EVENT_SIZE)
                     if len(buf) >= 4:
                         self.handle(buf)
+                if self.control is not None and self.control in r:
+                    for change in self.read_control():
+                        if change.get("destroy"):
+                            self.log("control_destroy")
+                            self.destroy()
+                            if self.args.linger:
+                                time.sleep(self.args.linger)
+                            return 0
+                        if change.get("status"):
+                            self.log_status()
+                            continue
+                        self.apply(change)
+                        self.log("change", **change)
         finally:
             self.destroy()
         return 0
@@ -518,6 +567,8 @@ def main(argv=None):
                    help="T:pose=NAME | T:accel=X,Y,Z | T:gyro=… | T:magn=… | T:press=KPA (';' joins several) | T:destroy; T in s from start")
     p.add_argument("--destroy-after", type=float, help="UHID_DESTROY (unplug) after S seconds")
     p.add_argument("--duration", type=float, help="run S seconds, then UHID_DESTROY and exit (default: until SIGTERM/SIGINT)")
+    p.add_argument("--control", help="a FIFO (created if missing) read for commands, one a line, in --at's "
+                   "syntax without 'T:' (pose=upright, accel=0,-1,0;gyro=0,0,0.5, press=100.5, destroy, status)")
     p.add_argument("--linger", type=float, default=0.0, help="seconds to stay alive after a scheduled destroy")
     p.add_argument("--sensors", default="accel,gyro,magn,press", help="which sensors the hub has (default all four)")
     p.add_argument("--interval-ms", type=int, default=100, help="report interval before the kernel sets one (ms)")

@@ -27,6 +27,7 @@ import glob
 import json
 import math
 import os
+import select
 import signal
 import struct
 import sys
@@ -274,8 +275,37 @@ class Node:
             self.fd = None
             self.log("destroy", frames=self.frames)
 
+    def open_control(self):
+        path = self.args.control
+        if not path:
+            return None
+        if not os.path.exists(path):
+            os.mkfifo(path, 0o600)
+        # O_RDWR keeps a writer open, so the FIFO never reads as end-of-file between commands.
+        return os.open(path, os.O_RDWR | os.O_NONBLOCK | os.O_CLOEXEC)
+
+    def read_control(self):
+        try:
+            data = os.read(self.control, 65536)
+        except BlockingIOError:
+            return []
+        self.control_buf += data
+        out = []
+        while b"\n" in self.control_buf:
+            line, self.control_buf = self.control_buf.split(b"\n", 1)
+            line = line.decode(errors="replace").strip()
+            if not line:
+                continue
+            try:
+                out.append(parse_at("0:" + line)[1])
+            except argparse.ArgumentTypeError as e:
+                self.log("control_error", line=line, error=str(e))
+        return out
+
     def run(self):
         a = self.args
+        self.control = self.open_control()
+        self.control_buf = b""
         self.set_pose({"pose": a.pose} if a.pose else {})
         self.set_pose({k: v for k, v in (("accel", a.accel), ("gyro", a.gyro), ("raw_accel", a.raw_accel),
                                          ("raw_gyro", a.raw_gyro)) if v is not None})
@@ -318,8 +348,12 @@ class Node:
                 if end is not None:
                     deadline = min(deadline, end)
                 delay = deadline - time.monotonic()
-                if delay > 0:
-                    time.sleep(min(delay, 0.25))
+                if delay > 0 or self.control is not None:
+                    fds = [self.control] if self.control is not None else []
+                    r, _, _ = select.select(fds, [], [], min(max(delay, 0), 0.25))
+                    if r:
+                        for change in self.read_control():
+                            schedule.insert(0, (-1e9, change))
         finally:
             self.destroy()
         return 0
@@ -373,6 +407,8 @@ def main(argv=None):
     p.add_argument("--destroy-after", type=float, help="UI_DEV_DESTROY (unplug) after S seconds")
     p.add_argument("--duration", type=float, help="run S seconds then destroy the node (default: until SIGTERM)")
     p.add_argument("--start-delay", type=float, default=0.0, help="seconds between creating the node and the first frame")
+    p.add_argument("--control", help="a FIFO (created if missing) read for commands, one a line, in --at's "
+                   "syntax without 'T:' (pose=upright, accel=0,-1,0, burst=1000;pose=upright, destroy)")
     p.add_argument("--linger", type=float, default=0.0, help="seconds to stay alive after a scheduled destroy")
     p.add_argument("--timestamp-start", type=lambda s: int(s, 0), default=0,
                    help="first MSC_TIMESTAMP (µs, u32; e.g. 0xFFF00000 to cross the wrap soon)")
