@@ -151,6 +151,9 @@ class Node:
             self.accel = list(change["raw_accel"])
         if "raw_gyro" in change:
             self.gyro = list(change["raw_gyro"])
+        if "ts" in change:
+            self.ts_us = change["ts"] & 0xFFFFFFFF
+            self.last_ts_wall = None    # the next frame carries exactly this timestamp
 
     @staticmethod
     def clamp(v, r):
@@ -361,7 +364,8 @@ class Node:
 
 def parse_at(text):
     """`T:pose=NAME`, `T:accel=X,Y,Z`, `T:gyro=X,Y,Z` (Core Motion frame), `T:raw_accel=…`,
-    `T:raw_gyro=…` (counts), `T:burst=N` (N frames at once: SYN_DROPPED), `T:destroy`; ';' joins."""
+    `T:raw_gyro=…` (counts), `T:burst=N` (N frames at once: SYN_DROPPED), `T:ts=µs` (the next
+    MSC_TIMESTAMP, then counting on from it), `T:destroy`; ';' joins."""
     try:
         t, rest = text.split(":", 1)
         t = float(t)
@@ -380,6 +384,8 @@ def parse_at(text):
                 change[k] = ivec3(v)
             elif k == "burst":
                 change["burst"] = int(v)
+            elif k == "ts":
+                change["ts"] = int(v, 0)
             else:
                 raise ValueError("unknown key " + k)
         return (t, change)
@@ -400,7 +406,7 @@ def main(argv=None):
     p.add_argument("--raw-gyro", type=ivec3, help="driver ABS_RX,RY,RZ counts (overrides --gyro)")
     p.add_argument("--rate", type=float, default=100.0, help="frames per second (default 100)")
     p.add_argument("--at", type=parse_at, action="append", default=[],
-                   help="T:pose=NAME | T:accel=… | T:gyro=… | T:raw_accel=… | T:burst=N[;pose=NAME] | T:destroy")
+                   help="T:pose=NAME | T:accel=… | T:gyro=… | T:raw_accel=… | T:raw_gyro=… | T:burst=N[;pose=NAME] | T:ts=µs | T:destroy")
     p.add_argument("--syn-dropped-at", type=float, action="append", default=[],
                    help="at S seconds, one burst of --burst-frames frames (every reader gets SYN_DROPPED)")
     p.add_argument("--burst-frames", type=int, default=1000, help="frames per burst (default 1000)")

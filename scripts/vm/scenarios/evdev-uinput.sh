@@ -111,10 +111,19 @@ sed 's/^/INFO unplug stderr| /' "$work/unplug.err" | head -5
 echo "RESULT evdev unplug status=$st error_lines=$errors stderr_lines=$lines rows=$rows rows_at_unplug=$rows_before $(summ csv "$work/unplug.csv" | cut -d' ' -f2-4)"
 
 # --- MSC_TIMESTAMP: time comes from the device's µs counter, across its 2^32 wrap ------------------
-# The counter starts 0.8 s before wrapping; the CSV's timestamps must stay increasing, 10 ms apart.
-start_node --pose face-up --timestamp-start 0xFFF3CAFF
-timeout 90 "$cli" stream --source "evdev:$node" --sensor accelerometer --duration 2 --format csv \
-    >"$work/wrap.csv" 2>"$work/wrap.err"; st=$?
+# Mid-stream the counter is set to 0.5 s before its wrap; the CSV's timestamps must stay increasing
+# and 10 ms apart through the wrap.
+start_node --pose face-up
+timeout 90 "$cli" stream --source "evdev:$node" --sensor accelerometer --duration 4 --format csv \
+    >"$work/wrap.csv" 2>"$work/wrap.err" &
+cli_pid=$!
+for _ in $(seq 120); do
+    n=$(grep -c '^[0-9]' "$work/wrap.csv" 2>/dev/null); [ "${n:-0}" -ge 30 ] && break
+    sleep 0.25
+done
+echo "ts=0xFFF85EE0" >"$ctl"
+wait "$cli_pid"; st=$?
+[ -s "$work/wrap.err" ] && sed 's/^/INFO wrap stderr| /' "$work/wrap.err" | head -5
 echo "RESULT evdev timestamp-wrap status=$st $(summ csv "$work/wrap.csv")"
 stop_node
 echo "RESULT evdev done"

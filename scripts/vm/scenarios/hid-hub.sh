@@ -95,6 +95,29 @@ for iv in 0.05 0.02 0.01; do
     echo "RESULT hid rate-$iv hub_interval_ms=$(summ log "$log" set_feature sensor=accel --get interval_ms)"
 done
 
+# --- CMAltimeter: the dashboard's altitude stream (CMAltimeter on the first IIO pressure sensor, the
+# hub's barometer), read over its WebSocket. After a few seconds at 101.325 kPa the hub's pressure
+# drops by 12 Pa: about +1.0 m by the International Standard Atmosphere. ---------------------------
+ip link set lo up 2>/dev/null || busybox ip link set lo up 2>/dev/null
+port=18765
+timeout 120 "$cli" dashboard --source iio --port "$port" >"$work/dash.out" 2>"$work/dash.err" &
+dash_pid=$!
+"$py" "$dev/dashboard_client.py" --port "$port" --start altitude --seconds 16 >"$work/alt.out" 2>"$work/alt.err" &
+client_pid=$!
+for _ in $(seq 160); do grep -q '^altitude' "$work/alt.out" && break; sleep 0.25; done
+sleep 3
+echo "press=101.313" >"$ctl"
+wait "$client_pid"
+kill "$dash_pid" 2>/dev/null; wait "$dash_pid" 2>/dev/null
+sed 's/^/INFO altimeter| /' "$work/alt.out" | head -20
+[ -s "$work/alt.err" ] && sed 's/^/INFO altimeter stderr| /' "$work/alt.err" | head -3
+[ -s "$work/dash.err" ] && sed 's/^/INFO dashboard stderr| /' "$work/dash.err" | head -3
+alt_rows=$(grep -c '^altitude' "$work/alt.out")
+first=$(grep '^altitude' "$work/alt.out" | head -1 | awk '{print "first_rel=" $3 " first_kpa=" $4}')
+last=$(grep '^altitude' "$work/alt.out" | tail -1 | awk '{print "last_rel=" $3 " last_kpa=" $4}')
+echo "RESULT hid altimeter rows=$alt_rows ${first:-first_rel=none first_kpa=none} ${last:-last_rel=none last_kpa=none} errors=$(grep -c '^ERROR' "$work/alt.out")"
+echo "press=101.325" >"$ctl"
+
 # --- unplug mid-stream: exit 1, one Error: line, the rows before it kept ---------------------------
 timeout 90 "$cli" stream --source iio --sensor accelerometer --duration 60 --format csv \
     >"$work/unplug.csv" 2>"$work/unplug.err" &
