@@ -9,7 +9,7 @@
 set -u
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 dev=$root/scripts/vm/devices
-cli=${COREMOTION_CLI:-$root/.build/debug/coremotion}
+cli=${COREMOTION_BIN:-${COREMOTION_CLI:-$root/.build/debug/coremotion}}
 py=/usr/bin/python3; [ -x "$py" ] || py=python3
 work=$(mktemp -d /tmp/evdev-uinput.XXXXXX)
 ctl=$work/control log=$work/node.log
@@ -77,19 +77,32 @@ stream spin gyro
 stream spin accelerometer
 pose pose=face-up
 
-# --- SYN_DROPPED: the node goes upright inside a burst that overflows every reader's queue; only a
-# reader that re-reads the axes (EVIOCGABS) after SYN_DROPPED sees upright afterwards. -------------
-timeout 90 "$cli" stream --source "evdev:$node" --sensor accelerometer --duration 5 --format csv \
+# --- SYN_DROPPED: the reader is stopped (SIGSTOP) while the node goes upright and then sends a burst
+# of 1000 frames, far more than evdev's per-client queue (a power of two near 8 packets): the queue
+# overflows, the frame that changed the axes is discarded, and when the reader runs again it reads
+# SYN_DROPPED. Only a reader that re-reads the axes (EVIOCGABS) after it sees upright afterwards. --
+"$cli" stream --source "evdev:$node" --sensor accelerometer --duration 6 --format csv \
     >"$work/dropped.csv" 2>"$work/dropped.err" &
 cli_pid=$!
+"$py" "$dev/evdev_probe.py" "$node" --seconds 5 >"$work/probe.out" 2>&1 &
+probe_pid=$!
 for _ in $(seq 120); do
     n=$(grep -c '^[0-9]' "$work/dropped.csv" 2>/dev/null); [ "${n:-0}" -ge 50 ] && break
     sleep 0.25
 done
-echo "burst=1000;pose=upright" >"$ctl"
+kill -STOP "$cli_pid" "$probe_pid"
+echo "pose=upright" >"$ctl"
+sleep 0.5
+echo "burst=1000" >"$ctl"
+sleep 0.5
+kill -CONT "$cli_pid" "$probe_pid"
+( sleep 60; kill "$cli_pid" 2>/dev/null ) & guard=$!
 wait "$cli_pid"; st=$?
+kill "$guard" 2>/dev/null
 [ -s "$work/dropped.err" ] && sed 's/^/INFO dropped stderr| /' "$work/dropped.err" | head -5
 echo "RESULT evdev syn-dropped status=$st face_up_rows=$(summ csv "$work/dropped.csv" --where 'z < -0.5' | cut -d' ' -f1) upright_rows=$(summ csv "$work/dropped.csv" --where 'y < -0.5' | cut -d' ' -f1) last=$(summ csv "$work/dropped.csv" --tail 0.5 | cut -d' ' -f2-4 | tr ' ' ',') bursts=$(summ count-log "$log" burst)"
+wait "$probe_pid"
+echo "RESULT evdev syn-dropped-naive $(cat "$work/probe.out")"
 pose pose=face-up
 
 # --- unplug mid-stream: exit 1, one Error: line, the rows before it kept ---------------------------

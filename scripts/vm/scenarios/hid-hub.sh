@@ -9,7 +9,7 @@
 set -u
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 dev=$root/scripts/vm/devices
-cli=${COREMOTION_CLI:-$root/.build/debug/coremotion}
+cli=${COREMOTION_BIN:-${COREMOTION_CLI:-$root/.build/debug/coremotion}}
 py=/usr/bin/python3; [ -x "$py" ] || py=python3
 work=$(mktemp -d /tmp/hid-hub.XXXXXX)
 ctl=$work/control log=$work/hub.log
@@ -102,12 +102,14 @@ ip link set lo up 2>/dev/null || busybox ip link set lo up 2>/dev/null
 port=18765
 timeout 120 "$cli" dashboard --source iio --port "$port" >"$work/dash.out" 2>"$work/dash.err" &
 dash_pid=$!
-"$py" "$dev/dashboard_client.py" --port "$port" --start altitude --seconds 16 >"$work/alt.out" 2>"$work/alt.err" &
+"$py" "$dev/dashboard_client.py" --port "$port" --start altitude --seconds 100 >"$work/alt.out" 2>"$work/alt.err" &
 client_pid=$!
-for _ in $(seq 160); do grep -q '^altitude' "$work/alt.out" && break; sleep 0.25; done
-sleep 3
+alt_rows() { grep -c '^altitude' "$work/alt.out" 2>/dev/null; }
+waitrows() { for _ in $(seq 240); do [ "$(alt_rows)" -ge "$1" ] && return 0; kill -0 "$client_pid" 2>/dev/null || return 1; sleep 0.25; done; return 1; }
+waitrows 3
 echo "press=101.313" >"$ctl"
-wait "$client_pid"
+waitrows $(( $(alt_rows) + 5 ))
+kill "$client_pid" 2>/dev/null; wait "$client_pid" 2>/dev/null
 kill "$dash_pid" 2>/dev/null; wait "$dash_pid" 2>/dev/null
 sed 's/^/INFO altimeter| /' "$work/alt.out" | head -20
 [ -s "$work/alt.err" ] && sed 's/^/INFO altimeter stderr| /' "$work/alt.err" | head -3
