@@ -25,12 +25,17 @@ run() {
     return 0
 }
 
-# put16 BUS ADDR REG VALUE ENDIAN: a signed 16-bit register pair (ENDIAN be: REG holds the high byte).
+# put16 BUS ADDR REG VALUE ENDIAN: a signed 16-bit register pair. ENDIAN be: REG holds the high byte
+# (drivers reading bytes, e.g. with I2C block reads); le: REG holds the low byte; word: one SMBus word
+# write at REG, for drivers that read with SMBus word reads (i2c-stub keeps a word per register: a
+# word read at REG returns what a word write at REG stored, not the bytes of REG and REG+1).
 put16() {
     local bus=$1 addr=$2 reg=$3 v=$4 endian=${5:-be}
     local u=$(( v & 0xffff )) hi lo
     hi=$(( u >> 8 )) lo=$(( u & 0xff ))
-    if [ "$endian" = be ]; then
+    if [ "$endian" = word ]; then
+        i2cset -f -y "$bus" "$addr" "$reg" "$u" w
+    elif [ "$endian" = be ]; then
         i2cset -f -y "$bus" "$addr" "$reg" "$hi" && i2cset -f -y "$bus" "$addr" $(( reg + 1 )) "$lo"
     else
         i2cset -f -y "$bus" "$addr" "$reg" "$lo" && i2cset -f -y "$bus" "$addr" $(( reg + 1 )) "$hi"
