@@ -11,6 +11,7 @@ final class CountingSource: SensorSource {
     let inner: any SensorSource
     private struct Counts {
         var emitted = 0
+        var perSensor: [SensorKind: Int] = [:]
         var deviceMotionUpdates = 0
         var sawAccelerometer = false
         var cutoff = Double.infinity
@@ -24,6 +25,9 @@ final class CountingSource: SensorSource {
     /// Samples emitted with a timestamp at or before the cut-off.
     var emitted: Int { counts.withLock { $0.emitted } }
 
+    /// Samples of one sensor emitted with a timestamp at or before the cut-off.
+    func emitted(_ kind: SensorKind) -> Int { counts.withLock { $0.perSensor[kind, default: 0] } }
+
     /// Device-motion updates the source made possible up to the cut-off.
     var deviceMotionUpdates: Int { counts.withLock { $0.deviceMotionUpdates } }
 
@@ -36,6 +40,7 @@ final class CountingSource: SensorSource {
                     if s.sensor == .accelerometer { $0.sawAccelerometer = true }
                     guard s.timestamp <= $0.cutoff else { return }
                     $0.emitted += 1
+                    $0.perSensor[s.sensor, default: 0] += 1
                     if s.sensor == .gyro, $0.sawAccelerometer { $0.deviceMotionUpdates += 1 }
                 }
             }

@@ -35,11 +35,19 @@ package struct IIOSensorChannels: Sendable, Hashable {
     package var iioType: String
     /// The x, y and z channels, in that order.
     package var axes: [IIOAxisChannel]
-    /// Chip axes → device axes.
+    /// The mount matrix as found (see ``mountMatrixSource``): for a kernel attribute or an override,
+    /// chip axes → device axes; for udev's or the hwdb's `ACCEL_MOUNT_MATRIX`, chip axes → the
+    /// gravity-vector axes iio-sensor-proxy expects. Shown by `coremotion sensors`; what samples go
+    /// through is ``frame``.
     package var mountMatrix: MountMatrix
     /// Where ``mountMatrix`` came from: `override`, `udev ACCEL_MOUNT_MATRIX`, `hwdb ACCEL_MOUNT_MATRIX`,
     /// the sysfs attribute's name, or `none (identity)`.
     package var mountMatrixSource: String
+    /// Chip axes (SI units) → Core Motion's axes and sign: ``mountMatrix`` with the driver's sign
+    /// rule applied (see ``IIOUnits``). Samples go through this matrix, then ``unitFactor``.
+    package var frame: MountMatrix
+    /// How the driver signs acceleration (meaningful for the accelerometer).
+    package var accelerationSign: IIOAccelerationSign
     /// The rates the driver offers.
     package var availableRates: IIOAvailableRates
     /// The sampling frequency attribute (`in_accel_sampling_frequency` or `sampling_frequency`), if any.
@@ -59,30 +67,89 @@ package struct IIOSensorChannels: Sendable, Hashable {
     }
 
     /// Converts three raw counts (x, y, z) into a Core Motion vector: scale and offset per axis,
-    /// then the mount matrix, then the unit change. No sign flip (see ``IIOUnits``).
+    /// then ``frame`` (mount matrix and sign), then the unit change.
     @inlinable
     package func coreMotionValue(raw: (Int64, Int64, Int64)) -> Vector3 {
-        let chip = Vector3(axes[0].siValue(raw: raw.0), axes[1].siValue(raw: raw.1), axes[2].siValue(raw: raw.2))
-        return mountMatrix.apply(chip) * unitFactor
+        coreMotionValue(si: Vector3(axes[0].siValue(raw: raw.0), axes[1].siValue(raw: raw.1), axes[2].siValue(raw: raw.2)))
     }
+
+    /// Converts a chip-axes value in SI units into a Core Motion vector: ``frame``, then the unit change.
+    @inlinable
+    package func coreMotionValue(si chip: Vector3) -> Vector3 {
+        frame.apply(chip) * unitFactor
+    }
+}
+
+/// How a Linux IIO driver signs acceleration: the sign of the reading of a device lying face up at
+/// rest, on the axis pointing up.
+package enum IIOAccelerationSign: String, Sendable, Hashable {
+    /// +1 g up: the *specific force* a MEMS chip measures (the reaction to gravity). Every chip driver
+    /// passes its registers through unchanged (inv_mpu6050, bmi160, st_lsm6dsx, st_accel, bmc150,
+    /// kxcjk-1013, mma8452, …), as Android does: face up reads z = +1 g. Core Motion's is the opposite.
+    case specificForce = "specific force (+1 g up)"
+    /// −1 g up: the *gravity vector*, as HID sensor hubs report by Windows' convention (Intel ISH,
+    /// AMD SFH through `hid-sensor-accel-3d`) and as Core Motion does.
+    case gravity = "gravity vector (−1 g up)"
+
+    /// The driver family of an IIO device: HID sensor hubs (device `accel_3d`, `gyro_3d`, `magn_3d`,
+    /// `gravity`, …, under a `HID-SENSOR-2000xx` platform device) report the gravity vector; every
+    /// other driver is a chip driver.
+    package init(name: String, parentModalias: String?, canonicalPath: String) {
+        let hid = name.hasSuffix("_3d") || name == "gravity" || canonicalPath.contains("/HID-SENSOR-")
+            || (parentModalias?.contains("HID-SENSOR-") ?? false)
+        self = hid ? .gravity : .specificForce
+    }
+
+    /// `−1` for ``specificForce``, `+1` for ``gravity``: the factor that turns the device-axes
+    /// reading into Core Motion's.
+    package var factor: Double { self == .specificForce ? -1 : 1 }
 }
 
 /// Units and the sign convention of the IIO source.
 ///
 /// ## Sign
-/// The kernel does not define the sign of IIO acceleration. Userspace (iio-sensor-proxy) and the
-/// mount-matrix quirks in systemd's hwdb are tuned to one convention: once the mount matrix is
-/// applied, a device held upright in portrait reads y < 0 — the *gravity vector* convention that
-/// HID sensor hubs, Windows and iOS share. Core Motion uses the same one (face up reads z ≈ −1 g),
-/// so acceleration maps as `value / 9.80665` g with **no negation**. The real HID capture in the
-/// fixtures confirms it: (103, −919, −385) counts is a laptop lid upright and leaning back
-/// (y ≈ −0.91 g, z ≈ −0.38 g). A chip that no quirk covers can be corrected with a per-device
-/// override matrix (``LinuxDiscoveryOptions/mountMatrixOverrides``), like udev's `ACCEL_MOUNT_MATRIX`.
+/// The kernel does not define the sign of IIO acceleration, and its drivers differ. Measured in
+/// Debian's kernel 6.1 under QEMU (`scripts/vm`): the `inv_mpu6050` driver on `i2c-stub` registers
+/// holding +16384 on Z (+1 g at ±2 g, what the chip reads lying face up) reports `in_accel_z_raw`
+/// = +16384; a HID sensor hub through `uhid` and `hid-sensor-accel-3d` reporting face up as Windows
+/// does reports z < 0. So acceleration is converted per driver family (``IIOAccelerationSign``):
+/// chip drivers report specific force and are **negated**; HID sensor hubs report the gravity vector
+/// and are not. Core Motion reads a device lying face up as z ≈ −1 g and upright in portrait as
+/// y ≈ −1 g.
+///
+/// Mount matrices come in two kinds:
+/// - the kernel's (`in_accel_mount_matrix`, `in_mount_matrix`, `mount_matrix`, from the device tree
+///   or ACPI) and this project's override (``LinuxDiscoveryOptions/mountMatrixOverrides``) are
+///   rotations from chip axes to device axes; the accelerometer then takes its driver's sign, the
+///   gyroscope and magnetometer take the rotation alone;
+/// - udev's and the hwdb's `ACCEL_MOUNT_MATRIX` are tuned by users until iio-sensor-proxy, which
+///   applies no sign, reads upright as y < 0: their x and y rows already hold the driver's sign.
+///   They are used as they are, except the z row, which iio-sensor-proxy never looks at: its sign is
+///   set by the handedness of the physical frame (determinant > 0 for gravity-vector drivers, < 0 for
+///   specific-force drivers; `1, 0, 0; 0, -1, 0; 0, 0, 1` on a chip becomes `…; 0, 0, -1`). The
+///   gyroscope and magnetometer of the same chip, when they follow that matrix, take the rotation it
+///   implies (the matrix times the driver's factor). The real HID capture in the fixtures, (103, −919,
+///   −385) counts, is a laptop lid upright and leaning back (y ≈ −0.91 g, z ≈ −0.38 g), as
+///   iio-sensor-proxy's own test calls it.
 ///
 /// Gyroscope: rad/s, right-handed about the same axes. Magnetometer: IIO reports Gauss; ×100 gives µT.
 package enum IIOUnits {
     /// Standard gravity, m/s² per g.
     package static let standardGravity = 9.80665
+
+    /// The matrix that turns a sensor's chip-axes SI value into Core Motion's axes and sign (see
+    /// ``IIOUnits``): `matrix` as found, whether it is an `ACCEL_MOUNT_MATRIX` from udev or the hwdb
+    /// (`gravityTuned`), and the driver's acceleration sign.
+    package static func frame(kind: SensorKind, matrix: MountMatrix, gravityTuned: Bool, sign: IIOAccelerationSign) -> MountMatrix {
+        let s = sign.factor
+        guard gravityTuned else {
+            return kind == .accelerometer ? matrix.scaled(by: s) : matrix
+        }
+        // x and y rows carry the sign already; the z row takes the sign the frame's handedness asks for.
+        var accel = matrix
+        if (matrix.determinant > 0) != (s > 0) { accel.rows[2] = accel.rows[2] * -1 }
+        return kind == .accelerometer ? accel : accel.scaled(by: s)
+    }
 }
 
 /// Whether an IIO device can stream through its buffer (`/dev/iio:deviceN`), and if not, why.

@@ -38,8 +38,8 @@ package enum IIODiscovery {
     /// The first valid matrix of `candidates` (see ``MountMatrix/resolving(_:)``: an empty text is
     /// the identity), else the identity. Each one refused before it is logged at `warning` and
     /// named in the returned source, so that `coremotion sensors` shows it.
-    static func chooseMountMatrix(_ candidates: [(text: String, source: String)], device: String, sensor: String)
-        -> (MountMatrix, String)
+    static func chooseMountMatrix(_ candidates: [MountMatrixCandidate], device: String, sensor: String)
+        -> (matrix: MountMatrix, source: String, gravityTuned: Bool)
     {
         var refused: [String] = []
         func noted(_ source: String) -> String {
@@ -49,13 +49,21 @@ package enum IIODiscovery {
             switch MountMatrix.resolving(c.text) {
             case .success(let m):
                 let empty = SysfsValue.trimmed(c.text).isEmpty
-                return (m, noted(empty ? c.source + " (empty: identity)" : c.source))
+                return (m, noted(empty ? c.source + " (empty: identity)" : c.source), c.gravityTuned)
             case .failure(let why):
                 logger.warning("\(device) \(sensor): \(c.source) '\(SysfsValue.trimmed(c.text))' refused (\(why)); using the next source")
                 refused.append("\(c.source) '\(SysfsValue.trimmed(c.text))' (\(why))")
             }
         }
-        return (.identity, noted("none (identity)"))
+        return (.identity, noted("none (identity)"), false)
+    }
+
+    /// A mount-matrix text and where it came from. `gravityTuned`: an `ACCEL_MOUNT_MATRIX` from udev or
+    /// the hwdb, tuned for iio-sensor-proxy's gravity-vector axes (see ``IIOUnits``), not a rotation.
+    struct MountMatrixCandidate {
+        var text: String
+        var source: String
+        var gravityTuned = false
     }
 
     static func numericSuffix(_ s: String) -> Int {
@@ -76,15 +84,17 @@ package enum IIODiscovery {
         let canonical = fs.canonicalPath(dir) ?? dir
         let parent = LinuxDiscoveryOptions.parent(of: canonical)
         let parentModalias = fs.attribute(joinPath(parent, "modalias"))
+        let accelerationSign = IIOAccelerationSign(name: name, parentModalias: parentModalias, canonicalPath: canonical)
 
         // udev's database and hwdb, for ACCEL_MOUNT_MATRIX.
         // The texts of ACCEL_MOUNT_MATRIX, udev's first: each is checked where the matrix is chosen.
-        var udevMatrices: [(text: String, source: String)] = []
+        var udevMatrices: [MountMatrixCandidate] = []
         var location: String?
         if let dev = fs.attribute(joinPath(dir, "dev")), let text = try? fs.readText(joinPath(options.udevDataRoot, "c" + dev)) {
             for line in text.split(separator: "\n") {
                 if line.hasPrefix("E:ACCEL_MOUNT_MATRIX=") {
-                    udevMatrices.append((String(line.dropFirst("E:ACCEL_MOUNT_MATRIX=".count)), "udev ACCEL_MOUNT_MATRIX"))
+                    udevMatrices.append(MountMatrixCandidate(text: String(line.dropFirst("E:ACCEL_MOUNT_MATRIX=".count)),
+                                                             source: "udev ACCEL_MOUNT_MATRIX", gravityTuned: true))
                 }
                 if line.hasPrefix("E:ACCEL_LOCATION=") { location = String(line.dropFirst("E:ACCEL_LOCATION=".count)) }
             }
@@ -92,7 +102,9 @@ package enum IIODiscovery {
         if let pm = parentModalias {
             let key = SensorHwdb.lookupKey(label: label, parentModalias: pm, dmiModalias: dmiModalias)
             let props = hwdb.properties(forKey: key)
-            if let text = props["ACCEL_MOUNT_MATRIX"] { udevMatrices.append((text, "hwdb ACCEL_MOUNT_MATRIX")) }
+            if let text = props["ACCEL_MOUNT_MATRIX"] {
+                udevMatrices.append(MountMatrixCandidate(text: text, source: "hwdb ACCEL_MOUNT_MATRIX", gravityTuned: true))
+            }
             if location == nil { location = props["ACCEL_LOCATION"] }
         }
         // The label (accel-base, accel-display) says it too.
@@ -163,16 +175,17 @@ package enum IIODiscovery {
             // Mount matrix, the first valid of: override > udev ACCEL_MOUNT_MATRIX > hwdb
             // ACCEL_MOUNT_MATRIX > in_<type>_mount_matrix > in_mount_matrix > mount_matrix >
             // identity (iio-sensor-proxy's order: udev, then sysfs, then identity).
-            var candidates: [(text: String, source: String)] = []
-            if let o = override { candidates.append((o.description, "override")) }
+            var candidates: [MountMatrixCandidate] = []
+            if let o = override { candidates.append(MountMatrixCandidate(text: o.description, source: "override")) }
             // udev's matrix is for the accelerometer; it also orients the other sensors of the same
             // chip unless they carry a matrix of their own.
             let own = entries.contains("in_\(type)_mount_matrix")
             if kind == .accelerometer || !own { candidates += udevMatrices }
             for attr in ["in_\(type)_mount_matrix", "in_mount_matrix", "mount_matrix"] where entries.contains(attr) {
-                candidates.append((fs.attribute(joinPath(dir, attr)) ?? "", attr))
+                candidates.append(MountMatrixCandidate(text: fs.attribute(joinPath(dir, attr)) ?? "", source: attr))
             }
-            let (matrix, source) = chooseMountMatrix(candidates, device: id, sensor: type)
+            let (matrix, source, gravityTuned) = chooseMountMatrix(candidates, device: id, sensor: type)
+            let frame = IIOUnits.frame(kind: kind, matrix: matrix, gravityTuned: gravityTuned, sign: accelerationSign)
 
             // Rates.
             var rateAttr: String?
@@ -187,6 +200,7 @@ package enum IIODiscovery {
             }
             let current = rateAttr.flatMap { fs.attribute($0) }.flatMap { SysfsValue.double($0) }
             sensors[kind] = IIOSensorChannels(kind: kind, iioType: type, axes: axes, mountMatrix: matrix, mountMatrixSource: source,
+                                              frame: frame, accelerationSign: accelerationSign,
                                               availableRates: available, rateAttribute: rateAttr, currentRate: current,
                                               rateWritable: rateAttr.map { fs.isWritable($0) } ?? false)
         }

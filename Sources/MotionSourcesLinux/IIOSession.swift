@@ -109,7 +109,7 @@ final class IIOSession: Sendable {
     }
 
     private func value(_ s: IIOSensorChannels, _ si: [Double]) -> Vector3 {
-        s.mountMatrix.apply(Vector3(si[0], si[1], si[2])) * s.unitFactor
+        s.coreMotionValue(si: Vector3(si[0], si[1], si[2]))
     }
 
     // MARK: buffered

@@ -34,6 +34,10 @@ extension IIOSource {
                 details.append(("\(k) rate now", (current.map(formatHz) ?? "unknown") + " Hz"
                                 + (s.rateAttribute == nil ? " (no rate attribute)" : s.rateWritable ? " (writable)" : " (read-only)")))
                 details.append(("\(k) mount matrix", "\(s.mountMatrix) [\(s.mountMatrixSource)]"))
+                if kind == .accelerometer {
+                    details.append(("accelerometer sign", s.accelerationSign.rawValue + (s.accelerationSign == .specificForce ? ": negated" : ": kept")
+                                    + (s.frame == s.mountMatrix ? "" : "; applied: \(s.frame)")))
+                }
             }
             let buffered: String
             switch d.bufferAccess {

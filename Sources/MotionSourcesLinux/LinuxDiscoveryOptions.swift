@@ -22,7 +22,9 @@ package struct LinuxDiscoveryOptions: Sendable {
     package var hwdb: SensorHwdb?
     /// Per-device mount matrices that win over everything else, keyed by IIO device id
     /// (`iio:device0`), `name` or `label`, or by evdev node path or name. Also read from
-    /// `COREMOTION_MOUNT_MATRIX` as `KEY=a,b,c;d,e,f;g,h,i`, several separated by `|`.
+    /// `COREMOTION_MOUNT_MATRIX` as `KEY=a,b,c;d,e,f;g,h,i`, several separated by `|`. An override is
+    /// a rotation from the chip's axes to the device's, as the kernel's `mount_matrix`: the driver's
+    /// sign rule still applies (see ``IIOUnits``, ``EvdevAxisMap``).
     package var mountMatrixOverrides: [String: MountMatrix]
     /// Prefer the buffer (`/dev/iio:deviceN`) over polling sysfs. Default `true`.
     package var preferBuffered: Bool

@@ -88,6 +88,11 @@ package struct MountMatrix: Sendable, Hashable, CustomStringConvertible {
         Vector3(rows[0].dot(v), rows[1].dot(v), rows[2].dot(v))
     }
 
+    /// Every entry times `factor`.
+    package func scaled(by factor: Double) -> MountMatrix {
+        MountMatrix(rows[0] * factor, rows[1] * factor, rows[2] * factor)
+    }
+
     /// `true` for the identity.
     package var isIdentity: Bool { self == .identity }
 

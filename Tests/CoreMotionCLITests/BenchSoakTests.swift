@@ -15,4 +15,39 @@ import Testing
         #expect((rss["start"] ?? 0) > 1000, "RSS read from /proc/self/statm")
         #expect(object["growth_kb"] as? Int == (rss["end"] ?? 0) - (rss["after_warmup"] ?? 0))
     }
+
+    /// A copy of an MPU-6050's sysfs attributes on disk (what the inv_mpu6050 driver shows, no buffer),
+    /// polled through the real IIO source and a `CMMotionManager`: windows of CPU and memory, nothing lost,
+    /// and the chip lying face up (+16384 on Z at ±2 g) read as Core Motion's −1 g.
+    @Test func aShortSoakOfAPolledIIOChipReportsWindows() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("cm-soak-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let dev = root.appendingPathComponent("sys/bus/iio/devices/iio:device0")
+        try FileManager.default.createDirectory(at: dev, withIntermediateDirectories: true)
+        let attributes = [("name", "mpu6050"), ("in_accel_x_raw", "0"), ("in_accel_y_raw", "0"), ("in_accel_z_raw", "16384"),
+                          ("in_accel_scale", "0.000598"), ("in_anglvel_x_raw", "0"), ("in_anglvel_y_raw", "0"), ("in_anglvel_z_raw", "0"),
+                          ("in_anglvel_scale", "0.000133090"), ("sampling_frequency", "500"),
+                          ("sampling_frequency_available", "10 20 50 100 200 500")]
+        for (name, value) in attributes {
+            try (value + "\n").write(to: dev.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
+        let sysfs = root.appendingPathComponent("sys").path
+        let r = try CLI.run(["bench", "soak", "--source", "iio", "--sysfs-root", sysfs, "--dev-root", root.path, "--sensor", "accelerometer",
+                             "--rate", "200", "--seconds", "6", "--window", "1", "--json"], timeout: 60)
+        #expect(r.status == 0, "\(r.stdout) \(r.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect(object["sensor"] as? String == "accelerometer")
+        let expected = try #require(object["expected"] as? Int)
+        #expect(expected > 600, "about 200 Hz for 6 s: \(expected)")
+        #expect(object["lost"] as? Int == 0)
+        let windows = try #require(object["windows"] as? [[String: Any]])
+        #expect(windows.count >= 5)
+        #expect(windows.allSatisfy { ($0["cpu_s"] as? Double ?? -1) >= 0 && ($0["rss_kb"] as? Int ?? 0) > 1000 })
+        let stream = try CLI.run(["stream", "--source", "iio", "--sysfs-root", sysfs, "--dev-root", root.path, "--sensor", "accelerometer",
+                                  "--duration", "0.3", "--format", "csv"], timeout: 30)
+        #expect(stream.status == 0, "\(stream.stderr)")
+        let last = try #require(stream.stdout.split(separator: "\n").last.map { $0.split(separator: ",").compactMap { Double($0) } })
+        #expect(last.count >= 4)
+        if last.count >= 4 { #expect(abs(last[3] - (-16384 * 0.000598 / 9.80665)) < 1e-6, "face up: z = −1 g") }
+    }
 }

@@ -82,10 +82,15 @@ import MotionFusion
         #expect(accel.mountMatrixSource == "in_mount_matrix")
         #expect(src.devices[0].sensors[.gyro]?.mountMatrixSource == "in_mount_matrix")
         let v = accel.coreMotionValue(raw: (100, -200, 16384))
-        // chip (0, −300·0.000598, 16284·0.000599) → device (−y, x, z).
-        #expect(abs(v.x - 300 * 0.000598 / 9.80665) < 1e-12)
+        // chip (0, −300·0.000598, 16284·0.000599) → device (−y, x, z), negated: the mpu6050 driver
+        // reports specific force (face up +1 g), Core Motion the gravity vector.
+        #expect(accel.accelerationSign == .specificForce)
+        #expect(abs(v.x - (-300 * 0.000598 / 9.80665)) < 1e-12)
         #expect(abs(v.y) < 1e-12)
-        #expect(abs(v.z - 16284 * 0.000599 / 9.80665) < 1e-12)
+        #expect(abs(v.z - (-16284 * 0.000599 / 9.80665)) < 1e-12)
+        // The gyroscope takes the rotation alone.
+        let gyro = try #require(src.devices[0].sensors[.gyro])
+        #expect(gyro.frame == MountMatrix(parsing: "0, -1, 0; 1, 0, 0; 0, 0, 1"))
         // The shared rate attribute gets the fastest demand, rounded up to the list.
         let got = Collected()
         let rates = try src.apply(SensorDemand(rates: [.accelerometer: 60, .gyro: 150]), sink: got.sink)
@@ -102,6 +107,11 @@ import MotionFusion
         #expect(udev.devices[0].sensors[.accelerometer]?.mountMatrixSource == "udev ACCEL_MOUNT_MATRIX")
         // The gyro has no matrix of its own (only the shared in_mount_matrix): it follows udev's.
         #expect(udev.devices[0].sensors[.gyro]?.mountMatrix == MountMatrix(parsing: "-1, 0, 0; 0, -1, 0; 0, 0, 1"))
+        // udev's matrix is tuned for iio-sensor-proxy (upright reads y < 0): its x and y rows flip the
+        // chip's specific force already; the z row follows the frame's handedness (a reflection for a
+        // chip), and the gyro takes the rotation it implies: none (the chip lies as the device does).
+        #expect(udev.devices[0].sensors[.accelerometer]?.frame == MountMatrix(parsing: "-1, 0, 0; 0, -1, 0; 0, 0, -1"))
+        #expect(udev.devices[0].sensors[.gyro]?.frame == .identity)
     }
 
     @Test func hwdbMatrixAppliesByModaliasAndDMI() throws {
@@ -210,5 +220,45 @@ import MotionFusion
         let a = try LinuxSensorDiscovery.source(forSpec: "iio", sysfsRoot: sys, devRoot: root.path)
         let b = try LinuxSensorDiscovery.source(forSpec: "iio:accel_3d", sysfsRoot: sys, devRoot: root.path)
         #expect(a === b)
+    }
+}
+
+/// The sign rule of ``IIOUnits``: chip drivers report specific force and are negated, HID sensor hubs
+/// report the gravity vector and are not; udev/hwdb matrices keep their x and y rows and take the z
+/// row's sign from the frame's handedness.
+@Suite struct IIOSignRuleTests {
+    @Test func driverFamilies() {
+        #expect(IIOAccelerationSign(name: "accel_3d", parentModalias: "platform:HID-SENSOR-200073", canonicalPath: "/sys/devices/x/HID-SENSOR-200073.3.auto/iio:device0") == .gravity)
+        #expect(IIOAccelerationSign(name: "gyro_3d", parentModalias: nil, canonicalPath: "/sys/devices/iio:device1") == .gravity)
+        for chip in ["mpu6050", "mpu6500", "bmi160", "lsm6dsl", "bmc150_accel", "kxcjk1013", "mma8452", "lis3dh", "cros-ec-accel"] {
+            #expect(IIOAccelerationSign(name: chip, parentModalias: "i2c:\(chip)", canonicalPath: "/sys/devices/i2c-0/0-0068/iio:device0") == .specificForce, "\(chip)")
+        }
+    }
+
+    @Test func kernelMatricesAreRotationsAndTheAccelerometerTakesTheDriversSign() throws {
+        let pinephone = try #require(MountMatrix(parsing: "0, -1, 0; 1, 0, 0; 0, 0, 1"))
+        #expect(IIOUnits.frame(kind: .accelerometer, matrix: pinephone, gravityTuned: false, sign: .specificForce) == pinephone.scaled(by: -1))
+        #expect(IIOUnits.frame(kind: .gyro, matrix: pinephone, gravityTuned: false, sign: .specificForce) == pinephone)
+        #expect(IIOUnits.frame(kind: .accelerometer, matrix: pinephone, gravityTuned: false, sign: .gravity) == pinephone)
+        // A chip lying face up reads +1 g on z: Core Motion's −1 g.
+        let faceUp = IIOUnits.frame(kind: .accelerometer, matrix: .identity, gravityTuned: false, sign: .specificForce).apply(Vector3(0, 0, 9.80665))
+        #expect(faceUp == Vector3(0, 0, -9.80665))
+    }
+
+    @Test func hwdbMatricesKeepXAndYAndTakeZFromHandedness() throws {
+        // 153 of the 202 chip entries of systemd 252's hwdb are reflections like this one (BOSC0200,
+        // Lenovo Miix 320): consistent with a chip's specific force as it stands.
+        let reflection = try #require(MountMatrix(parsing: "0, -1, 0; -1, 0, 0; 0, 0, 1"))
+        #expect(IIOUnits.frame(kind: .accelerometer, matrix: reflection, gravityTuned: true, sign: .specificForce) == reflection)
+        // …and the gyroscope of that chip turns by the rotation it implies (det +1).
+        let gyro = IIOUnits.frame(kind: .gyro, matrix: reflection, gravityTuned: true, sign: .specificForce)
+        #expect(gyro == reflection.scaled(by: -1) && gyro.determinant > 0)
+        // A rotation on a chip: x and y flip as iio-sensor-proxy needs; z did not matter to it and
+        // would read +1 g face up: it is negated.
+        let rotation = try #require(MountMatrix(parsing: "-1, 0, 0; 0, -1, 0; 0, 0, 1"))
+        #expect(IIOUnits.frame(kind: .accelerometer, matrix: rotation, gravityTuned: true, sign: .specificForce)
+                == MountMatrix(parsing: "-1, 0, 0; 0, -1, 0; 0, 0, -1"))
+        // On a HID hub the same rotation is right as it stands.
+        #expect(IIOUnits.frame(kind: .accelerometer, matrix: rotation, gravityTuned: true, sign: .gravity) == rotation)
     }
 }

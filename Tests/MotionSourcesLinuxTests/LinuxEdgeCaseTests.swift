@@ -14,14 +14,15 @@ import OpenCoreMotion
 @Suite struct LinuxEdgeCaseTests {
     static let dir = "/sys/devices/platform/i2c-BOSC0200:00/iio:device0"
 
-    /// One accelerometer, upright (raw (0, −919, −385)), with the given attributes.
+    /// One chip accelerometer (bmc150) upright and leaning back, with the given attributes. A chip reads
+    /// specific force: up is positive, so the raw counts are (0, 919, 385).
     static func tree(_ attributes: [String: String] = [:], udev: String? = nil, hwdb: String = "") -> LinuxDiscoveryOptions {
         let fs = InMemoryLinuxFileSystem()
         fs.setLink("/sys/bus/iio/devices/iio:device0", to: dir)
         fs.setFile("/sys/devices/platform/i2c-BOSC0200:00/modalias", "acpi:BOSC0200:BOSC0200:\n")
         fs.setFile("/sys/class/dmi/id/modalias", "dmi:bvnTEST:svnTEST:pnEDGE:\n")
         fs.setFile(dir + "/name", "bmc150_accel\n")
-        for (a, v) in [("x", "0"), ("y", "-919"), ("z", "-385")] { fs.setFile(dir + "/in_accel_\(a)_raw", v + "\n") }
+        for (a, v) in [("x", "0"), ("y", "919"), ("z", "385")] { fs.setFile(dir + "/in_accel_\(a)_raw", v + "\n") }
         fs.setFile(dir + "/in_accel_scale", "0.0098\n")
         for (k, v) in attributes { fs.setFile(dir + "/" + k, v) }
         if let udev {
@@ -72,8 +73,8 @@ import OpenCoreMotion
         #expect(identity.mountMatrix == .identity)
         #expect(identity.mountMatrixSource.hasPrefix("none (identity); refused: udev"))
         var estimator = DeviceOrientationEstimator()
-        let v = identity.coreMotionValue(raw: (0, -919, -385))
-        #expect(estimator.update(v) == .portrait, "upright, as iio-sensor-proxy's 'normal'")
+        let v = identity.coreMotionValue(raw: (0, 919, 385))
+        #expect(estimator.update(v) == .portrait, "upright: the chip's +y (up) is Core Motion's y < 0")
     }
 
     @Test func anInvalidHwdbMatrixFallsBackToSysfs() throws {
@@ -115,8 +116,8 @@ import OpenCoreMotion
         let s = try Self.accelerometer(o)
         #expect(s.axes.map(\.scale) == [1, 1, 1])
         #expect(s.axes.allSatisfy { $0.scaleNote == "in_accel_scale is 0: treated as missing (1 per count)" })
-        let v = s.coreMotionValue(raw: (0, -919, -385))
-        #expect(abs(v.y - (-919 / 9.80665)) < 1e-9, "counts read as m/s², as iio-sensor-proxy does")
+        let v = s.coreMotionValue(raw: (0, 919, 385))
+        #expect(abs(v.y - (-919 / 9.80665)) < 1e-9, "counts read as m/s², as iio-sensor-proxy does, negated as for every chip")
         var estimator = DeviceOrientationEstimator()
         #expect(estimator.update(v) == .portrait, "the orientation no longer stays unknown")
         // `coremotion sensors` shows it.

@@ -38,12 +38,17 @@ package final class SourceWorker: Sendable {
     }
 
     private let state = ConditionLocked(State())
+    /// The run's sink. It never changes, so it lives in a `let`, outside any lock: a closure kept as
+    /// the *value* of a generic lock (`Locked<Sink?>`) is reabstracted on every `inout` access and
+    /// written back wrapped in one more thunk, so each call cost more than the last until the stack
+    /// overflowed (the IIO source died that way after about 95 000 deliveries).
+    private let sink: Sink?
     /// Held while calling the sink, so calls from several threads are serialised.
-    private let delivery: Locked<Sink?>
+    private let delivery = Locked(())
 
     /// Creates a worker delivering to `sink`; no thread runs until ``spawn(name:realtime:_:)``.
     package init(sink: Sink? = nil) {
-        delivery = Locked(sink)
+        self.sink = sink
     }
 
     /// Creates a worker and runs `body` on one thread. If the thread cannot be created, ``started``
@@ -130,8 +135,8 @@ package final class SourceWorker: Sendable {
 
     /// Delivers samples in order, unless the worker has ended.
     package func deliver(_ samples: some Sequence<RawSample>) {
-        delivery.withLock { sink in
-            guard let sink else { return }
+        guard let sink else { return }
+        delivery.withLock { _ in
             for sample in samples {
                 if state.withLock({ $0.ended }) { return }
                 sink(.sample(sample))
@@ -145,7 +150,7 @@ package final class SourceWorker: Sendable {
     /// - Returns: whether the event was delivered.
     @discardableResult
     package func end(_ event: SourceEvent) -> Bool {
-        delivery.withLock { sink in
+        delivery.withLock { _ in
             let first = state.withLock(broadcasting: true) { s -> Bool in
                 if s.ended { return false }
                 s.ended = true
@@ -159,7 +164,7 @@ package final class SourceWorker: Sendable {
 
     /// Delivers a non-terminal event (`.interrupted`), unless the worker has ended.
     package func send(_ event: SourceEvent) {
-        delivery.withLock { sink in
+        delivery.withLock { _ in
             if state.withLock({ $0.ended }) { return }
             sink?(event)
         }
