@@ -37,12 +37,12 @@ spin=$(awk -v s="$gscale" 'BEGIN { printf "%d", 0.5 / s + 0.5 }')
 value spin.register "$spin"
 
 pose faceup 0 0 16384 0 0 0                             # lying face up at rest: +1 g specific force on Z
-run faceup.accel "$CM" stream --source iio --sensor accelerometer --interval 0.05 --duration 1.5 --format csv
-run faceup.gyro "$CM" stream --source iio --sensor gyro --interval 0.05 --duration 1.5 --format csv
+run faceup.accel "$CM" stream --source iio --sensor accelerometer --interval 0.05 --duration 3 --format csv
+run faceup.gyro "$CM" stream --source iio --sensor gyro --interval 0.05 --duration 3 --format csv
 pose upright 0 16384 0 0 0 0                            # upright in portrait: +1 g on Y
-run upright.raw "$CM" stream --source iio --sensor raw --interval 0.05 --duration 1.5 --format csv
+run upright.raw "$CM" stream --source iio --sensor raw --interval 0.05 --duration 3 --format csv
 pose spin 0 0 16384 0 0 "$spin"                          # face up, turning counter-clockwise seen from above
-run spin.raw "$CM" stream --source iio --sensor raw --interval 0.05 --duration 1.5 --format csv
+run spin.raw "$CM" stream --source iio --sensor raw --interval 0.05 --duration 3 --format csv
 
 # A user without permission to the sensor's attributes (sysfs makes them 0444; a site may restrict them).
 pose faceup 0 0 16384 0 0 0
