@@ -66,6 +66,7 @@ enum VMRig {
         process.currentDirectoryURL = repository
         var environment = ProcessInfo.processInfo.environment
         environment["COREMOTION_BIN"] = coremotion.path
+        environment["COREMOTION_CLI"] = coremotion.path
         environment.removeValue(forKey: "COREMOTION_SOURCE")
         process.environment = environment
         let out = Pipe(), err = Pipe()

@@ -5,8 +5,8 @@
 #   @@ end NAME status=N                its exit status
 # Tests/LinuxKernelTests parses these; everything else is commentary for people.
 
-# The project's CLI: COREMOTION_BIN (set by the tests), else the debug build of the current directory.
-CM=${CM:-${COREMOTION_BIN:-$PWD/.build/debug/coremotion}}
+# The project's CLI: COREMOTION_BIN (set by the tests) or COREMOTION_CLI, else the debug build of the current directory.
+CM=${CM:-${COREMOTION_BIN:-${COREMOTION_CLI:-$PWD/.build/debug/coremotion}}}
 [ -x "$CM" ] || { echo "@@ value error=no coremotion at $CM (swift build --product coremotion)"; exit 2; }
 
 value() { echo "@@ value $1=$2"; }
