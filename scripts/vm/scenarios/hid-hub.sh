@@ -100,6 +100,8 @@ done
 # drops by 12 Pa: about +1.0 m by the International Standard Atmosphere. ---------------------------
 ip link set lo up 2>/dev/null || busybox ip link set lo up 2>/dev/null
 port=18765
+polls_by() { summ count-log "$log" get_report rtype=2 rnum="$1"; }
+a0=$(polls_by 1) g0=$(polls_by 2) p0=$(polls_by 4)
 timeout 120 "$cli" dashboard --source iio --port "$port" >"$work/dash.out" 2>"$work/dash.err" &
 dash_pid=$!
 "$py" "$dev/dashboard_client.py" --port "$port" --start altitude --seconds 100 >"$work/alt.out" 2>"$work/alt.err" &
@@ -111,13 +113,14 @@ echo "press=101.313" >"$ctl"
 waitrows $(( $(alt_rows) + 5 ))
 kill "$client_pid" 2>/dev/null; wait "$client_pid" 2>/dev/null
 kill "$dash_pid" 2>/dev/null; wait "$dash_pid" 2>/dev/null
+a1=$(polls_by 1) g1=$(polls_by 2) p1=$(polls_by 4)
 sed 's/^/INFO altimeter| /' "$work/alt.out" | head -20
 [ -s "$work/alt.err" ] && sed 's/^/INFO altimeter stderr| /' "$work/alt.err" | head -3
 [ -s "$work/dash.err" ] && sed 's/^/INFO dashboard stderr| /' "$work/dash.err" | head -3
 alt_rows=$(grep -c '^altitude' "$work/alt.out")
 first=$(grep '^altitude' "$work/alt.out" | head -1 | awk '{print "first_rel=" $3 " first_kpa=" $4}')
 last=$(grep '^altitude' "$work/alt.out" | tail -1 | awk '{print "last_rel=" $3 " last_kpa=" $4}')
-echo "RESULT hid altimeter rows=$alt_rows ${first:-first_rel=none first_kpa=none} ${last:-last_rel=none last_kpa=none} errors=$(grep -c '^ERROR' "$work/alt.out")"
+echo "RESULT hid altimeter rows=$alt_rows ${first:-first_rel=none first_kpa=none} ${last:-last_rel=none last_kpa=none} errors=$(grep -c '^ERROR' "$work/alt.out") accel_polls=$((a1 - a0)) gyro_polls=$((g1 - g0)) press_polls=$((p1 - p0))"
 echo "press=101.325" >"$ctl"
 
 # --- unplug mid-stream: exit 1, one Error: line, the rows before it kept ---------------------------
