@@ -15,6 +15,9 @@ package struct IIOAxisChannel: Sendable, Hashable {
     package var offset: Double
     /// Why ``scale`` is not what sysfs says, when it is not (a scale of 0 is treated as missing).
     package var scaleNote: String?
+    /// The attribute ``scale`` was read from (`in_accel_x_scale` or `in_accel_scale`), re-read while
+    /// polling so a range changed by another process is followed.
+    package var scalePath: String?
     /// The buffer `scan_index`, when the channel can be captured through the buffer.
     package var scanIndex: Int?
     /// The buffer storage type, when the channel can be captured through the buffer.
@@ -74,9 +77,10 @@ package struct IIOSensorChannels: Sendable, Hashable {
     }
 
     /// Converts a chip-axes value in SI units into a Core Motion vector: ``frame``, then the unit change.
+    /// A negated zero comes out as 0, not −0.
     @inlinable
     package func coreMotionValue(si chip: Vector3) -> Vector3 {
-        frame.apply(chip) * unitFactor
+        frame.apply(chip) * unitFactor + .zero
     }
 }
 

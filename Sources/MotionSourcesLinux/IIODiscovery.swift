@@ -130,6 +130,7 @@ package enum IIODiscovery {
                 }
                 var scale = 1.0, offset = 0.0
                 var scaleNote: String?
+                var scalePath: String?
                 if !processed {
                     for candidate in ["in_\(ch)_scale", "in_\(type)_scale"] where entries.contains(candidate) {
                         switch readNumber(fs, joinPath(dir, candidate)) {
@@ -140,7 +141,7 @@ package enum IIODiscovery {
                             // orientation, stay right; magnitudes are off by the chip's real scale).
                             scaleNote = "\(candidate) is 0: treated as missing (1 per count)"
                             logger.warning("\(id): \(candidate) is 0; treated as missing (1 per count)")
-                        case .success(let v): scale = v
+                        case .success(let v): scale = v; scalePath = joinPath(dir, candidate)
                         }
                         break
                     }
@@ -154,6 +155,7 @@ package enum IIODiscovery {
                 }
                 var channel = IIOAxisChannel(name: ch, valuePath: valuePath, processed: processed, scale: scale, offset: offset)
                 channel.scaleNote = scaleNote
+                channel.scalePath = scalePath
                 if scanEntries.contains("in_\(ch)_type"), scanEntries.contains("in_\(ch)_index") {
                     let se = joinPath(dir, "scan_elements")
                     guard let typeText = fs.attribute(joinPath(se, "in_\(ch)_type")), let t = IIOScanType(parsing: typeText) else {

@@ -74,8 +74,14 @@ final class IIOSession: Sendable {
             return Item(sensor: s, periodNs: Int64(1e9 / rate), nextNs: start)  // safe: rate clamped to 0.1…1000 Hz
         }
         var warned = Set<String>()
+        var nextScaleCheck = start + 1_000_000_000
         while !isEnded {
             let now = LinuxClock.monotonicNs()
+            if now >= nextScaleCheck {
+                // Another process may change the range (`in_accel_scale`): follow it, once a second.
+                for i in items.indices { Self.refreshScales(&items[i].sensor, fs: fs) }
+                nextScaleCheck = now + 1_000_000_000
+            }
             var batch: [RawSample] = []
             for i in items.indices where items[i].nextNs <= now {
                 var raw: [Double] = []
@@ -105,6 +111,22 @@ final class IIOSession: Sendable {
             if !batch.isEmpty { deliver(batch) }
             let next = items.map(\.nextNs).min() ?? (now + 100_000_000)
             if !worker.sleep(until: Double(next) / 1e9) { return }
+        }
+    }
+
+    /// Re-reads each axis's scale attribute; a changed, valid one replaces the scale in use, with a
+    /// notice in the log. Unreadable or invalid values keep the scale in use (the next read of the
+    /// values reports a removed device).
+    static func refreshScales(_ sensor: inout IIOSensorChannels, fs: any LinuxFileSystem) {
+        var read: [String: Double?] = [:]
+        for k in sensor.axes.indices {
+            guard let path = sensor.axes[k].scalePath else { continue }
+            if read[path] == nil { read[path] = (try? fs.readText(path)).flatMap { SysfsValue.double($0) } }
+            guard let v = read[path] ?? nil, v.isFinite, v != 0, v != sensor.axes[k].scale else { continue }
+            if k == sensor.axes.firstIndex(where: { $0.scalePath == path }) {
+                IIOSource.logger.notice("\(path) changed from \(formatNumber(sensor.axes[k].scale)) to \(formatNumber(v)) (range changed by another process); following it")
+            }
+            sensor.axes[k].scale = v
         }
     }
 

@@ -262,3 +262,28 @@ import MotionFusion
         #expect(IIOUnits.frame(kind: .accelerometer, matrix: rotation, gravityTuned: true, sign: .gravity) == rotation)
     }
 }
+
+/// Another process changes the range while the source polls: the new scale is followed.
+@Suite struct IIORangeChangeTests {
+    @Test func aScaleChangedByAnotherProcessIsFollowedWhilePolling() throws {
+        let fs = InMemoryLinuxFileSystem()
+        let dir = "/sys/devices/platform/i2c-0/0-0068/iio:device0"
+        fs.setLink("/sys/bus/iio/devices/iio:device0", to: dir)
+        fs.setFile(dir + "/name", "mpu6050\n")
+        for (axis, raw) in [("x", "0"), ("y", "0"), ("z", "16384")] { fs.setFile(dir + "/in_accel_\(axis)_raw", raw + "\n") }
+        fs.setFile(dir + "/in_accel_scale", "0.000598\n")
+        let options = LinuxDiscoveryOptions(sysfsRoot: "/sys", devRoot: "/dev", hwdb: SensorHwdb(parsing: ""), fileSystem: fs)
+        let source = try #require(LinuxSensorDiscovery.firstAvailable(options: options))
+        let got = Collected()
+        _ = try source.apply(SensorDemand(rates: [.accelerometer: 100]), sink: got.sink)
+        defer { _ = try? source.apply(.none, sink: got.sink) }
+        try waitUntil { got.samples.count >= 3 }
+        #expect(abs((got.samples.last?.value.z ?? 0) - (-16384 * 0.000598 / 9.80665)) < 1e-9)
+        // ±2 g → ±4 g: the chip now reads 8192 for the same 1 g, and the scale doubles.
+        fs.setFile(dir + "/in_accel_scale", "0.001196\n")
+        fs.setFile(dir + "/in_accel_z_raw", "8192\n")
+        let expected = -8192 * 0.001196 / 9.80665
+        try waitUntil { abs((got.samples.last?.value.z ?? 0) - expected) < 1e-9 }
+        #expect(got.failure == nil)
+    }
+}
