@@ -54,7 +54,7 @@ enum VMRig {
     private static let bootLock = NSLock()
 
     /// Boots the VM and runs `scripts/vm/scenarios/NAME` in it.
-    static func run(_ scenario: String, timeout: Double = 900) -> ScenarioRun {
+    static func run(_ scenario: String, _ arguments: [String] = [], timeout: Double = 900) -> ScenarioRun {
         if let reason = unavailableReason {
             return ScenarioRun(failure: "COREMOTION_REQUIRE_VM=1 but the VM rig is unavailable: \(reason)")
         }
@@ -62,7 +62,7 @@ enum VMRig {
         defer { bootLock.unlock() }
         let process = Process()
         process.executableURL = repository.appendingPathComponent("scripts/vm/run")
-        process.arguments = ["--timeout", String(Int(timeout)), repository.appendingPathComponent("scripts/vm/scenarios/\(scenario)").path]
+        process.arguments = ["--timeout", String(Int(timeout)), repository.appendingPathComponent("scripts/vm/scenarios/\(scenario)").path] + arguments
         process.currentDirectoryURL = repository
         var environment = ProcessInfo.processInfo.environment
         environment["COREMOTION_BIN"] = coremotion.path
