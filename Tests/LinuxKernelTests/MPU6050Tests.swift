@@ -77,6 +77,22 @@ struct MPU6050Tests {
         #expect(accel.allSatisfy { abs($0.z + 16384 * accelScale) < 1e-4 }, "still face up while spinning")
     }
 
+    @Test func aRangeChangedByAnotherProcessIsFollowed() throws {
+        let run = Self.run
+        guard run.ranToEnd() else { return }
+        let block = run.block("range.accel")
+        #expect(block.status == 0, "\(block.stderr)")
+        #expect(run.values["range.in_accel_scale"] == "0.001196")
+        let changedAt = try #require(run.double("range.changed_at"))
+        let rows = block.rows()
+        let before = rows.filter { $0.t < changedAt }, settled = rows.filter { $0.t > changedAt + 2 }
+        #expect(before.count >= 5 && settled.count >= 5, "\(before.count) rows before the change, \(settled.count) from 2 s after")
+        #expect(before.allSatisfy { abs($0.z + 16384 * accelScale) < 1e-4 }, "±2 g: \(before.map(\.z))")
+        let doubled = -16384 * 0.001196 / standardGravity
+        #expect(settled.allSatisfy { abs($0.z - doubled) < 1e-4 }, "±4 g: z = \(doubled) g expected, got \(settled.map(\.z))")
+        #expect(rows.allSatisfy { abs($0.z + 16384 * accelScale) < 1e-4 || abs($0.z - doubled) < 1e-4 }, "no value between the two")
+    }
+
     @Test func deletingTheDeviceMidStreamKeepsTheRowsAndEndsWithOneError() throws {
         let run = Self.run
         guard run.ranToEnd() else { return }

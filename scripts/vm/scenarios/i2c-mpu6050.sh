@@ -44,6 +44,20 @@ run upright.raw "$CM" stream --source iio --sensor raw --interval 0.05 --duratio
 pose spin 0 0 16384 0 0 "$spin"                          # face up, turning counter-clockwise seen from above
 run spin.raw "$CM" stream --source iio --sensor raw --interval 0.05 --duration 3 --format csv
 
+# The range changed by another process mid-stream (±2 g → ±4 g): the same register value is now twice
+# the acceleration; the project re-reads the scale (once a second) and follows.
+pose faceup 0 0 16384 0 0 0
+out=$(mktemp) err=$(mktemp)
+"$CM" stream --source iio --sensor accelerometer --interval 0.05 --duration 8 --format csv > "$out" 2> "$err" &
+pid=$!
+for _ in $(seq 1 100); do [ "$(grep -c '^[0-9]' "$out")" -ge 10 ] && break; sleep 0.2; done
+value range.changed_at "$(cut -d' ' -f1 /proc/uptime)"
+echo 0.001196 > "$dev/in_accel_scale"
+value range.in_accel_scale "$(cat "$dev/in_accel_scale")"
+wait "$pid"; status=$?
+echo "@@ begin range.accel"; cat "$out"; echo "@@ stderr range.accel"; cat "$err"; echo "@@ end range.accel status=$status"
+echo 0.000598 > "$dev/in_accel_scale"
+
 # A user without permission to the sensor's attributes (sysfs makes them 0444; a site may restrict them).
 pose faceup 0 0 16384 0 0 0
 chmod 0400 "$dev"/in_accel_*_raw
