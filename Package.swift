@@ -26,7 +26,8 @@
 //   CoreMotionCLI                [0] the `coremotion` commands (swift-argument-parser), testable as a library
 //   coremotion                       the executable: a one-line main over CoreMotionCLI
 // Tests: one test target per module (…Tests), MotionFusionSimulationTests (the filter against the
-// simulator's truth), AppleListingsTests (Apple's published listings, Swift 5 mode).
+// simulator's truth), AppleListingsTests (Apple's published listings, Swift 5 mode), LinuxKernelTests
+// (real drivers of Debian's kernel in a QEMU VM, scripts/vm).
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [
@@ -290,6 +291,13 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // The VM rig (scripts/vm): Debian's kernel under QEMU, real drivers, the built coremotion inside.
+        // Skipped without QEMU or the kernel (scripts/vm/fetch-kernel); .ci/run makes that a failure.
+        .testTarget(
+            name: "LinuxKernelTests",
+            dependencies: ["coremotion"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,0 +1,40 @@
+import Foundation
+import Testing
+
+/// A long run, shortened for the suite, through a real driver: the MPU-6050 on i2c-stub polled at its
+/// fastest rate (500 Hz) through CMMotionManager by `coremotion bench soak` in the VM
+/// (`scripts/vm/scenarios/i2c-mpu6050-soak.sh`; by hand: `… i2c-mpu6050-soak.sh 3600 60` for the hour).
+@Suite(.serialized, .enabled(if: VMRig.enabled, VMRig.skipComment))
+struct SoakTests {
+    static let seconds = 45
+    static let run = VMRig.run("i2c-mpu6050-soak.sh", [String(seconds), "15"])
+
+    struct Report: Decodable {
+        struct Window: Decodable {
+            var delivered: Int
+            var cpu_s: Double
+        }
+        var delivered: Int
+        var expected: Int
+        var lost: Int
+        var growth_kb: Int
+        var out_of_order: Int
+        var windows: [Window]
+    }
+
+    @Test func aRunAtTheFastestRateEndsNormallyWithNothingLostAndFlatMemory() throws {
+        let run = Self.run
+        guard run.ranToEnd() else { return }
+        let block = run.block("soak")
+        #expect(block.status == 0, "bench soak's own goals (0 lost, < 1 MB growth, flat CPU): \(block.stdout) \(block.stderr)")
+        let json = try #require(block.stdout.first { $0.hasPrefix("{") })
+        let report = try JSONDecoder().decode(Report.self, from: Data(json.utf8))
+        #expect(report.lost == 0)
+        #expect(report.out_of_order == 0)
+        #expect(report.growth_kb < 1024)
+        // Emulated, one virtual CPU polling sysfs: ~120 samples/s on a loaded machine, not 500.
+        #expect(report.delivered >= 20 * Self.seconds, "\(report.delivered) samples in \(Self.seconds) s")
+        #expect(report.windows.count == Self.seconds / 15)
+        #expect(report.windows.allSatisfy { $0.delivered > 0 }, "every window delivers: \(report.windows.map(\.delivered))")
+    }
+}
