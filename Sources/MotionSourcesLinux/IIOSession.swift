@@ -148,6 +148,14 @@ final class IIOSession: Sendable {
         let mine = Set(kinds.flatMap { device.sensors[$0]?.axes.compactMap(\.enablePath) ?? [] } + [device.timestampScan?.enablePath].compactMap { $0 })
         let others = ((try? fs.contents(ofDirectory: se)) ?? []).filter { $0.hasSuffix("_en") }.map { joinPath(se, $0) }.filter { !mine.contains($0) }.sorted()
         let trigger = Self.pickTrigger(device: device, options: options, rate: rate)
+        let triggerPath = joinPath(device.sysfsPath, "trigger/current_trigger")
+        if trigger == nil, fs.fileExists(triggerPath), (fs.attribute(triggerPath) ?? "").isEmpty {
+            // A triggered buffer with no trigger to attach (a driver without an interrupt line registers
+            // none, and no hrtimer trigger could be made) would never fill: poll from the start.
+            IIOSource.logger.notice("\(device.id): no trigger for its buffer (the driver registered none and no hrtimer trigger could be created); polling sysfs instead")
+            spawn("iio-poll") { [self] in pollLoop(kinds: kinds.sorted { $0.rawValue < $1.rawValue }.map { (device, $0) }, rates: rates) }
+            return
+        }
         let clockPath = joinPath(device.sysfsPath, "current_timestamp_clock")
         let initial = IIOBufferedCapture(device: device, kinds: kinds, otherEnablePaths: others, triggerName: trigger,
                                          clockWritable: fs.isWritable(clockPath), rate: rate)

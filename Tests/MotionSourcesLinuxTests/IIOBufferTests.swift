@@ -303,6 +303,19 @@ func waitUntil(_ condition: () -> Bool) throws {
         #expect(m.state == .stopped)
     }
 
+    @Test func aTriggeredBufferWithNoTriggerToAttachIsPolledFromTheStart() throws {
+        let (fs, node) = try Fixtures.hidBufferTwin(clockWritable: true)
+        fs.removeTree("/sys/bus/iio/devices/trigger0")   // the driver registered none; no configfs either
+        let options = LinuxDiscoveryOptions(sysfsRoot: "/sys", devRoot: "/dev", hwdb: SensorHwdb(parsing: ""), fileSystem: fs)
+        let source = try LinuxSensorDiscovery.source(forSpec: "iio", options: options)
+        let got = Collected()
+        _ = try source.apply(SensorDemand(rates: [.accelerometer: 50]), sink: got.sink)
+        defer { _ = try? source.apply(.none, sink: got.sink) }
+        try waitUntil { got.samples.count >= 3 }
+        #expect(node.opens == 0, "the buffer was never opened")
+        #expect(!fs.writes.contains { $0.path.hasSuffix("buffer/enable") && $0.text == "1" })
+    }
+
     @Test func anEmptyBufferIsPolledThroughTheSource() throws {
         let (fs, node) = try Fixtures.hidBufferTwin(clockWritable: true)
         let options = LinuxDiscoveryOptions(sysfsRoot: "/sys", devRoot: "/dev", hwdb: SensorHwdb(parsing: ""), fileSystem: fs)
