@@ -65,13 +65,14 @@ package struct EvdevAxisMap: Sendable, Hashable {
         return .generic
     }
 
-    /// Core Motion acceleration (g) from driver values already divided by resolution (g).
+    /// Core Motion acceleration (g) from driver values already divided by resolution (g). A negated
+    /// zero comes out as 0, not −0.
     @inlinable
     package func acceleration(_ driver: Vector3) -> Vector3 {
-        negatesAcceleration ? -matrix.apply(driver) : matrix.apply(driver)
+        (negatesAcceleration ? -matrix.apply(driver) : matrix.apply(driver)) + .zero
     }
 
     /// Core Motion rotation rate (rad/s) from driver values in rad/s.
     @inlinable
-    package func rotationRate(_ driver: Vector3) -> Vector3 { matrix.apply(driver) }
+    package func rotationRate(_ driver: Vector3) -> Vector3 { matrix.apply(driver) + .zero }
 }

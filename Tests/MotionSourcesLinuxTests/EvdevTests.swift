@@ -187,3 +187,12 @@ import MotionFusion
         #expect(s.node.name == "ST LIS3LV02DL Accelerometer")
     }
 }
+
+/// A zero reading is written as 0, never −0 (the VM rig saw `-0.0` in the CSV of a DualSense node).
+@Suite struct NegativeZeroTests {
+    @Test func negatedAndRotatedZerosAreZero() {
+        let a = EvdevAxisMap.playstation.acceleration(Vector3(0, 0, 0))
+        let r = EvdevAxisMap.playstation.rotationRate(Vector3(0, 0, 0))
+        for v in [a.x, a.y, a.z, r.x, r.y, r.z] { #expect(v == 0 && v.sign == .plus, "\(a) \(r)") }
+    }
+}
