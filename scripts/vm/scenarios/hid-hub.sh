@@ -33,7 +33,7 @@ hub_pid=$!
 
 # The four IIO devices, by name.
 declare -A iio
-for _ in $(seq 120); do
+for _ in $(seq 240); do
     for d in /sys/bus/iio/devices/iio:device*; do
         [ -f "$d/name" ] && iio[$(cat "$d/name")]=$d
     done
@@ -127,7 +127,7 @@ echo "press=101.325" >"$ctl"
 timeout 90 "$cli" stream --source iio --sensor accelerometer --duration 60 --format csv \
     >"$work/unplug.csv" 2>"$work/unplug.err" &
 cli_pid=$!
-for _ in $(seq 120); do
+for _ in $(seq 240); do
     n=$(grep -c '^[0-9]' "$work/unplug.csv" 2>/dev/null); [ "${n:-0}" -ge 30 ] && break
     sleep 0.25
 done
