@@ -90,9 +90,12 @@ stream spin accelerometer
 pose pose=face-up
 
 # --- rate changes: what the kernel asked the hub for, and what came ------------------------------
+# (The hub_interval_ms line comes first: a reader looking for the first 'RESULT hid rate-0.05 ' line
+# gets it, and 'RESULT hid rate-0.05 accelerometer ' is the stream's.)
 for iv in 0.05 0.02 0.01; do
-    stream "rate-$iv" accelerometer --interval "$iv" --duration 3
+    out=$(stream "rate-$iv" accelerometer --interval "$iv" --duration 3)
     echo "RESULT hid rate-$iv hub_interval_ms=$(summ log "$log" set_feature sensor=accel --get interval_ms)"
+    echo "$out"
 done
 
 # --- CMAltimeter: the dashboard's altitude stream (CMAltimeter on the first IIO pressure sensor, the
