@@ -57,11 +57,11 @@ echo "RESULT evdev sensors status=$st listed=$listed playstation=$(grep -c -i 'p
 # --- one stream: stream NAME SENSOR [ARGS...] -> $work/NAME.csv ----------------------------------
 stream() {
     local name=$1 sensor=$2; shift 2
-    timeout 90 "$cli" stream --source "evdev:$node" --sensor "$sensor" --duration 2 --format csv "$@" \
+    timeout 90 "$cli" stream --source "evdev:$node" --sensor "$sensor" --duration 3 --format csv "$@" \
         >"$work/$name.csv" 2>"$work/$name.err"
     local st=$?
     [ -s "$work/$name.err" ] && sed "s/^/INFO $name stderr| /" "$work/$name.err" | head -5
-    echo "RESULT evdev $name $sensor status=$st $(summ csv "$work/$name.csv" --tail 1.5)"
+    echo "RESULT evdev $name $sensor status=$st $(summ csv "$work/$name.csv" --skip 0.5)"
 }
 pose() { echo "$1" >"$ctl"; sleep 0.5; }
 

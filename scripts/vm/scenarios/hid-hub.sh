@@ -67,12 +67,12 @@ polls() { summ count-log "$log" get_report rtype=2; }
 stream() {
     local name=$1 sensor=$2; shift 2
     local before; before=$(polls)
-    timeout 90 "$cli" stream --source iio --sensor "$sensor" --duration 2 --format csv "$@" \
+    timeout 90 "$cli" stream --source iio --sensor "$sensor" --duration 3 --format csv "$@" \
         >"$work/$name.csv" 2>"$work/$name.err"
     local st=$?
     local after; after=$(polls)
     [ -s "$work/$name.err" ] && sed "s/^/INFO $name stderr| /" "$work/$name.err" | head -5
-    echo "RESULT hid $name $sensor status=$st $(summ csv "$work/$name.csv" --tail 1.5) polls=$((after - before))"
+    echo "RESULT hid $name $sensor status=$st $(summ csv "$work/$name.csv" --skip 0.5) polls=$((after - before))"
 }
 pose() { echo "$1" >"$ctl"; sleep 0.5; }
 
@@ -93,7 +93,7 @@ pose pose=face-up
 # (The hub_interval_ms line comes first: a reader looking for the first 'RESULT hid rate-0.05 ' line
 # gets it, and 'RESULT hid rate-0.05 accelerometer ' is the stream's.)
 for iv in 0.05 0.02 0.01; do
-    out=$(stream "rate-$iv" accelerometer --interval "$iv" --duration 3)
+    out=$(stream "rate-$iv" accelerometer --interval "$iv" --duration 4)
     echo "RESULT hid rate-$iv hub_interval_ms=$(summ log "$log" set_feature sensor=accel --get interval_ms)"
     echo "$out"
 done
