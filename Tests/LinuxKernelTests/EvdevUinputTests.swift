@@ -6,7 +6,7 @@ import Testing
 /// real evdev (`scripts/vm/scenarios/evdev-uinput.sh`, one boot; expected values from
 /// `scripts/vm/devices/README.md`).
 @Suite(.serialized, .enabled(if: VMRig.enabled, VMRig.skipComment))
-struct EvdevTests {
+struct EvdevUinputTests {
     static let run = VMRig.run("evdev-uinput.sh")
 
     @Test func theNodeIsAMotionSensorThatSensorsLists() throws {

@@ -6,7 +6,7 @@ import Testing
 /// read by the CLI (`scripts/vm/scenarios/hid-hub.sh`, one boot; expected values from
 /// `scripts/vm/devices/README.md`).
 @Suite(.serialized, .enabled(if: VMRig.enabled, VMRig.skipComment))
-struct HIDHubTests {
+struct HIDSensorHubTests {
     static let run = VMRig.run("hid-hub.sh")
 
     @Test func theDriversCreateFourBufferedDevicesThatSensorsLists() throws {

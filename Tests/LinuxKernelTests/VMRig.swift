@@ -90,8 +90,16 @@ final class PipeReader: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     init(_ handle: FileHandle) {
+        // read(2) itself: FileHandle.readDataToEndOfFile traps on EINTR (a signal to the test process).
+        let fd = handle.fileDescriptor
         Thread.detachNewThread { [self] in
-            data = handle.readDataToEndOfFile()
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { break }
+                data.append(contentsOf: buffer[0..<n])
+            }
             done.signal()
         }
     }
