@@ -90,8 +90,16 @@ final class PipeReader: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     init(_ handle: FileHandle) {
+        // read(2) itself: FileHandle.readDataToEndOfFile traps on EINTR (a signal to the test process).
+        let fd = handle.fileDescriptor
         Thread.detachNewThread { [self] in
-            data = handle.readDataToEndOfFile()
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { break }
+                data.append(contentsOf: buffer[0..<n])
+            }
             done.signal()
         }
     }
@@ -199,3 +207,50 @@ struct ScenarioRun: Sendable {
 
 /// Standard gravity: the g of Core Motion's accelerations and of IIO scales (m/s²).
 let standardGravity = 9.80665
+
+/// A `RESULT FAMILY STEP …` line of the device scenarios (`scripts/vm/devices/README.md`): its
+/// `KEY=VALUE` fields and its bare words after the prefix asked for.
+struct ResultLine: Sendable {
+    var fields: [String: String] = [:]
+    var words: [String] = []
+
+    func double(_ key: String) -> Double? { fields[key].flatMap(Double.init) }
+    func int(_ key: String) -> Int? { fields[key].flatMap { Int($0) } }
+
+    /// The 8 words of `csvstat.py csv`: ROWS MEAN_X MEAN_Y MEAN_Z RATE_HZ MIN_DT MAX_DT BACKWARDS.
+    var stat: (rows: Int, mean: (x: Double, y: Double, z: Double), rate: Double, maxDt: Double, backwards: Int)? {
+        let v = words.prefix(8).compactMap(Double.init)
+        guard v.count == 8 else { return nil }
+        return (Int(v[0]), (v[1], v[2], v[3]), v[4], v[6], Int(v[7]))
+    }
+}
+
+extension ScenarioRun {
+    /// The first line starting with `RESULT PREFIX ` (e.g. `hid face-up accelerometer`), parsed.
+    func result(_ prefix: String, _ location: SourceLocation = #_sourceLocation) -> ResultLine? {
+        let head = "RESULT \(prefix) "
+        guard let line = output.split(separator: "\n").map(String.init).first(where: { $0.hasPrefix(head) || $0 == head.dropLast() }) else {
+            Issue.record(Comment(rawValue: "no line '\(head)…' in the scenario's output:\n\(output)"), sourceLocation: location)
+            return nil
+        }
+        var r = ResultLine()
+        for word in line.dropFirst(head.count).split(separator: " ").map(String.init) {
+            if let eq = word.firstIndex(of: "="), word.first != "=" {
+                r.fields[String(word[..<eq])] = String(word[word.index(after: eq)...])
+            } else {
+                r.words.append(word)
+            }
+        }
+        return r
+    }
+
+    /// Records that a device scenario did not get to its `RESULT FAMILY done` line; false then.
+    func reachedDone(_ family: String, _ location: SourceLocation = #_sourceLocation) -> Bool {
+        guard ranToEnd(location) else { return false }
+        if !output.contains("RESULT \(family) done") {
+            Issue.record(Comment(rawValue: "the scenario did not finish:\n\(output)"), sourceLocation: location)
+            return false
+        }
+        return true
+    }
+}

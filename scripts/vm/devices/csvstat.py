@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Summaries for the VM scenarios (Python 3 standard library).
 
-  csvstat.py csv FILE [--head S | --tail S] [--where EXPR]
+  csvstat.py csv FILE [--skip S] [--head S | --tail S] [--where EXPR]
       FILE is `coremotion stream --format csv` output (header `timestamp,x,y,z`, `# sensor=…`
       comment, rows). Prints: ROWS MEAN_X MEAN_Y MEAN_Z RATE_HZ MIN_DT MAX_DT BACKWARDS
       (rate = (rows - 1) / time span; dt in seconds; backwards = timestamps not increasing).
-      --head S / --tail S keep the rows of the first / last S seconds of the file's own time.
+      --skip S drops the rows of the first S seconds; --head S / --tail S keep the rows of the
+      first / last S seconds of the file's own time.
       --where keeps rows for which the Python expression over x, y, z, t is true (e.g. 'y < -0.5').
   csvstat.py log FILE EVENT [FIELD=VALUE ...] --get KEY
       FILE is a device program's --log (JSON lines). Prints KEY of the last record of EVENT whose
@@ -50,7 +51,7 @@ def _is_number(s):
 
 def cmd_csv(argv):
     path = argv[0]
-    head = tail = None
+    head = tail = skip = None
     where = None
     i = 1
     while i < len(argv):
@@ -58,6 +59,8 @@ def cmd_csv(argv):
             head = float(argv[i + 1]); i += 2
         elif argv[i] == "--tail":
             tail = float(argv[i + 1]); i += 2
+        elif argv[i] == "--skip":
+            skip = float(argv[i + 1]); i += 2
         elif argv[i] == "--where":
             where = argv[i + 1]; i += 2
         else:
@@ -66,6 +69,9 @@ def cmd_csv(argv):
         rows = rows_of(path)
     except OSError:
         rows = []
+    if rows and skip is not None:
+        t0 = rows[0]["timestamp"]
+        rows = [r for r in rows if r["timestamp"] - t0 >= skip]
     if rows and head is not None:
         t0 = rows[0]["timestamp"]
         rows = [r for r in rows if r["timestamp"] - t0 <= head]

@@ -10,12 +10,14 @@ Prints one line:
 shows a scenario's SYN_DROPPED really lost events.
 
   evdev_probe.py /dev/input/event0 --seconds 5
+  evdev_probe.py /dev/input/event0 --ready-file F    (until SIGTERM; F is written once the node is open)
 """
 
 import argparse
 import fcntl
 import os
 import select
+import signal
 import struct
 import sys
 import time
@@ -34,15 +36,25 @@ def eviocgabs(fd, code):
 def main(argv=None):
     p = argparse.ArgumentParser()
     p.add_argument("node")
-    p.add_argument("--seconds", type=float, default=5.0)
+    p.add_argument("--seconds", type=float, default=0.0, help="read this long (default: until SIGTERM or SIGINT)")
+    p.add_argument("--ready-file", help="written once the node is open")
     args = p.parse_args(argv)
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
+    signal.signal(signal.SIGINT, lambda *_: stop.append(1))
     fd = os.open(args.node, os.O_RDONLY | os.O_NONBLOCK)
     values = [eviocgabs(fd, c) for c in range(6)]
+    if args.ready_file:
+        with open(args.ready_file, "w") as f:
+            f.write("open\n")
     dropped = frames = 0
-    end = time.monotonic() + args.seconds
+    end = time.monotonic() + args.seconds if args.seconds > 0 else float("inf")
     gone = False
-    while time.monotonic() < end:
-        r, _, _ = select.select([fd], [], [], 0.1)
+    while time.monotonic() < end and not stop:
+        try:
+            r, _, _ = select.select([fd], [], [], 0.1)
+        except InterruptedError:
+            continue
         if not r:
             continue
         try:

@@ -57,11 +57,11 @@ echo "RESULT evdev sensors status=$st listed=$listed playstation=$(grep -c -i 'p
 # --- one stream: stream NAME SENSOR [ARGS...] -> $work/NAME.csv ----------------------------------
 stream() {
     local name=$1 sensor=$2; shift 2
-    timeout 90 "$cli" stream --source "evdev:$node" --sensor "$sensor" --duration 2 --format csv "$@" \
+    timeout 90 "$cli" stream --source "evdev:$node" --sensor "$sensor" --duration 3 --format csv "$@" \
         >"$work/$name.csv" 2>"$work/$name.err"
     local st=$?
     [ -s "$work/$name.err" ] && sed "s/^/INFO $name stderr| /" "$work/$name.err" | head -5
-    echo "RESULT evdev $name $sensor status=$st $(summ csv "$work/$name.csv" --tail 1.5)"
+    echo "RESULT evdev $name $sensor status=$st $(summ csv "$work/$name.csv" --skip 0.5)"
 }
 pose() { echo "$1" >"$ctl"; sleep 0.5; }
 
@@ -80,27 +80,33 @@ pose pose=face-up
 # --- SYN_DROPPED: the reader is stopped (SIGSTOP) while the node goes upright and then sends a burst
 # of 1000 frames, far more than evdev's per-client queue (a power of two near 8 packets): the queue
 # overflows, the frame that changed the axes is discarded, and when the reader runs again it reads
-# SYN_DROPPED. Only a reader that re-reads the axes (EVIOCGABS) after it sees upright afterwards. --
-"$cli" stream --source "evdev:$node" --sensor accelerometer --duration 6 --format csv \
+# SYN_DROPPED. Only a reader that re-reads the axes (EVIOCGABS) after it sees upright afterwards.
+# The stream's --duration counts sample time from its first sample (so the stopped time too); it is
+# stopped once 20 rows are in, so 30 s leave it reading after it continues even on a loaded machine.
+"$py" "$dev/evdev_probe.py" "$node" --ready-file "$work/probe.ready" >"$work/probe.out" 2>&1 &
+probe_pid=$!
+for _ in $(seq 120); do [ -s "$work/probe.ready" ] && break; sleep 0.25; done
+"$cli" stream --source "evdev:$node" --sensor accelerometer --duration 30 --format csv \
     >"$work/dropped.csv" 2>"$work/dropped.err" &
 cli_pid=$!
-"$py" "$dev/evdev_probe.py" "$node" --seconds 5 >"$work/probe.out" 2>&1 &
-probe_pid=$!
-for _ in $(seq 120); do
-    n=$(grep -c '^[0-9]' "$work/dropped.csv" 2>/dev/null); [ "${n:-0}" -ge 50 ] && break
-    sleep 0.25
+for _ in $(seq 600); do
+    n=$(grep -c '^[0-9]' "$work/dropped.csv" 2>/dev/null); [ "${n:-0}" -ge 20 ] && break
+    sleep 0.1
 done
 kill -STOP "$cli_pid" "$probe_pid"
+stopped_at=$(cut -d' ' -f1 /proc/uptime) rows_at_stop=$(grep -c '^[0-9]' "$work/dropped.csv")
 echo "pose=upright" >"$ctl"
 sleep 0.5
 echo "burst=1000" >"$ctl"
 sleep 0.5
 kill -CONT "$cli_pid" "$probe_pid"
+info "the stream was stopped for $(echo "$(cut -d' ' -f1 /proc/uptime) $stopped_at" | awk '{print $1 - $2}') s after $rows_at_stop rows"
 ( sleep 60; kill "$cli_pid" 2>/dev/null ) & guard=$!
 wait "$cli_pid"; st=$?
 kill "$guard" 2>/dev/null
 [ -s "$work/dropped.err" ] && sed 's/^/INFO dropped stderr| /' "$work/dropped.err" | head -5
-echo "RESULT evdev syn-dropped status=$st face_up_rows=$(summ csv "$work/dropped.csv" --where 'z < -0.5' | cut -d' ' -f1) upright_rows=$(summ csv "$work/dropped.csv" --where 'y < -0.5' | cut -d' ' -f1) last=$(summ csv "$work/dropped.csv" --tail 0.5 | cut -d' ' -f2-4 | tr ' ' ',') bursts=$(summ count-log "$log" burst)"
+echo "RESULT evdev syn-dropped status=$st face_up_rows=$(summ csv "$work/dropped.csv" --where 'z < -0.5' | cut -d' ' -f1) upright_rows=$(summ csv "$work/dropped.csv" --where 'y < -0.5' | cut -d' ' -f1) last=$(summ csv "$work/dropped.csv" --tail 0.5 | cut -d' ' -f2-4 | tr ' ' ',') bursts=$(summ count-log "$log" burst) rows_at_stop=$rows_at_stop"
+kill -TERM "$probe_pid" 2>/dev/null
 wait "$probe_pid"
 echo "RESULT evdev syn-dropped-naive $(cat "$work/probe.out")"
 pose pose=face-up
@@ -109,7 +115,7 @@ pose pose=face-up
 timeout 90 "$cli" stream --source "evdev:$node" --sensor accelerometer --duration 60 --format csv \
     >"$work/unplug.csv" 2>"$work/unplug.err" &
 cli_pid=$!
-for _ in $(seq 120); do
+for _ in $(seq 240); do
     n=$(grep -c '^[0-9]' "$work/unplug.csv" 2>/dev/null); [ "${n:-0}" -ge 30 ] && break
     sleep 0.25
 done
@@ -130,7 +136,7 @@ start_node --pose face-up
 timeout 90 "$cli" stream --source "evdev:$node" --sensor accelerometer --duration 4 --format csv \
     >"$work/wrap.csv" 2>"$work/wrap.err" &
 cli_pid=$!
-for _ in $(seq 120); do
+for _ in $(seq 240); do
     n=$(grep -c '^[0-9]' "$work/wrap.csv" 2>/dev/null); [ "${n:-0}" -ge 30 ] && break
     sleep 0.25
 done

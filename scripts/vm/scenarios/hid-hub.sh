@@ -33,7 +33,7 @@ hub_pid=$!
 
 # The four IIO devices, by name.
 declare -A iio
-for _ in $(seq 120); do
+for _ in $(seq 240); do
     for d in /sys/bus/iio/devices/iio:device*; do
         [ -f "$d/name" ] && iio[$(cat "$d/name")]=$d
     done
@@ -67,12 +67,12 @@ polls() { summ count-log "$log" get_report rtype=2; }
 stream() {
     local name=$1 sensor=$2; shift 2
     local before; before=$(polls)
-    timeout 90 "$cli" stream --source iio --sensor "$sensor" --duration 2 --format csv "$@" \
+    timeout 90 "$cli" stream --source iio --sensor "$sensor" --duration 3 --format csv "$@" \
         >"$work/$name.csv" 2>"$work/$name.err"
     local st=$?
     local after; after=$(polls)
     [ -s "$work/$name.err" ] && sed "s/^/INFO $name stderr| /" "$work/$name.err" | head -5
-    echo "RESULT hid $name $sensor status=$st $(summ csv "$work/$name.csv" --tail 1.5) polls=$((after - before))"
+    echo "RESULT hid $name $sensor status=$st $(summ csv "$work/$name.csv" --skip 0.5) polls=$((after - before))"
 }
 pose() { echo "$1" >"$ctl"; sleep 0.5; }
 
@@ -90,9 +90,12 @@ stream spin accelerometer
 pose pose=face-up
 
 # --- rate changes: what the kernel asked the hub for, and what came ------------------------------
+# (The hub_interval_ms line comes first: a reader looking for the first 'RESULT hid rate-0.05 ' line
+# gets it, and 'RESULT hid rate-0.05 accelerometer ' is the stream's.)
 for iv in 0.05 0.02 0.01; do
-    stream "rate-$iv" accelerometer --interval "$iv" --duration 3
+    out=$(stream "rate-$iv" accelerometer --interval "$iv" --duration 4)
     echo "RESULT hid rate-$iv hub_interval_ms=$(summ log "$log" set_feature sensor=accel --get interval_ms)"
+    echo "$out"
 done
 
 # --- CMAltimeter: the dashboard's altitude stream (CMAltimeter on the first IIO pressure sensor, the
@@ -127,7 +130,7 @@ echo "press=101.325" >"$ctl"
 timeout 90 "$cli" stream --source iio --sensor accelerometer --duration 60 --format csv \
     >"$work/unplug.csv" 2>"$work/unplug.err" &
 cli_pid=$!
-for _ in $(seq 120); do
+for _ in $(seq 240); do
     n=$(grep -c '^[0-9]' "$work/unplug.csv" 2>/dev/null); [ "${n:-0}" -ge 30 ] && break
     sleep 0.25
 done
