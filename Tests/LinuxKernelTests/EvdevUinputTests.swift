@@ -69,7 +69,9 @@ struct EvdevUinputTests {
         #expect(r.int("status") == 0)
         let stat = try #require(r.stat)
         #expect(stat.backwards == 0)
-        #expect(stat.maxDt < 0.1)
+        // A mishandled wrap jumps by about 71 minutes (2^32 µs); under load the node itself stalls for
+        // up to ~0.45 s, so the bound is 1 s.
+        #expect(stat.maxDt < 1)
         #expect(stat.rows >= 100)
     }
 }
