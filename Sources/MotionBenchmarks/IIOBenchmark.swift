@@ -73,7 +73,7 @@ package enum IIOBenchmark {
         let source = try LinuxSensorDiscovery.source(forSpec: "iio", options: options)
         let stats = Stats(capacity: Int(rate * seconds) + 16)  // safe: --rate and --seconds are validated (≤ 4 kHz, ≤ 3600 s)
         let deliver: @Sendable (Double, Double) -> Void = { timestamp, x in
-            stats.record(latency: LinuxClock.monotonic() - timestamp, sequence: Int((x * 9.80665 / 0.00980665).rounded()))  // safe: x is the benchmark's own scan counter, read back
+            stats.record(latency: LinuxClock.monotonic() - timestamp, sequence: Int((abs(x) * 9.80665 / 0.00980665).rounded()))  // safe: x is the benchmark's own scan counter, read back (its sign is the driver rule's: a chip name is negated)
         }
         let stop: @Sendable () -> Void
         if let consumer {

@@ -16,6 +16,10 @@ import Foundation
                      // The raw attributes hold the first scan's values: polling would only ever see "portrait".
                      "A: in_accel_x_raw=103", "A: in_accel_y_raw=-919", "A: in_accel_z_raw=-385"]
         for (k, v) in attrs.sorted(by: { $0.key < $1.key }) { lines.append("A: \(k)=\(v)") }
+        // The hub's own trigger, as hid-sensor-accel-3d registers it: a triggered buffer with no trigger
+        // to attach never fills on a real kernel, and the source polls such a device instead.
+        let trigger = (json["extra_iio_device"] as? [String: String])?["trigger0/name"] ?? "accel_3d-dev0"
+        lines += ["", "P: /devices/platform/HID-SENSOR-200073.3.auto/trigger0", "E: SUBSYSTEM=iio", "A: name=\(trigger)"]
         return lines.joined(separator: "\n") + "\n\n"
     }
 
