@@ -32,26 +32,12 @@ package struct PhoneDecoded: Sendable {
     package var rejected: [String] = []
     /// Pressure, attitude and gravity readings, in message order.
     package var extras: [PhoneExtraReading] = []
+    /// Entries the app sent without a value yet (phyphox's `null` in a buffer that has not filled,
+    /// or a NaN it measured): normal traffic, counted apart from ``rejected`` and not reported.
+    package var empty = 0
 
     /// Creates an empty result.
     package init() {}
-}
-
-/// Unit conversions shared by every phone decoder.
-package enum PhoneUnits {
-    /// Standard gravity in m/s² (Android's `SensorManager.GRAVITY_EARTH`, Sensor Logger's factor).
-    package static let standardGravity = 9.80665
-    /// phyphox's factor (its iOS code multiplies Core Motion's g by −9.81).
-    package static let phyphoxGravity = 9.81
-
-    /// Android's acceleration (m/s², +g on z lying face up) in Core Motion's (g, −1 on z face up):
-    /// all three axes negated and divided by `gravity`.
-    @inlinable
-    package static func androidAcceleration(_ x: Double, _ y: Double, _ z: Double, gravity: Double = standardGravity) -> Vector3 {
-        let k = -1 / gravity
-        // + 0 turns −0 (from a zero axis) into 0, so output prints 0 rather than -0.
-        return Vector3(x * k + 0, y * k + 0, z * k + 0)
-    }
 }
 
 /// Splits a byte stream into flat JSON objects written back to back with no delimiter (SensorLog's
