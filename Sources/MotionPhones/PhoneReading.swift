@@ -1,5 +1,6 @@
 import Foundation
 import MotionFusion
+import MotionRecordings
 import MotionSources
 
 /// One reading decoded from a phone's message, already in Core Motion's units and signs, still on
@@ -165,16 +166,16 @@ package struct LineSplitter: Sendable {
     }
 }
 
-/// Parses a JSON document with Foundation, `nil` when it is not valid JSON.
+/// Parses a JSON document with the phones' one parser (`MotionRecordings`' ``PhoneJSON``), `nil` when
+/// it is not valid JSON.
 func parseJSON(_ bytes: [UInt8]) -> Any? {
-    try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
+    PhoneJSON.parse(bytes)
 }
 
 /// A number from JSON: a number, or a string holding one (SensorLog writes `"0.002167"`).
 func jsonNumber(_ any: Any?) -> Double? {
     switch any {
-    case let n as NSNumber:
-        let d = n.doubleValue
+    case let d as Double:
         return d.isFinite ? d : nil
     case let s as String:
         guard let d = Double(s.trimmingCharacters(in: .whitespaces)), d.isFinite else { return nil }
