@@ -144,7 +144,7 @@ struct BenchFleetCommand: AsyncParsableCommand {
                     var d = tally.devices[message.deviceId] ?? Tally.Device()
                     for ready in d.reorder.add(message) {
                         for e in ready.payload {
-                            guard let x = e.values["x"].map({ -$0 / SensorLoggerPushConverter.standardGravity }), x.isFinite, x > -0.5, x < 1e9 else { continue }
+                            guard let x = e.values["x"].map({ -$0 / PhoneUnits.standardGravity }), x.isFinite, x > -0.5, x < 1e9 else { continue }
                             let seq = Int(x.rounded())
                             if !d.appSeen.insert(seq).inserted { d.appDuplicated += 1; continue }
                             if seq < d.appMax { d.appOutOfOrder += 1 }
@@ -153,7 +153,7 @@ struct BenchFleetCommand: AsyncParsableCommand {
                     }
                     for e in message.payload {
                         // Published as totalacceleration: x = −9.80665 · seq m/s².
-                        guard let x = e.values["x"].map({ -$0 / SensorLoggerPushConverter.standardGravity }), x.isFinite, x > -0.5, x < 1e9 else { continue }
+                        guard let x = e.values["x"].map({ -$0 / PhoneUnits.standardGravity }), x.isFinite, x > -0.5, x < 1e9 else { continue }
                         let seq = Int(x.rounded())
                         tally.received += 1
                         if !d.seen.insert(seq).inserted { d.duplicated += 1; continue }

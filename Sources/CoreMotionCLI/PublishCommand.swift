@@ -13,7 +13,9 @@ struct PublishCommand: AsyncParsableCommand {
             is in the message, not appended to the topic). Acceleration goes as totalacceleration in m/s² with \
             Sensor Logger's standardised sign (+9.81 on z lying face up); gyroscope rad/s; magnetometer µT; time \
             in epoch ns. The client keeps a persistent session (clean session off, client id ocm-pub-DEVICE) and \
-            reconnects with exponential backoff; at QoS 1 nothing is lost across a reconnect.
+            reconnects with exponential backoff; at QoS 1 nothing is lost across a reconnect: what is read while \
+            the broker is away is kept (up to --buffer-seconds, default 60) and sent in order once it is back; past \
+            that bound the oldest batches are dropped, with a warning.
             """
     )
 
@@ -36,6 +38,10 @@ struct PublishCommand: AsyncParsableCommand {
 
     @Option(parsing: .unconditional, help: "Seconds per batch (one message), 0.001 to 60.", transform: OptionValue.seconds(0.001...60))
     var batch: Double = 0.1
+
+    @Option(parsing: .unconditional, help: "At QoS 1, seconds of samples kept while the broker is away, sent once it is back (0 to 86400); older ones are dropped with a warning.",
+            transform: OptionValue.seconds(0...86_400, allowZero: true))
+    var bufferSeconds: Double = 60
 
     @Flag(help: "Send the compact binary payload (README: Fleets over MQTT) instead of JSON.")
     var binary = false
@@ -64,7 +70,7 @@ struct PublishCommand: AsyncParsableCommand {
         let reach = Locked((connected: false, lastFailure: String?.none))
         let publisher = MQTTMotionPublisher(
             configuration: url.clientConfiguration(clientID: "ocm-pub-\(device)"), topic: url.topic, deviceID: device,
-            qos: qos == 0 ? .atMostOnce : .atLeastOnce, binary: binary, batchPeriod: batch
+            qos: qos == 0 ? .atMostOnce : .atLeastOnce, binary: binary, batchPeriod: batch, bufferSeconds: bufferSeconds
         ) { event in
             switch event {
             case .connected:
@@ -75,9 +81,11 @@ struct PublishCommand: AsyncParsableCommand {
             case .refused(let code):
                 continuation.yield("\(url): \(code.explanation)")
             case .dropped(let n):
-                // QoS 0 while disconnected, or the queue full: said once, counted in the summary.
+                // QoS 0 while disconnected, or the buffer full: said once, counted in the summary.
                 if dropped.withLock({ d in defer { d += n }; return d == 0 }) {
-                    printError("\(url): dropping messages (QoS 0 while disconnected, or the outgoing queue is full)")
+                    printError(qos == 0
+                        ? "\(url): dropping samples while the broker is away (QoS 0 keeps nothing; use --qos 1 to buffer them)"
+                        : "warning: \(url): the broker has been away longer than --buffer-seconds \(String(format: "%g", bufferSeconds)) s: dropping the oldest buffered samples")
                 }
             default:
                 break

@@ -145,7 +145,7 @@ struct SensorsCommand: AsyncParsableCommand {
         for (key, value) in phone.info.details { lines.append("  \(key): \(value)") }
         lines.append("  heard from: \(stats.peer ?? "nobody in \(format(seconds)) s")")
         if let platform = stats.platform { lines.append("  phone platform: \(platform)") }
-        lines.append("  messages: \(stats.messages), malformed: \(stats.malformed), oversized: \(stats.oversized), repeated: \(stats.stale)")
+        lines.append("  messages: \(stats.messages), malformed: \(stats.malformed), empty: \(stats.empty), oversized: \(stats.oversized), repeated: \(stats.stale)")
         return lines.joined(separator: "\n")
     }
 

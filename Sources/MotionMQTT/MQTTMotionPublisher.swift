@@ -13,6 +13,13 @@ import NIOCore
 /// ``SensorLoggerPushConverter/entry(for:epochOffsetNanoseconds:)``; samples with a NaN or infinite value
 /// are skipped and counted in ``skipped``.
 ///
+/// ## While the broker is away
+/// At QoS 1 every batch is kept, in order, until the broker acknowledges it: batches made while the
+/// connection is down wait in the client's queue and go out after the reconnect (the unacknowledged
+/// ones first, again), so a broker restart loses nothing. The queue holds ``bufferSeconds`` of batches
+/// (``bufferedMessages``); past it the oldest are dropped and the client says so
+/// (``MQTTClientEvent/dropped(_:)``). At QoS 0 nothing is kept while disconnected.
+///
 /// ## Threading
 /// ``add(_:)`` may be called from any thread; sending happens on the client's event loop.
 package final class MQTTMotionPublisher: Sendable {
@@ -30,6 +37,10 @@ package final class MQTTMotionPublisher: Sendable {
     package let binary: Bool
     /// Seconds between batches.
     package let batchPeriod: Double
+    /// Seconds of batches kept while the broker is away (QoS 1).
+    package let bufferSeconds: Double
+    /// Batches kept while the broker is away: ``bufferSeconds`` / ``batchPeriod``, at least 1.
+    package var bufferedMessages: Int { client.configuration.maximumQueued }
 
     private struct Batch {
         var entries: [SensorLoggerPushEntry] = []
@@ -52,20 +63,28 @@ package final class MQTTMotionPublisher: Sendable {
     ///   - qos: 0 or 1 (default 1).
     ///   - binary: the compact payload instead of JSON (default `false`).
     ///   - batchPeriod: seconds per batch, 0.001–60 (default 0.1).
+    ///   - bufferSeconds: seconds of batches kept while the broker is away, 0–86400 (default 60); sets the
+    ///     client's ``MQTTClientConfiguration/maximumQueued``.
     ///   - onEvent: the client's events (connection problems), on its event loop.
     package init(configuration: MQTTClientConfiguration, topic: String, deviceID: String, qos: MQTTQoS = .atLeastOnce, binary: Bool = false,
-                batchPeriod: Double = 0.1, eventLoop: (any EventLoop)? = nil, onEvent: @escaping @Sendable (MQTTClientEvent) -> Void = { _ in }) {
+                batchPeriod: Double = 0.1, bufferSeconds: Double = 60, eventLoop: (any EventLoop)? = nil,
+                onEvent: @escaping @Sendable (MQTTClientEvent) -> Void = { _ in }) {
+        let period = batchPeriod.isFinite ? min(max(batchPeriod, 0.001), 60) : 0.1
+        let buffer = bufferSeconds.isFinite ? min(max(bufferSeconds, 0), 86_400) : 60
+        var configuration = configuration
+        configuration.maximumQueued = max(1, Int((buffer / period).rounded(.up)))  // safe: ≤ 86 400 / 0.001
+        self.bufferSeconds = buffer
         self.client = MQTTClient(configuration: configuration, eventLoop: eventLoop, onEvent: onEvent)
         self.topic = topic
         self.deviceID = deviceID
         self.sessionID = UUID().uuidString.lowercased()
         self.qos = qos == .exactlyOnce ? .atLeastOnce : qos
         self.binary = binary
-        self.batchPeriod = batchPeriod.isFinite ? min(max(batchPeriod, 0.001), 60) : 0.1
+        self.batchPeriod = period
         self.epochOffset = mqttEpochOffsetNanoseconds()
         client.start()
-        let period = TimeAmount.nanoseconds(Int64(self.batchPeriod * 1e9))  // safe: --batch is validated to 0.001…60 s
-        let task = client.eventLoop.scheduleRepeatedTask(initialDelay: period, delay: period) { [weak self] _ in self?.flush() }
+        let tick = TimeAmount.nanoseconds(Int64(self.batchPeriod * 1e9))  // safe: --batch is validated to 0.001…60 s
+        let task = client.eventLoop.scheduleRepeatedTask(initialDelay: tick, delay: tick) { [weak self] _ in self?.flush() }
         ticker.withLockedValue { $0 = task }
     }
 

@@ -43,8 +43,8 @@ package enum MQTTDeviceEvent: Sendable, Hashable {
 /// off, client id stable: `ocm-sub-` and a hash of the URL, or `client-id=`), and reads Sensor Logger
 /// push messages, JSON or binary, from any number of devices (`deviceId`). Per device, messages are put
 /// back in `messageId` order and duplicates dropped (``SensorLoggerPushReorderBuffer``), then converted to
-/// Core Motion's units and signs (``SensorLoggerPushConverter``; `convention=apple` for iPhones with
-/// "Standardise Units & Frames" off).
+/// Core Motion's units and signs (``SensorLoggerPushConverter``: the convention inferred per device from
+/// its raw acceleration, as the export reader does, unless `convention=apple|standardised` says it).
 ///
 /// As a ``SensorSource`` (one `CMMotionManager`) it delivers one device: the one named by `device=`,
 /// else the first heard from. A device that sends nothing for `silence` seconds (default 5) interrupts
@@ -70,8 +70,9 @@ package final class MQTTSensorSource: SensorSource {
     package let boundDevice: String?
     /// Seconds without a message after which a device counts as gone (`silence=`, default 5).
     package let silence: Double
-    /// The acceleration convention of incoming messages (`convention=`, default standardised).
-    package let convention: SensorLoggerConvention
+    /// The acceleration convention of incoming messages (`convention=`); `nil` (the default) infers
+    /// it per device from its readings (``SensorLoggerPushConverter``).
+    package let convention: SensorLoggerConvention?
     /// Where connection problems and the silence of the delivered device are reported (default: one line on standard error).
     package let log: @Sendable (String) -> Void
 
@@ -137,7 +138,7 @@ package final class MQTTSensorSource: SensorSource {
             guard let v = SensorLoggerConvention(rawValue: c) else { throw SourceError(.unavailable, "\(url): convention=\(c); expected standardised or apple") }
             convention = v
         } else {
-            convention = .standardised
+            convention = nil
         }
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for b in "\(url)|\(boundDevice ?? "")".utf8 { hash = (hash ^ UInt64(b)) &* 0x100_0000_01b3 }
@@ -148,7 +149,7 @@ package final class MQTTSensorSource: SensorSource {
                           name: "MQTT broker \(url.host):\(url.port), topic \(url.topic)",
                           sensors: [.accelerometer: cap, .gyro: cap, .magnetometer: cap],
                           details: [("broker", "\(url.host):\(url.port)"), ("topic filter", url.topic), ("device", boundDevice ?? "first heard"),
-                                    ("silence", "\(silence) s"), ("convention", convention.rawValue), ("client id", clientID)])
+                                    ("silence", "\(silence) s"), ("convention", convention?.rawValue ?? "inferred per device"), ("client id", clientID)])
     }
 
     /// Creates a source from its spec string.

@@ -9,7 +9,9 @@ final class HyperIMUReceiver: PhoneTransport, Sendable {
     private weak let source: PhoneSource?
     private let spec: PhoneSpec
     private let eventLoop: any EventLoop
-    let decoder: HyperIMUDecoder
+    /// The configured layout.
+    let layout: [SensorKind?]
+    private let decoder: NIOLockedValueBox<HyperIMUDecoder>
     private let channel = NIOLockedValueBox<(any Channel)?>(nil)
 
     init(source: PhoneSource) throws(SourceError) {
@@ -20,10 +22,11 @@ final class HyperIMUReceiver: PhoneTransport, Sendable {
             guard let layout = HyperIMUDecoder.layout(parsing: text) else {
                 throw SourceError(.unavailable, "\(spec): sensors=\(text); expected the app's order as a list of acc, gyro, mag or skip, such as sensors=acc,gyro,mag")
             }
-            decoder = HyperIMUDecoder(layout: layout)
+            self.layout = layout
         } else {
-            decoder = HyperIMUDecoder()
+            layout = HyperIMUDecoder().layout
         }
+        decoder = NIOLockedValueBox(HyperIMUDecoder(layout: layout))
     }
 
     var localAddress: (host: String, port: Int)? {
@@ -47,7 +50,7 @@ final class HyperIMUReceiver: PhoneTransport, Sendable {
         channel.withLockedValue { $0 = bound }
         let port = bound.localAddress?.port ?? spec.port
         let hosts = reachableAddresses(forListeningHost: spec.host)
-        source?.log("HyperIMU: listening for UDP on \(spec.host):\(port). In the app: Settings → Stream → protocol UDP, server IP \(hosts.joined(separator: " or ")), port \(port); sensors in this order: \(decoder.layout.map { $0?.rawValue ?? "skip" }.joined(separator: ", ")) (change with ?sensors=)")
+        source?.log("HyperIMU: listening for UDP on \(spec.host):\(port). In the app: Settings → Stream → protocol UDP, server IP \(hosts.joined(separator: " or ")), port \(port); sensors in this order: \(layout.map { $0?.rawValue ?? "skip" }.joined(separator: ", ")) (change with ?sensors=)")
     }
 
     func stop() {
@@ -64,7 +67,8 @@ final class HyperIMUReceiver: PhoneTransport, Sendable {
         if let last = splitter.flush() { lines.append(last) }
         if lines.isEmpty { source.malformed("empty datagram from \(peer)") }
         for line in lines {
-            source.received(decoder.decode(line: line), arrival: arrival, peer: peer)
+            let decoded = decoder.withLockedValue { $0.decode(line: line) }
+            source.received(decoded, arrival: arrival, peer: peer)
         }
     }
 }

@@ -88,10 +88,12 @@ package enum SensorServerDecoder {
 /// The line carries no sensor names, so the order is configured: ``layout`` lists, per triple, the
 /// sensor it is (`nil` for a triple to skip, such as a rotation vector or a linear acceleration).
 /// A leading field at or above 1e11 is taken as the epoch-ms timestamp; one that is not a number
-/// (a MAC address) is skipped. Acceleration is Android's (m/s², +g on z face up): negated, ÷ 9.80665.
+/// (a MAC address) is skipped. Values, time and repeated rows follow `MotionRecordings`'
+/// ``HyperIMURowDecoder``, the rules of the HyperIMU file reader.
 package struct HyperIMUDecoder: Sendable {
     /// The sensor of each triple, in order; `nil` skips a triple.
     package var layout: [SensorKind?]
+    private var rows = HyperIMURowDecoder()
 
     /// Creates a decoder; the default layout is accelerometer, gyroscope, magnetometer.
     package init(layout: [SensorKind?] = [.accelerometer, .gyro, .magnetometer]) {
@@ -114,7 +116,7 @@ package struct HyperIMUDecoder: Sendable {
     }
 
     /// Decodes one line.
-    package func decode(line: String) -> PhoneDecoded {
+    package mutating func decode(line: String) -> PhoneDecoded {
         var out = PhoneDecoded()
         out.clock = "epoch"
         var fields = line.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
@@ -123,7 +125,7 @@ package struct HyperIMUDecoder: Sendable {
         var leading = 0
         while leading < 2, let f = fields.first {
             if let v = Double(f), v.isFinite {
-                if v >= 1e11, time == nil { time = v / 1000; fields.removeFirst(); leading += 1; continue }
+                if v >= 1e11, time == nil { time = HyperIMURowDecoder.seconds(epochMilliseconds: v); fields.removeFirst(); leading += 1; continue }
                 break
             }
             if f.contains(":") || f.isEmpty { fields.removeFirst(); leading += 1; continue }
@@ -136,6 +138,7 @@ package struct HyperIMUDecoder: Sendable {
             out.rejected.append("\(fields.count) values, expected at least \(needed)")
             return out
         }
+        guard rows.isNew(time: time) else { return out }
         for (i, sensor) in layout.enumerated() {
             guard let sensor else { continue }
             guard let x = Double(fields[3 * i]), let y = Double(fields[3 * i + 1]), let z = Double(fields[3 * i + 2]),
@@ -144,8 +147,7 @@ package struct HyperIMUDecoder: Sendable {
                 out.rejected.append("\(sensor.rawValue): not numbers")
                 continue
             }
-            let value = sensor == .accelerometer ? PhoneUnits.androidAcceleration(x, y, z) : Vector3(x, y, z)
-            out.readings.append(PhoneReading(sensor: sensor, phoneTime: time, value: value))
+            out.readings.append(PhoneReading(sensor: sensor, phoneTime: time, value: HyperIMURowDecoder.value(sensor, x, y, z)))
         }
         return out
     }
@@ -154,17 +156,14 @@ package struct HyperIMUDecoder: Sendable {
 /// SensorLog (iOS, B. Thomas): flat records, as JSON objects whose values are strings, or CSV rows
 /// under a `name(unit)` header. Both are read as a dictionary by field name without the unit.
 ///
-/// Fields used, Core Motion's own units and signs (SensorLog writes Core Motion values unchanged):
-/// `accelerometerTimestamp_sinceReboot` + `accelerometerAcceleration{X,Y,Z}` (g);
-/// `gyroTimestamp_sinceReboot` + `gyroRotation{X,Y,Z}` (rad/s), else `motionRotationRate{X,Y,Z}`
-/// at `motionTimestamp_sinceReboot`; `magnetometerTimestamp_sinceReboot` + `magnetometer{X,Y,Z}` (µT).
-/// If no raw accelerometer is logged, `motionGravity + motionUserAcceleration` at the motion time.
-/// Extras: `motionQuaternion{X,Y,Z,W}` (the `CMAttitude` quaternion, unchanged) and `motionGravity{X,Y,Z}`
-/// (g) at the motion time; `altimeterPressure` (kPa) at `altimeterTimestamp_sinceReboot`.
-/// Rows repeat a sensor's last value (sample and hold); the source drops a reading whose phone time
-/// did not advance.
+/// The samples come from `MotionRecordings`' ``SensorLogRecordDecoder``, the decoder the SensorLog
+/// file reader uses (Core Motion's own units and signs; a sample only when its sensor's timestamp
+/// advances). Extras: `motionQuaternion{X,Y,Z,W}` (the `CMAttitude` quaternion, unchanged) and
+/// `motionGravity{X,Y,Z}` (g) at the motion time; `altimeterPressure` (kPa) at
+/// `altimeterTimestamp_sinceReboot`.
 package struct SensorLogDecoder: Sendable {
     private var header: [String]?
+    private var records = SensorLogRecordDecoder()
 
     /// Creates a decoder.
     package init() {}
@@ -178,13 +177,13 @@ package struct SensorLogDecoder: Sendable {
     }
 
     /// Decodes one JSON record.
-    package func decode(json bytes: [UInt8]) -> PhoneDecoded {
+    package mutating func decode(json bytes: [UInt8]) -> PhoneDecoded {
         guard let object = parseJSON(bytes) as? [String: Any] else {
             var out = PhoneDecoded()
             out.rejected.append("not a JSON object")
             return out
         }
-        return Self.decode(record: { jsonNumber(object[$0]) })
+        return decode(has: { object[$0] != nil }, field: { jsonNumber(object[$0]) })
     }
 
     /// Decodes one CSV line: the first one seen is the header.
@@ -197,39 +196,26 @@ package struct SensorLogDecoder: Sendable {
         }
         guard let header else { return PhoneDecoded() }
         var index: [String: Int] = [:]
-        for (i, name) in header.enumerated() { index[name] = i }
-        return Self.decode(record: { name in
+        for (i, name) in header.enumerated() where index[name] == nil { index[name] = i }
+        return decode(has: { index[$0] != nil }, field: { name in
             guard let i = index[name], i < cells.count else { return nil }
             guard let v = Double(cells[i].trimmingCharacters(in: .whitespaces)), v.isFinite else { return nil }
             return v
         })
     }
 
-    /// Decodes one record given a lookup of its numeric fields by name.
-    static func decode(record field: (String) -> Double?) -> PhoneDecoded {
+    /// Decodes one record given which fields it has and a lookup of its numeric fields by name.
+    mutating func decode(has: (String) -> Bool, field: (String) -> Double?) -> PhoneDecoded {
         var out = PhoneDecoded()
         out.clock = "sinceReboot"
+        for s in records.samples(SensorLogRecordDecoder.sources(has: has), value: field) {
+            out.readings.append(PhoneReading(sensor: s.sensor, phoneTime: s.timestamp, value: s.value))
+        }
         func vector(_ x: String, _ y: String, _ z: String) -> Vector3? {
             guard let a = field(x), let b = field(y), let c = field(z) else { return nil }
             return Vector3(a, b, c)
         }
-        let motionTime = field("motionTimestamp_sinceReboot")
-        if let t = field("accelerometerTimestamp_sinceReboot"),
-           let v = vector("accelerometerAccelerationX", "accelerometerAccelerationY", "accelerometerAccelerationZ") {
-            out.readings.append(PhoneReading(sensor: .accelerometer, phoneTime: t, value: v))
-        } else if let t = motionTime, let g = vector("motionGravityX", "motionGravityY", "motionGravityZ"),
-                  let u = vector("motionUserAccelerationX", "motionUserAccelerationY", "motionUserAccelerationZ") {
-            out.readings.append(PhoneReading(sensor: .accelerometer, phoneTime: t, value: g + u))
-        }
-        if let t = field("gyroTimestamp_sinceReboot"), let v = vector("gyroRotationX", "gyroRotationY", "gyroRotationZ") {
-            out.readings.append(PhoneReading(sensor: .gyro, phoneTime: t, value: v))
-        } else if let t = motionTime, let v = vector("motionRotationRateX", "motionRotationRateY", "motionRotationRateZ") {
-            out.readings.append(PhoneReading(sensor: .gyro, phoneTime: t, value: v))
-        }
-        if let t = field("magnetometerTimestamp_sinceReboot"), let v = vector("magnetometerX", "magnetometerY", "magnetometerZ") {
-            out.readings.append(PhoneReading(sensor: .magnetometer, phoneTime: t, value: v))
-        }
-        if let t = motionTime {
+        if let t = field("motionTimestamp_sinceReboot") {
             if let qx = field("motionQuaternionX"), let qy = field("motionQuaternionY"), let qz = field("motionQuaternionZ"),
                let qw = field("motionQuaternionW"),
                let q = PhoneFrames.coreMotionAttitude(fromApple: Quaternion(w: qw, x: qx, y: qy, z: qz)) {
@@ -242,24 +228,31 @@ package struct SensorLogDecoder: Sendable {
         if let p = field("altimeterPressure"), p > 0 {
             out.extras.append(PhoneExtraReading(phoneTime: field("altimeterTimestamp_sinceReboot"), quantity: .pressure(p)))
         }
-        if out.readings.isEmpty && out.extras.isEmpty { out.rejected.append("no motion fields") }
+        // A row that only repeats held values is normal traffic; one without any sensor time is not.
+        let times = ["accelerometerTimestamp_sinceReboot", "gyroTimestamp_sinceReboot", "magnetometerTimestamp_sinceReboot", "motionTimestamp_sinceReboot"]
+        if out.readings.isEmpty && out.extras.isEmpty && !times.contains(where: { field($0) != nil }) {
+            out.rejected.append("no motion fields")
+        }
         return out
     }
 }
 
 /// Sensor Logger (iOS, Android) HTTP push: the JSON `{messageId, sessionId, deviceId, payload}` of
 /// `MotionRecordings`' ``SensorLoggerPush`` decoder, converted by its ``SensorLoggerPushConverter``
-/// (the same code that serves MQTT), with time left on the phone's clock (epoch seconds).
+/// (the same code that serves MQTT, with the units and signs of the export reader,
+/// `SensorLoggerConversion.swift`), with time left on the phone's clock (epoch seconds).
 package struct SensorLoggerDecoder: Sendable {
     private var converter: SensorLoggerPushConverter
-    private let convention: SensorLoggerConvention
     private var reorder = SensorLoggerPushReorderBuffer(window: 1)
 
-    /// Creates a decoder for one phone with the given acceleration convention.
-    package init(convention: SensorLoggerConvention) {
+    /// Creates a decoder for one phone with the given acceleration convention; `nil` (the default)
+    /// infers it from the phone's readings (``SensorLoggerPushConverter``).
+    package init(convention: SensorLoggerConvention? = nil) {
         converter = SensorLoggerPushConverter(convention: convention, epochOffsetNanoseconds: 0)
-        self.convention = convention
     }
+
+    /// The convention in use (given, or inferred so far).
+    package var convention: SensorLoggerConvention { converter.effectiveConvention }
 
     /// Readings dropped by the converter as not later than the last of their sensor.
     package var discardedLate: Int { converter.discardedLate }
@@ -277,7 +270,7 @@ package struct SensorLoggerDecoder: Sendable {
             return .pressure(p / 10)
         case "gravity":
             guard let x = v["x"], let y = v["y"], let z = v["z"] else { return nil }
-            let g = convention == .apple ? Vector3(x, y, z) * (1 / PhoneUnits.standardGravity) : PhoneUnits.androidAcceleration(x, y, z)
+            let g = convention.acceleration(metresPerSecondSquared: Vector3(x, y, z))
             return g.x.isFinite && g.y.isFinite && g.z.isFinite ? .gravity(g) : nil
         case "orientation":
             guard let w = v["qw"], let x = v["qx"], let y = v["qy"], let z = v["qz"] else { return nil }
@@ -311,7 +304,7 @@ package struct SensorLoggerDecoder: Sendable {
                 out.readings.append(PhoneReading(sensor: s.sensor, phoneTime: s.timestamp, value: s.value))
             }
             for e in ready.payload {
-                if let q = extra(e) { out.extras.append(PhoneExtraReading(phoneTime: Double(e.time) / 1e9, quantity: q)) }
+                if let q = extra(e) { out.extras.append(PhoneExtraReading(phoneTime: epochSeconds(e.time), quantity: q)) }
             }
         }
         return out

@@ -1,5 +1,6 @@
 import Foundation
 import MotionFusion
+import MotionRecordings
 import MotionSources
 
 /// One reading decoded from a phone's message, already in Core Motion's units and signs, still on
@@ -32,26 +33,12 @@ package struct PhoneDecoded: Sendable {
     package var rejected: [String] = []
     /// Pressure, attitude and gravity readings, in message order.
     package var extras: [PhoneExtraReading] = []
+    /// Entries the app sent without a value yet (phyphox's `null` in a buffer that has not filled,
+    /// or a NaN it measured): normal traffic, counted apart from ``rejected`` and not reported.
+    package var empty = 0
 
     /// Creates an empty result.
     package init() {}
-}
-
-/// Unit conversions shared by every phone decoder.
-package enum PhoneUnits {
-    /// Standard gravity in m/s² (Android's `SensorManager.GRAVITY_EARTH`, Sensor Logger's factor).
-    package static let standardGravity = 9.80665
-    /// phyphox's factor (its iOS code multiplies Core Motion's g by −9.81).
-    package static let phyphoxGravity = 9.81
-
-    /// Android's acceleration (m/s², +g on z lying face up) in Core Motion's (g, −1 on z face up):
-    /// all three axes negated and divided by `gravity`.
-    @inlinable
-    package static func androidAcceleration(_ x: Double, _ y: Double, _ z: Double, gravity: Double = standardGravity) -> Vector3 {
-        let k = -1 / gravity
-        // + 0 turns −0 (from a zero axis) into 0, so output prints 0 rather than -0.
-        return Vector3(x * k + 0, y * k + 0, z * k + 0)
-    }
 }
 
 /// Splits a byte stream into flat JSON objects written back to back with no delimiter (SensorLog's
@@ -179,16 +166,16 @@ package struct LineSplitter: Sendable {
     }
 }
 
-/// Parses a JSON document with Foundation, `nil` when it is not valid JSON.
+/// Parses a JSON document with the phones' one parser (`MotionRecordings`' ``PhoneJSON``), `nil` when
+/// it is not valid JSON.
 func parseJSON(_ bytes: [UInt8]) -> Any? {
-    try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
+    PhoneJSON.parse(bytes)
 }
 
 /// A number from JSON: a number, or a string holding one (SensorLog writes `"0.002167"`).
 func jsonNumber(_ any: Any?) -> Double? {
     switch any {
-    case let n as NSNumber:
-        let d = n.doubleValue
+    case let d as Double:
         return d.isFinite ? d : nil
     case let s as String:
         guard let d = Double(s.trimmingCharacters(in: .whitespaces)), d.isFinite else { return nil }

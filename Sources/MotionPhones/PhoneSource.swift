@@ -40,6 +40,8 @@ package struct PhoneStatistics: Sendable, Hashable {
     package var malformed = 0
     /// Messages dropped for exceeding a size cap.
     package var oversized = 0
+    /// Entries sent without a value (phyphox's `null` before a buffer has filled): normal, not malformed.
+    package var empty = 0
     /// Readings dropped because their phone time did not advance (repeated rows, late batches).
     package var stale = 0
     /// Times a phone clock stepped and its mapping restarted.
@@ -286,6 +288,7 @@ package final class PhoneSource: SensorSource {
         samples.reserveCapacity(decoded.readings.count)
         let (sink, problems) = state.withLockedValue { s -> ((@Sendable (SourceEvent) -> Void)?, [String]) in
             s.stats.messages += 1
+            s.stats.empty += decoded.empty
             if let peer { s.stats.peer = peer }
             var problems: [String] = []
             for reason in decoded.rejected {

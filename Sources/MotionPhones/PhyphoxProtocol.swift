@@ -1,5 +1,6 @@
 import Foundation
 import MotionFusion
+import MotionRecordings
 import MotionSources
 
 /// One phyphox sensor input and the buffers its outputs fill, learned from `/config`.
@@ -89,32 +90,15 @@ package struct PhyphoxChannel: Sendable, Hashable {
     }
 }
 
-/// The platform a phyphox phone runs, which fixes the factor its acceleration was scaled by.
-package enum PhyphoxPlatform: String, Sendable, Hashable {
-    /// iOS: phyphox multiplies Core Motion's g by −9.81 (`kG` in `ExperimentSensorInput.swift`).
-    case iOS = "ios"
-    /// Android: the sensor's own m/s² with Android's sign; g taken as 9.80665.
-    case android = "android"
-
-    /// The m/s² per g to divide by.
-    package var gravity: Double { self == .iOS ? PhoneUnits.phyphoxGravity : PhoneUnits.standardGravity }
-
-    /// The platform a `/meta` document reveals: an Apple device name or brand means iOS, anything else
-    /// (or no document) Android.
-    package static func from(meta bytes: [UInt8]) -> PhyphoxPlatform {
-        let text = String(decoding: bytes.prefix(64 * 1024), as: UTF8.self).lowercased()
-        return text.contains("apple") || text.contains("iphone") || text.contains("ipad") || text.contains("ios") ? .iOS : .android
-    }
-}
-
 /// Decodes phyphox's `/get` responses and keeps the threshold of each channel's time buffer, so that
 /// each poll asks only for what came since the last one.
 ///
 /// A response is `{"buffer": {name: {"size", "updateMode", "buffer": [numbers or null]}}, "status":
 /// {"session", "measuring", …}}`. The buffers of one channel can differ in length inside one response
 /// (phyphox-ios#22): only the first `min` entries of all four are used, and the threshold moves to the
-/// last time used, so the rest comes again with the next poll. An entry that is `null` (NaN, ∞) is
-/// skipped and counted. Acceleration (m/s², Android's sign on both platforms) is negated and divided by
+/// last time used, so the rest comes again with the next poll. An entry that is `null` (a value that
+/// does not exist yet, on the first polls of a running experiment; NaN, ∞) is skipped and counted in
+/// ``PhoneDecoded/empty``, not as malformed, and not reported. Acceleration (m/s², Android's sign on both platforms) is negated and divided by
 /// ``PhyphoxPlatform/gravity``; rotation rate (rad/s) and magnetic field (µT) pass unchanged. Extras:
 /// `pressure` (hPa → kPa), `gravity` (as acceleration), `attitude` (x, y, z and w in `abs`, in Android's
 /// y-north frame on both platforms → Core Motion's, ``PhoneFrames``). Times are
@@ -199,18 +183,17 @@ package struct PhyphoxPoller: Sendable {
                 continue
             }
             for i in 0..<n {
-                guard let time = jsonNumber(t[i]) else { out.rejected.append("\(c.time): null time"); continue }
+                // `null` is a value that does not exist yet (a buffer still filling) or NaN: normal traffic.
+                guard let time = jsonNumber(t[i]) else { out.empty += 1; continue }
                 if let l = last, time <= l { continue }
                 last = time
                 guard let vx = jsonNumber(x[i]), let vy = jsonNumber(y[i]), let vz = jsonNumber(z[i]) else {
-                    out.rejected.append("\(c.source): null value")
+                    out.empty += 1
                     continue
                 }
                 any = true
                 if let sensor = c.sensor {
-                    let value = sensor == .accelerometer
-                        ? PhoneUnits.androidAcceleration(vx, vy, vz, gravity: platform.gravity)
-                        : Vector3(vx, vy, vz)
+                    let value = PhyphoxPlatform.value(sensor, vx, vy, vz, platform: platform)
                     out.readings.append(PhoneReading(sensor: sensor, phoneTime: time, value: value))
                     continue
                 }

@@ -114,7 +114,8 @@ final class SensorLoggerServer: PhoneTransport, @unchecked Sendable {
     private let eventLoop: any EventLoop
     let maximumBody: Int
     let token: String?
-    let convention: SensorLoggerConvention
+    /// The convention given by `convention=`; `nil` infers it per phone.
+    let convention: SensorLoggerConvention?
     /// Connections open at most at once; more are closed at once.
     static let maximumConnections = 16
     // Touched on the event loop only.
@@ -137,7 +138,7 @@ final class SensorLoggerServer: PhoneTransport, @unchecked Sendable {
             }
             convention = v
         } else {
-            convention = .standardised
+            convention = nil
         }
         pinned = spec.parameters["device"]
     }

@@ -214,12 +214,51 @@ import Testing
         }
     }
 
-    @Test func aHugeReplayTimestampDoesNotTrap() throws {
+    /// A timestamp of 1e308 (a damaged row): `fuse` rejects its line with exit status 1, and a
+    /// real-time replay, raw or device motion, rejects the same line with the same message, at once,
+    /// after every good row before it, instead of waiting for it forever.
+    @Test func aHugeReplayTimestampIsRejectedAsFuseRejectsIt() throws {
         let path = try Self.temp("huge.csv")
-        try (Self.header + "\n1,gyro,0,0,0\n1e308,gyro,0,0,0\n").write(toFile: path, atomically: true, encoding: .utf8)
-        let r = try CLI.run(["stream", "--source", "replay:\(path)", "--sensor", "gyro", "--duration", "0.3", "--latency", "0"])
+        var text = Self.header + "\n"
+        for i in 0..<50 {
+            let t = 1 + Double(i) * 0.01
+            text += "\(t),accelerometer,0,0,-1\n\(t),gyro,0,0,0\n"
+        }
+        text += "1e308,gyro,0,0,0\n1.5,gyro,0,0,0\n"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let fuse = try CLI.run(["fuse", path, "--no-magnetometer"], timeout: 30)
+        #expect(fuse.status == 1)
+        let rejection = fuse.stderr.split(separator: "\n").filter { $0.hasPrefix("Error: ") }
+        #expect(rejection.count == 1 && rejection.first?.hasPrefix("Error: \(path):102: timestamp 1e+308 is out of range") == true, "\(fuse.stderr)")
+        for sensor in ["raw", "device-motion", "gyro"] {
+            let started = Date()
+            let r = try CLI.run(["stream", "--source", "replay:\(path)", "--sensor", sensor], timeout: 20)
+            #expect(r.status == 1, "\(sensor): \(r.stderr)")
+            #expect(r.stderr.split(separator: "\n").filter { $0.hasPrefix("Error: ") } == rejection, "\(sensor): \(r.stderr)")
+            #expect(Date().timeIntervalSince(started) < 15, "\(sensor)")
+        }
+        let raw = try CLI.run(["stream", "--source", "replay:\(path)", "--sensor", "raw", "--interval", "0"], timeout: 20)
+        #expect(raw.stdout.split(separator: "\n").count == 1 + 100, "header and every good row")
+    }
+
+    /// A recording paused for two hours replays in real time without sleeping through the pause: the
+    /// gap plays as one sample period, with a note on stderr naming the line.
+    @Test func aLongGapInAReplayIsCompressedWithANote() throws {
+        let path = try Self.temp("paused.csv")
+        var text = Self.header + "\n"
+        for start in [1.0, 7201.0] {
+            for i in 0..<20 {
+                let t = start + Double(i) * 0.01
+                text += "\(t),accelerometer,0,0,-1\n\(t),gyro,0,0,0\n"
+            }
+        }
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let started = Date()
+        let r = try CLI.run(["stream", "--source", "replay:\(path)", "--sensor", "raw", "--interval", "0"], timeout: 30)
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stdout.split(separator: "\n").count == 3, "header, comment and the first row")
+        #expect(Date().timeIntervalSince(started) < 15)
+        #expect(r.stdout.split(separator: "\n").count == 1 + 80, "header and every row")
+        #expect(r.stderr == "note: \(path):42: a gap of 7199.81 s in the recording plays as 0.01 s (gaps over 10 s are compressed to one sample period)\n", "\(r.stderr)")
     }
 
     /// The issue's own steps: a live recording with default options (0.1 s per-sensor blocks), fused and

@@ -92,6 +92,59 @@ struct MosquittoTests {
         #expect(Set(got.map { ($0.timestamp * 100).rounded() }) == expected)
     }
 
+    /// The fleet case from outside: `coremotion publish` processes (QoS 1, persistent session) while the
+    /// broker is stopped for 2 s and restarted with its persistence. Every sample the sources produced
+    /// reaches the subscriber, in order, publishers included: each sensor's timestamps at 100 Hz have no
+    /// hole, and the subscriber got as many as each publisher says it published.
+    @Test func aTwoSecondBrokerRestartLosesNothingEndToEndThroughPublishProcesses() async throws {
+        let broker = try Mosquitto()
+        let collector = Collector()
+        let source = try MQTTSensorSource(url: MQTTURL(parsing: "mqtt://127.0.0.1:\(broker.port)/e2e/#?client-id=e2e-sub"), log: { _ in })
+        source.startDevices { collector.handle($0) }
+        await collector.wait(until: { collector.subscribed.withLockedValue { $0 } }, timeout: 5)
+        let devices = ["pub-a", "pub-b"]
+        let port = broker.port
+        let runs = devices.map { device in
+            Task {
+                try await Run.commandAsync(Run.coremotion, ["publish", "--source", "sim:still", "--rate", "100", "--duration", "6",
+                                                            "--to", "mqtt://127.0.0.1:\(port)/e2e/\(device)", "--device-id", device], timeout: 60)
+            }
+        }
+        // Once both publish, the broker goes away for 2 s and comes back with its sessions.
+        await collector.wait(until: {
+            let s = collector.samples.withLockedValue { $0 }
+            return devices.allSatisfy { (s[$0]?.count ?? 0) >= 300 }
+        }, timeout: 30)
+        broker.stop()
+        try await Task.sleep(nanoseconds: 2_000_000_000)
+        try broker.start()
+        var published: [String: Int] = [:]
+        for (device, run) in zip(devices, runs) {
+            let r = try await run.value
+            #expect(r.status == 0, "\(device): \(r.stderr)")
+            #expect(r.stderr.contains("retrying in"), "\(device) never saw the broker go: \(r.stderr)")
+            #expect(!r.stderr.contains("dropping"), "\(device): \(r.stderr)")
+            let summary = r.stderr.split(separator: "\n").first { $0.hasPrefix("published ") }
+            published[device] = summary.flatMap { Int($0.split(separator: " ")[1]) }
+        }
+        let expected = devices.reduce(0) { $0 + (published[$1] ?? 0) }
+        await collector.wait(until: { collector.total >= expected }, timeout: 20)
+        await source.stopDevices()
+        let got = collector.samples.withLockedValue { $0 }
+        for device in devices {
+            let s = got[device] ?? []
+            #expect(published[device] != nil && s.count == published[device], "\(device): \(s.count) received of \(published[device] ?? -1)")
+            for sensor in SensorKind.allCases {
+                let t = s.filter { $0.sensor == sensor }.map(\.timestamp)
+                #expect(t.count >= 500, "\(device) \(sensor): \(t.count)")
+                let gaps = zip(t.dropFirst(), t).map { $0 - $1 }.sorted()
+                guard let median = gaps.isEmpty ? nil : gaps[gaps.count / 2], let widest = gaps.last else { continue }
+                #expect(gaps.first! > 0, "\(device) \(sensor) out of order")
+                #expect(widest < 1.5 * median, "\(device) \(sensor): a hole of \(widest) s in samples \(median) s apart")
+            }
+        }
+    }
+
     @Test func aPublisherGoneSilentInterruptsTheBoundSourceOnceAndItResumes() async throws {
         let broker = try Mosquitto()
         let source = try MQTTSensorSource(url: MQTTURL(parsing: "mqtt://127.0.0.1:\(broker.port)/quiet/+?device=q1&silence=0.5"), log: { _ in })

@@ -63,7 +63,8 @@ import Testing
 
     @Test func sensorLogExtras() throws {
         let json = #"{"motionTimestamp_sinceReboot":"100.5","motionQuaternionX":"0.000000","motionQuaternionY":"0.000000","motionQuaternionZ":"0.707107","motionQuaternionW":"-0.707107","motionGravityX":"0.000000","motionGravityY":"0.000000","motionGravityZ":"-0.999800","altimeterTimestamp_sinceReboot":"100.2","altimeterPressure":"101.234567"}"#
-        let d = SensorLogDecoder().decode(json: Array(json.utf8))
+        var decoder = SensorLogDecoder()
+        let d = decoder.decode(json: Array(json.utf8))
         #expect(d.rejected.isEmpty)
         #expect(d.extras.count == 3)
         #expect(d.extras.contains(PhoneExtraReading(phoneTime: 100.2, quantity: .pressure(101.234567))))

@@ -42,10 +42,10 @@ import Testing
         (action, decoded) = m.received(status: 200, body: get([1.01, 1.02, 1.03], [9.81, 9.81]))
         #expect(decoded?.readings.map(\.phoneTime) == [1.01, 1.02])
         #expect(m.timerFired() == .get("/get?acc_time=1.02&accX=1.02%7Cacc_time&accY=1.02%7Cacc_time&accZ=1.02%7Cacc_time"))
-        // A null value is skipped and counted; the time still advances.
+        // A null value is skipped and counted apart (not malformed); the time still advances.
         (action, decoded) = m.received(status: 200, body: get([1.03, 1.04], [nil, 9.81]))
         #expect(decoded?.readings.map(\.phoneTime) == [1.04])
-        #expect(decoded?.rejected.count == 1)
+        #expect(decoded?.rejected == [] && decoded?.empty == 1)
         #expect(decoded?.clock == "phyphox:s1")
         // Another session (the experiment was reloaded): thresholds restart, on a new clock.
         _ = m.timerFired()
@@ -85,4 +85,32 @@ import Testing
         #expect(PhyphoxChannel.channels(config: Array("[1,2]".utf8)) == nil)
         #expect(PhyphoxChannel.channels(config: Array(#"{"inputs":[]}"#.utf8)) == [])
     }
+
+    /// The first poll of a running experiment: phyphox answers `null` for the values that do not exist
+    /// yet, in every buffer. That is normal traffic: counted apart, never malformed, nothing said.
+    @Test func nullsOfAFirstPollAreNormalTrafficNotMalformed() throws {
+        let logged = LockedLines()
+        let source = try PhoneSource(spec: PhoneSpec(parsing: "phyphox://127.0.0.1:9?interval=0.05"), log: { logged.append($0) })
+        let accelerometer = [PhyphoxChannel.stock[0]]
+        var p = PhyphoxPoller(channels: accelerometer, platform: .android)
+        var buffers: [String] = []
+        for c in accelerometer { for b in c.buffers { buffers.append("\"\(b)\":{\"size\":0,\"updateMode\":\"partial\",\"buffer\":[null]}") } }
+        let first = Array(("{\"buffer\":{" + buffers.joined(separator: ",") + "},\"status\":{\"session\":\"s\",\"measuring\":true}}").utf8)
+        let decoded = p.decode(first)
+        #expect(decoded.rejected == [], "\(decoded.rejected)")
+        #expect(decoded.empty == 1)
+        source.received(decoded, arrival: 1)
+        // Then a value arrives as usual.
+        source.received(p.decode(get([0.5], [9.80665])), arrival: 1.1)
+        #expect(source.statistics.malformed == 0)
+        #expect(source.statistics.empty == decoded.empty)
+        #expect(logged.lines.filter { $0.contains("malformed") } == [])
+    }
+}
+
+/// Lines collected from several threads.
+final class LockedLines: Sendable {
+    private let box = Locked<[String]>([])
+    func append(_ line: String) { box.withLock { $0.append(line) } }
+    var lines: [String] { box.withLock { $0 } }
 }

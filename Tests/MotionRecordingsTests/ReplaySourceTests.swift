@@ -62,4 +62,57 @@ import Testing
             #expect(error.path == path && error.line == good.count + 2 && error.kind == .malformedInput)
         }
     }
+
+    /// A timestamp of 1e308 (a damaged row): `coremotion fuse` rejects it at its line, and so must a
+    /// real-time replay, instead of waiting for it forever. Good samples before it are delivered.
+    @Test func aTimestampTooLargeIsRejectedAtItsLineInRealTimeToo() throws {
+        let good = syntheticSamples(seconds: 0.2)
+        let text = csv(good) + "1e308,gyro,0,0,0\n100.3,gyro,0,0,0\n"
+        let path = try temp("huge.csv", Array(text.utf8))
+        var merge = SampleMerge(try RecordingInput.open(path: path).streams)
+        var fuseSees: RecordingError?
+        do throws(RecordingError) { _ = try drain(&merge) } catch { fuseSees = error }
+        #expect(fuseSees?.line == good.count + 2)
+        for clock in [ReplaySource.Clock.realTime, .virtual] {
+            let started = MonotonicClock.now()
+            let (played, end) = try play(try ReplaySource(path: path, clock: clock))
+            #expect(played.count == good.count, "\(clock)")
+            guard case .failed(let error) = end else { Issue.record("\(clock): expected a failure, got \(String(describing: end))"); continue }
+            #expect(error.line == fuseSees?.line && error.message == fuseSees?.message, "\(clock): \(error)")
+            #expect(MonotonicClock.now() - started < 5, "\(clock)")
+        }
+    }
+
+    /// A recording paused for two hours plays on in real time: the gap is compressed to one sample
+    /// period, with one note naming the line, and the samples after it keep their spacing.
+    @Test func aLongGapIsCompressedToOneSamplePeriodWithANote() throws {
+        let before = syntheticSamples(seconds: 0.2, start: 100)
+        let after = syntheticSamples(seconds: 0.2, start: 7300)
+        let path = try temp("gap.csv", Array(csv(before + after).utf8))
+        let notes = NotesBox()
+        let source = try ReplaySource(path: path, clock: .realTime, notice: { notes.add($0) })
+        let started = MonotonicClock.now()
+        let (played, end) = try play(source)
+        #expect(end == .finished)
+        #expect(MonotonicClock.now() - started < 5)
+        #expect(played.count == before.count + after.count)
+        let times = played.map(\.timestamp)
+        let split = before.count
+        // One sample period (100 Hz) between the last sample before the gap and the first after it.
+        #expect(abs(times[split] - times[split - 1] - 0.01) < 1e-6, "\(times[split] - times[split - 1])")
+        // Spacing kept on both sides.
+        #expect(abs((times[split - 1] - times[0]) - 0.19) < 1e-6)
+        #expect(abs((times.last! - times[split]) - 0.19) < 1e-6)
+        #expect(notes.lines.count == 1)
+        #expect(notes.lines.first?.hasPrefix("\(path):") == true && notes.lines.first?.contains("a gap of 7199.81 s in the recording plays as 0.01 s") == true,
+                "\(notes.lines)")
+    }
+}
+
+/// Notes collected from the source's thread.
+final class NotesBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [String] = []
+    func add(_ line: String) { lock.lock(); stored.append(line); lock.unlock() }
+    var lines: [String] { lock.lock(); defer { lock.unlock() }; return stored }
 }

@@ -90,7 +90,7 @@ struct BroadStream: SampleStream {
         let t = Double(index) / rate
         index += 1
         let p = reader.path, n = reader.lineNumber
-        batch.append(RecordedSample(sample: RawSample(sensor: .accelerometer, timestamp: t, value: androidToCoreMotion(v[0], v[1], v[2])), path: p, line: n))
+        batch.append(RecordedSample(sample: RawSample(sensor: .accelerometer, timestamp: t, value: PhoneUnits.androidAcceleration(v[0], v[1], v[2])), path: p, line: n))
         batch.append(RecordedSample(sample: RawSample(sensor: .gyro, timestamp: t, value: Vector3(v[3], v[4], v[5])), path: p, line: n))
         batch.append(RecordedSample(sample: RawSample(sensor: .magnetometer, timestamp: t, value: Vector3(v[6], v[7], v[8])), path: p, line: n))
         pending.refill(&batch)
@@ -123,7 +123,7 @@ package struct BroadTable: Sendable {
         var stream = try BroadStream(reader: entry.reader(), extraColumns: ["q_w", "q_x", "q_y", "q_z", "movement"])
         var table = BroadTable(rate: stream.rate)
         while let v = try stream.nextRow() {
-            table.accelerometer.append(androidToCoreMotion(v[0], v[1], v[2]))
+            table.accelerometer.append(PhoneUnits.androidAcceleration(v[0], v[1], v[2]))
             table.gyro.append(Vector3(v[3], v[4], v[5]))
             table.magnetometer.append(Vector3(v[6], v[7], v[8]))
             table.truth.append(Quaternion(w: v[9], x: v[10], y: v[11], z: v[12]))

@@ -62,20 +62,15 @@ enum SensorLogReader {
 }
 
 struct SensorLogStream: SampleStream {
-    /// One sensor's columns: its timestamp, three values (or six summed in pairs), an optional gate.
-    struct Group {
-        var sensor: SensorKind
-        var timestamp: Int
-        var values: [Int]  // 3, or 6 (two vectors added)
-        var accuracy: Int?  // motionMagneticFieldCalibrationAccuracy
-        var last = -Double.infinity
-    }
-
     private let reader: ByteReader
     private var splitter: FieldSplitter
     private let decimalComma: Bool
-    private var groups: [Group] = []
+    /// The decoder's fields present in the header, by column.
+    private let columns: [(name: String, index: Int)]
+    private let sources: SensorLogRecordDecoder.Sources
+    private var decoder = SensorLogRecordDecoder()
     private var width = 0
+    private var values: [String: Double] = [:]
     private var pending = PendingSamples()
     private var batch: [RecordedSample] = []
     private(set) var conversion = ""
@@ -87,52 +82,54 @@ struct SensorLogStream: SampleStream {
         splitter = FieldSplitter(separator: separator)
         decimalComma = separator != 0x2C
         splitter.split(header)
-        var columns: [String: (index: Int, unit: String)] = [:]
+        var byName: [String: (index: Int, unit: String)] = [:]
         for (i, r) in splitter.ranges.enumerated() {
             let (name, unit) = splitUnit(header.slice(r).text.trimming("\""))
-            if columns[name.lowercased()] == nil { columns[name.lowercased()] = (i, unit) }
+            if byName[name.lowercased()] == nil { byName[name.lowercased()] = (i, unit) }
         }
-        func find(_ names: [String], unit check: (String) -> Bool, what: String) throws(RecordingError) -> [Int]? {
-            var out: [Int] = []
-            for n in names {
-                guard let c = columns[n.lowercased()] else { return nil }
-                if n.lowercased().contains("timestamp") {
-                    guard c.unit.lowercased() == "s" || c.unit.isEmpty else { throw reader.error("column \(n) is in '\(c.unit)', expected seconds (s)") }
-                } else if !check(c.unit) {
-                    throw reader.error("column \(n) is in '\(c.unit)', expected \(what)")
-                }
-                out.append(c.index)
+        var columns: [(name: String, index: Int)] = []
+        for name in SensorLogRecordDecoder.fields {
+            guard let c = byName[name.lowercased()] else { continue }
+            let unit = c.unit.lowercased()
+            let expected: String
+            let ok: Bool
+            if name.contains("Timestamp") {
+                (expected, ok) = ("seconds (s)", unit == "s" || unit.isEmpty)
+            } else if name.hasPrefix("accelerometer") || name.hasPrefix("motionUserAcceleration") || name.hasPrefix("motionGravity") {
+                (expected, ok) = ("G", unit == "g")
+            } else if name.hasPrefix("gyro") || name.hasPrefix("motionRotationRate") {
+                (expected, ok) = ("rad/s", unit == "rad/s")
+            } else if name == "motionMagneticFieldCalibrationAccuracy" {
+                (expected, ok) = ("", true)
+            } else {
+                (expected, ok) = ("µT", isMicrotesla(c.unit))
             }
-            return out
+            guard ok else { throw reader.error("column \(name) is in '\(c.unit)', expected \(expected)") }
+            columns.append((name, c.index))
         }
-        let isG: (String) -> Bool = { $0.lowercased() == "g" }
-        let isRadS: (String) -> Bool = { $0.lowercased() == "rad/s" }
-        var notes: [String] = []
-        if let c = try find(["accelerometerTimestamp_sinceReboot", "accelerometerAccelerationX", "accelerometerAccelerationY", "accelerometerAccelerationZ"], unit: isG, what: "G") {
-            groups.append(Group(sensor: .accelerometer, timestamp: c[0], values: Array(c[1...])))
-            notes.append("accelerometer: g, Apple's sign, unchanged")
-        } else if let c = try find(["motionTimestamp_sinceReboot", "motionUserAccelerationX", "motionGravityX", "motionUserAccelerationY", "motionGravityY", "motionUserAccelerationZ", "motionGravityZ"], unit: isG, what: "G") {
-            groups.append(Group(sensor: .accelerometer, timestamp: c[0], values: Array(c[1...])))
-            notes.append("accelerometer: motionUserAcceleration + motionGravity, g")
-        }
-        if let c = try find(["gyroTimestamp_sinceReboot", "gyroRotationX", "gyroRotationY", "gyroRotationZ"], unit: isRadS, what: "rad/s") {
-            groups.append(Group(sensor: .gyro, timestamp: c[0], values: Array(c[1...])))
-            notes.append("gyroscope: rad/s, unchanged")
-        } else if let c = try find(["motionTimestamp_sinceReboot", "motionRotationRateX", "motionRotationRateY", "motionRotationRateZ"], unit: isRadS, what: "rad/s") {
-            groups.append(Group(sensor: .gyro, timestamp: c[0], values: Array(c[1...])))
-            notes.append("gyroscope: motionRotationRate (bias-corrected), rad/s")
-        }
-        if let c = try find(["magnetometerTimestamp_sinceReboot", "magnetometerX", "magnetometerY", "magnetometerZ"], unit: isMicrotesla, what: "µT") {
-            groups.append(Group(sensor: .magnetometer, timestamp: c[0], values: Array(c[1...])))
-            notes.append("magnetometer: µT, unchanged")
-        } else if let c = try find(["motionTimestamp_sinceReboot", "motionMagneticFieldX", "motionMagneticFieldY", "motionMagneticFieldZ"], unit: isMicrotesla, what: "µT") {
-            groups.append(Group(sensor: .magnetometer, timestamp: c[0], values: Array(c[1...]), accuracy: columns["motionmagneticfieldcalibrationaccuracy"]?.index))
-            notes.append("magnetometer: motionMagneticField (calibrated), µT, rows with accuracy −1 or an all-zero field skipped")
-        }
-        guard !groups.isEmpty else {
+        let present = Set(columns.map(\.name))
+        sources = SensorLogRecordDecoder.sources(has: present.contains)
+        guard !sources.isEmpty else {
             throw reader.error("no accelerometer, gyroscope or magnetometer columns with their …Timestamp_sinceReboot in this SensorLog header")
         }
-        width = groups.flatMap { [$0.timestamp] + $0.values + ($0.accuracy.map { [$0] } ?? []) }.max()! + 1
+        var notes: [String] = []
+        switch sources.accelerometer {
+        case .raw: notes.append("accelerometer: g, Apple's sign, unchanged")
+        case .motion: notes.append("accelerometer: motionUserAcceleration + motionGravity, g")
+        case nil: break
+        }
+        switch sources.gyro {
+        case .raw: notes.append("gyroscope: rad/s, unchanged")
+        case .motion: notes.append("gyroscope: motionRotationRate (bias-corrected), rad/s")
+        case nil: break
+        }
+        switch sources.magnetometer {
+        case .raw: notes.append("magnetometer: µT, unchanged")
+        case .motion: notes.append("magnetometer: motionMagneticField (calibrated), µT, rows with accuracy −1 or an all-zero field skipped")
+        case nil: break
+        }
+        self.columns = columns
+        width = (columns.map(\.index).max() ?? 0) + 1
         conversion = notes.joined(separator: "; ")
     }
 
@@ -143,30 +140,15 @@ struct SensorLogStream: SampleStream {
             splitter.split(line)
             let f = splitter.ranges
             guard f.count >= width else { throw reader.error("expected \(width) columns or more, found \(f.count)") }
-            for g in groups.indices {
-                let tField = line.slice(f[groups[g].timestamp])
-                if isMissing(tField) { continue }
-                let t = try reader.number(tField, decimalComma: decimalComma)
-                guard t > groups[g].last else { continue }  // held value: the sensor has not updated
-                if let a = groups[g].accuracy {
-                    let accuracy = line.slice(f[a])
-                    if !isMissing(accuracy), try reader.number(accuracy, decimalComma: decimalComma) < 0 { continue }
-                }
-                let idx = groups[g].values
-                if idx.contains(where: { isMissing(line.slice(f[$0])) }) { continue }
-                var v = [0.0, 0.0, 0.0]
-                if idx.count == 3 {
-                    for k in 0..<3 { v[k] = try reader.number(line.slice(f[idx[k]]), decimalComma: decimalComma) }
-                } else {
-                    for k in 0..<3 {
-                        v[k] = try reader.number(line.slice(f[idx[2 * k]]), decimalComma: decimalComma)
-                            + reader.number(line.slice(f[idx[2 * k + 1]]), decimalComma: decimalComma)
-                    }
-                }
-                if groups[g].accuracy != nil, v[0] == 0, v[1] == 0, v[2] == 0 { continue }
-                groups[g].last = t
-                batch.append(RecordedSample(sample: RawSample(sensor: groups[g].sensor, timestamp: t, value: Vector3(v[0], v[1], v[2])),
-                                            path: reader.path, line: reader.lineNumber))
+            values.removeAll(keepingCapacity: true)
+            for c in columns {
+                let field = line.slice(f[c.index])
+                if isMissing(field) { continue }
+                values[c.name] = try reader.number(field, decimalComma: decimalComma)
+            }
+            let values = self.values
+            for sample in decoder.samples(sources, value: { values[$0] }) {
+                batch.append(RecordedSample(sample: sample, path: reader.path, line: reader.lineNumber))
             }
             pending.refill(&batch)
         }
@@ -185,16 +167,16 @@ struct SensorLogStream: SampleStream {
 /// and skips that group's sample on that row. When several files hold the same sensor, the first (by
 /// name) is read.
 ///
-/// Conversion: phyphox writes acceleration in m/s² with Android's sign on both platforms (on iOS it
-/// multiplies Core Motion's g by −9.81), so `a = −v / 9.81`, phyphox's own constant; rotation rate
-/// (rad/s) and magnetic field (µT) unchanged.
+/// Conversion (``PhyphoxPlatform/value(_:_:_:_:platform:)``, shared with the live `phyphox://`
+/// source): phyphox writes acceleration in m/s² with Android's sign on both platforms, so
+/// `a = −v / g` with g = 9.81 on iOS (phyphox multiplies Core Motion's g by −9.81) and 9.80665 on
+/// Android (the sensor's own m/s²), the platform from `meta/device.csv`'s `deviceBrand` (9.81 when
+/// unknown); rotation rate (rad/s) and magnetic field (µT) unchanged.
 ///
 /// Time base: with `meta/time.csv`, `timestamp` is seconds since 1970: the `system time` of the last
 /// `START` event at or before the sample, plus the experiment time elapsed since it. Without it,
 /// seconds since the experiment started (the `Time (s)` column).
 enum PhyphoxReader {
-    static let gravity = 9.81
-
     struct Group {
         var sensor: SensorKind
         var time: Int
@@ -204,6 +186,7 @@ enum PhyphoxReader {
     static func open(_ c: Container) throws(RecordingError) -> ([any SampleStream], [String: String]) {
         var metadata: [String: String] = [:]
         var starts: [(experiment: Double, system: Double)] = []
+        var platform: PhyphoxPlatform?
         if let time = c.entry(named: "meta/time.csv") {
             starts = try readStarts(time)
         }
@@ -213,7 +196,8 @@ enum PhyphoxReader {
             let brand = props["deviceBrand"] ?? "", model = props["deviceModel"] ?? ""
             if !(brand + model).isEmpty { metadata["device"] = (brand + " " + model).trimming(" ") }
             if let v = props["version"] { metadata["appVersion"] = v }
-            if !brand.isEmpty { metadata["platform"] = brand.lowercased() == "apple" ? "ios" : "android" }
+            platform = PhyphoxPlatform.from(deviceBrand: brand)
+            if let platform { metadata["platform"] = platform.rawValue }
         }
         var streams: [any SampleStream] = []
         var seen = Set<SensorKind>()
@@ -227,7 +211,7 @@ enum PhyphoxReader {
             let groups = self.groups(header, splitter.ranges).filter { !seen.contains($0.sensor) }
             if groups.isEmpty { continue }
             for g in groups { seen.insert(g.sensor) }
-            streams.append(PhyphoxStream(reader: reader, splitter: splitter, decimalComma: separator != 0x2C, groups: groups, starts: starts))
+            streams.append(PhyphoxStream(reader: reader, splitter: splitter, decimalComma: separator != 0x2C, groups: groups, starts: starts, platform: platform))
         }
         guard !streams.isEmpty else {
             throw RecordingError("no accelerometer (with g), gyroscope or magnetometer columns in this phyphox export", path: c.displayPath)
@@ -235,7 +219,7 @@ enum PhyphoxReader {
         metadata["timeBase"] = starts.isEmpty
             ? "seconds since the experiment started (no meta/time.csv)"
             : "seconds since 1970, from meta/time.csv START events plus experiment time"
-        metadata["conversion"] = "acceleration m/s², Android's sign → g, Apple's sign (−v / 9.81, phyphox's constant); gyroscope rad/s and magnetometer µT unchanged"
+        metadata["conversion"] = "acceleration m/s², Android's sign → g, Apple's sign (−v / \(platform == .android ? "9.80665, Android's" : "9.81, phyphox's") constant); gyroscope rad/s and magnetometer µT unchanged"
         return (streams, metadata)
     }
 
@@ -318,11 +302,14 @@ struct PhyphoxStream: SampleStream {
     let decimalComma: Bool
     let groups: [PhyphoxReader.Group]
     let starts: [(experiment: Double, system: Double)]
+    let platform: PhyphoxPlatform?
     private let width: Int
     private var pending = PendingSamples()
     private var batch: [RecordedSample] = []
 
-    init(reader: ByteReader, splitter: FieldSplitter, decimalComma: Bool, groups: [PhyphoxReader.Group], starts: [(experiment: Double, system: Double)]) {
+    init(reader: ByteReader, splitter: FieldSplitter, decimalComma: Bool, groups: [PhyphoxReader.Group], starts: [(experiment: Double, system: Double)],
+         platform: PhyphoxPlatform?) {
+        self.platform = platform
         self.reader = reader
         self.splitter = splitter
         self.decimalComma = decimalComma
@@ -353,7 +340,7 @@ struct PhyphoxStream: SampleStream {
                 let x = try reader.number(line.slice(f[g.axes[0]]), decimalComma: decimalComma)
                 let y = try reader.number(line.slice(f[g.axes[1]]), decimalComma: decimalComma)
                 let z = try reader.number(line.slice(f[g.axes[2]]), decimalComma: decimalComma)
-                let v = g.sensor == .accelerometer ? androidToCoreMotion(x, y, z, gravity: PhyphoxReader.gravity) : Vector3(x, y, z)
+                let v = PhyphoxPlatform.value(g.sensor, x, y, z, platform: platform)
                 batch.append(RecordedSample(sample: RawSample(sensor: g.sensor, timestamp: t, value: v), path: reader.path, line: reader.lineNumber))
             }
             pending.refill(&batch)
@@ -413,7 +400,7 @@ struct HyperIMUStream: SampleStream {
     private(set) var period: Double?
     private var width = 0
     private var index = 0
-    private var lastTime: Double?
+    private var rows = HyperIMURowDecoder()
     private var pending = PendingSamples()
     private var batch: [RecordedSample] = []
     private var firstRow: UnsafeBufferPointer<UInt8>?
@@ -499,16 +486,15 @@ struct HyperIMUStream: SampleStream {
             guard f.count >= width else { throw reader.error("expected \(width) columns or more, found \(f.count)") }
             let t: Double
             if let tc = timestampColumn {
-                t = try reader.number(row.slice(f[tc])) / 1000
+                t = HyperIMURowDecoder.seconds(epochMilliseconds: try reader.number(row.slice(f[tc])))
             } else {
                 t = Double(index) * (period ?? 0)
             }
             index += 1
-            if t == lastTime { continue }
-            lastTime = t
+            guard rows.isNew(time: t) else { continue }
             for (kind, _, c) in chosen {
                 let x = try reader.number(row.slice(f[c])), y = try reader.number(row.slice(f[c + 1])), z = try reader.number(row.slice(f[c + 2]))
-                let v = kind == .accelerometer ? androidToCoreMotion(x, y, z) : Vector3(x, y, z)
+                let v = HyperIMURowDecoder.value(kind, x, y, z)
                 batch.append(RecordedSample(sample: RawSample(sensor: kind, timestamp: t, value: v), path: reader.path, line: reader.lineNumber))
             }
             pending.refill(&batch)

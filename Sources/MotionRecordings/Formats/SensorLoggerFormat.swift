@@ -39,8 +39,6 @@ enum SensorLoggerReader {
         case json(Container.Entry, Set<String>)  // the export, lowercased sensor names present
     }
 
-    enum Convention: Equatable { case apple, android }
-
     static func open(_ c: Container) throws(RecordingError) -> ([any SampleStream], [String: String]) {
         var metadata: [String: String] = [:]
         var missingMetadata: RecordingError?
@@ -90,7 +88,7 @@ enum SensorLoggerReader {
             }
         }
 
-        let convention: Convention
+        let convention: SensorLoggerConvention
         if missingMetadata == nil, let stated = try self.convention(metadata, path: c.displayPath) {
             convention = stated
         } else if let inferred = try inferConvention(rows) {
@@ -107,31 +105,22 @@ enum SensorLoggerReader {
 
         var streams: [any SampleStream] = []
         var conversions: [String] = []
-        let g = standardGravity
+        let apple = convention == .apple
         if let raw = try rows("accelerometeruncalibrated") {
-            if convention == .apple {
-                streams.append(SLStream(rows: raw, sensor: .accelerometer) { $0 })
-                conversions.append("AccelerometerUncalibrated: g, Apple's sign, unchanged")
-            } else {
-                streams.append(SLStream(rows: raw, sensor: .accelerometer) { androidToCoreMotion($0.x, $0.y, $0.z) })
-                conversions.append("AccelerometerUncalibrated: m/s², Android's sign → g, Apple's sign (−v / 9.80665)")
-            }
+            streams.append(SLStream(rows: raw, sensor: .accelerometer) { convention.rawAcceleration($0) })
+            conversions.append(apple ? "AccelerometerUncalibrated: g, Apple's sign, unchanged"
+                                     : "AccelerometerUncalibrated: m/s², Android's sign → g, Apple's sign (−v / 9.80665)")
         } else if let total = try rows("totalacceleration") {
-            if convention == .apple {
-                streams.append(SLStream(rows: total, sensor: .accelerometer) { $0 / g })
-                conversions.append("TotalAcceleration: m/s², Apple's sign → g (v / 9.80665)")
-            } else {
-                streams.append(SLStream(rows: total, sensor: .accelerometer) { androidToCoreMotion($0.x, $0.y, $0.z) })
-                conversions.append("TotalAcceleration: m/s², Android's sign → g, Apple's sign (−v / 9.80665)")
-            }
+            streams.append(SLStream(rows: total, sensor: .accelerometer) { convention.acceleration(metresPerSecondSquared: $0) })
+            conversions.append(apple ? "TotalAcceleration: m/s², Apple's sign → g (v / 9.80665)"
+                                     : "TotalAcceleration: m/s², Android's sign → g, Apple's sign (−v / 9.80665)")
         } else if let user = try rows("accelerometer") {
             guard let gravity = try rows("gravity") else {
                 throw RecordingError("Accelerometer holds user acceleration only, and there is no Gravity to add to it (nor AccelerometerUncalibrated)",
                                      path: c.displayPath)
             }
-            let sign = convention == .apple ? 1.0 : -1.0
-            streams.append(SLSumStream(user: user, gravity: gravity, scale: sign / g))
-            conversions.append("Accelerometer + Gravity (user acceleration + gravity, m/s², \(convention == .apple ? "Apple's" : "Android's") sign) → g, Apple's sign (\(convention == .apple ? "" : "−")v / 9.80665)")
+            streams.append(SLSumStream(user: user, gravity: gravity) { convention.acceleration(metresPerSecondSquared: $0) })
+            conversions.append("Accelerometer + Gravity (user acceleration + gravity, m/s², \(apple ? "Apple's" : "Android's") sign) → g, Apple's sign (\(apple ? "" : "−")v / 9.80665)")
         }
         func either(_ a: String, _ b: String) throws(RecordingError) -> SLRowSource? {
             if let r = try rows(a) { return r }
@@ -156,7 +145,7 @@ enum SensorLoggerReader {
     /// The sign convention of the export, from its metadata; `nil` when the metadata does not tell
     /// (no platform, or an iOS export whose standardisation value is not one this reader knows), so
     /// that ``inferConvention(_:)`` decides from the data.
-    static func convention(_ metadata: [String: String], path: String) throws(RecordingError) -> Convention? {
+    static func convention(_ metadata: [String: String], path: String) throws(RecordingError) -> SensorLoggerConvention? {
         let platform = metadata["platform"]?.lowercased() ?? ""
         let standardised = (metadata["standardisation"] ?? metadata["standardization"] ?? "").lowercased()
         let on: Bool?
@@ -165,10 +154,10 @@ enum SensorLoggerReader {
         case "true", "1", "yes", "on", "enabled", "android", "standardised", "standardized": on = true
         default: on = nil
         }
-        if on == true { return .android }
+        if on == true { return .standardised }
         switch platform {
         case "ios": return on == nil ? nil : .apple
-        case "android": return .android  // standardised or not, Android's convention
+        case "android": return .standardised  // standardised or not, Android's convention
         case "": return nil
         default: throw RecordingError("unknown platform '\(platform)' in the metadata (expected ios or android)", path: path)
         }
@@ -180,18 +169,16 @@ enum SensorLoggerReader {
     /// about 1 or about 9.8 for a phone held or lying still) tells which. `TotalAcceleration` exists on
     /// Android only. Without either, `nil`: calibrated `Gravity` is m/s² on both platforms and its
     /// sign cannot be told apart.
-    static func inferConvention(_ rows: (String) throws(RecordingError) -> SLRowSource?) throws(RecordingError) -> Convention? {
+    static func inferConvention(_ rows: (String) throws(RecordingError) -> SLRowSource?) throws(RecordingError) -> SensorLoggerConvention? {
         if let raw = try rows("accelerometeruncalibrated") {
             var magnitudes: [Double] = []
-            while magnitudes.count < 50, let row = try raw.next() {
+            while magnitudes.count < SensorLoggerConvention.inferenceReadings, let row = try raw.next() {
                 let m = row.value.length
                 if m.isFinite && m > 0 { magnitudes.append(m) }
             }
-            guard !magnitudes.isEmpty else { return nil }
-            magnitudes.sort()
-            return magnitudes[magnitudes.count / 2] < 4 ? .apple : .android
+            return SensorLoggerConvention.inferred(rawMagnitudes: magnitudes)
         }
-        if try rows("totalacceleration") != nil { return .android }
+        if try rows("totalacceleration") != nil { return .standardised }
         return nil
     }
 
@@ -397,7 +384,7 @@ final class SLCleanRows: SLRowSource {
 
 /// Epoch nanoseconds as seconds since 1970, rounded once.
 @inline(__always)
-func epochSeconds(_ ns: Int64) -> Double {
+package func epochSeconds(_ ns: Int64) -> Double {
     let (q, r) = ns.quotientAndRemainder(dividingBy: 1_000_000_000)
     return Double(q) + Double(r) * 1e-9
 }
@@ -421,19 +408,19 @@ struct SLStream: SampleStream {
     }
 }
 
-/// Raw acceleration from `Accelerometer` (user acceleration) + `Gravity`, scaled.
+/// Raw acceleration from `Accelerometer` (user acceleration) + `Gravity`, converted.
 struct SLSumStream: SampleStream {
     let user: SLRowSource
     let gravity: SLRowSource
-    let scale: Double
+    let convert: (Vector3) -> Vector3
     private var current: SLRow?
     private var upcoming: SLRow?
     private var started = false
 
-    init(user: SLRowSource, gravity: SLRowSource, scale: Double) {
+    init(user: SLRowSource, gravity: SLRowSource, convert: @escaping (Vector3) -> Vector3) {
         self.user = user
         self.gravity = gravity
-        self.scale = scale
+        self.convert = convert
     }
 
     mutating func next() throws(RecordingError) -> RecordedSample? {
@@ -452,7 +439,7 @@ struct SLSumStream: SampleStream {
             upcoming = try gravity.next()
         }
         guard let g = current?.value else { return nil }
-        let v = Vector3((u.value.x + g.x) * scale, (u.value.y + g.y) * scale, (u.value.z + g.z) * scale)
+        let v = convert(u.value + g)
         return RecordedSample(sample: RawSample(sensor: .accelerometer, timestamp: epochSeconds(u.time), value: v),
                               path: user.path, line: u.line)
     }

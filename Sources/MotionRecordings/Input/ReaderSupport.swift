@@ -1,9 +1,6 @@
 import MotionFusion
 import MotionSources
 
-/// Standard gravity, m/s² per g (Sensor Logger, Android's `SensorManager.GRAVITY_EARTH`, BROAD).
-let standardGravity = 9.80665
-
 extension ByteReader {
     /// An error naming this reader's file and current line.
     func error(_ message: String) -> RecordingError {
@@ -76,11 +73,4 @@ extension StringProtocol {
         while let l = s.last, set.contains(l) { s = s.dropLast() }
         return String(s)
     }
-}
-
-/// Converts acceleration in m/s² with Android's sign (face up reads z ≈ +9.81) to Core Motion's g
-/// with Apple's sign (face up reads z ≈ −1): `a_CM = −a / g` on all three axes.
-@inline(__always)
-func androidToCoreMotion(_ x: Double, _ y: Double, _ z: Double, gravity: Double = standardGravity) -> Vector3 {
-    Vector3(-x / gravity, -y / gravity, -z / gravity)
 }

@@ -16,6 +16,11 @@ import MotionSources
 /// yield an earlier one. A sample older than that is a ``RecordingError`` naming its file and line,
 /// never a silent reorder.
 ///
+/// ## Timestamps
+/// A timestamp must be at most ``maximumTimestamp`` in size: beyond it a sample is a
+/// ``RecordingError`` naming its file and line. This is the one check that `coremotion fuse`, a
+/// real-time `replay:` and every other reader of a recording share, so what one rejects the others do.
+///
 /// ## Memory
 /// The merge holds the samples of about ``reorderWindow`` seconds of recording (plus what parts that
 /// start later hold back), whatever the recording's length: a binary heap, O(log n) per sample.
@@ -30,6 +35,17 @@ package struct SampleMerge: SampleStream {
 
     /// How much older than the newest sample of its part a sample may be, seconds.
     package let reorderWindow: Double
+
+    /// The largest timestamp a recording may hold, in size: 10¹⁰ s (about 317 years). Every clock a
+    /// recording is on (seconds since boot, since 1970, since its start) is far inside it; a larger
+    /// value (`1e308`) is a damaged row, which a real-time replay would otherwise wait for forever.
+    package static let maximumTimestamp = 1e10
+
+    /// Why `t` cannot be a recording's timestamp, or `nil` when it can (``maximumTimestamp``).
+    package static func timestampProblem(_ t: Double) -> String? {
+        guard !(abs(t) <= maximumTimestamp) else { return nil }
+        return "timestamp \(seconds(t)) is out of range: a recording's timestamps are seconds, at most 10¹⁰ in size"
+    }
 
     private struct Part {
         var stream: any SampleStream
@@ -160,6 +176,10 @@ package struct SampleMerge: SampleStream {
             return
         }
         let t = s.sample.timestamp
+        if let problem = Self.timestampProblem(t) {
+            failure = RecordingError(problem, path: s.path, line: s.line)
+            return
+        }
         if t < parts[i].newest - reorderWindow {
             failure = RecordingError(
                 "timestamp \(Self.seconds(t)) is \(Self.seconds(parts[i].newest - t)) s before \(Self.seconds(parts[i].newest)) (line \(parts[i].newestLine)), "

@@ -1,3 +1,4 @@
+import Foundation
 import MotionFusion
 import MotionSources
 
@@ -14,6 +15,13 @@ import MotionSources
 /// Pacing follows ``Clock``: in real time (the default) samples keep their recorded spacing and
 /// their timestamps are moved to start 0.25 s after the first demand, so they look live; on the virtual clock they are
 /// delivered as fast as possible with their recorded timestamps.
+///
+/// **Gaps.** In real time, a gap in the recorded time longer than ``maximumGap`` (10 s: a recording
+/// paused for hours, a phone asleep) is not slept through: it is compressed to one sample period (of
+/// the recording's fastest sensor), the samples after it keep their spacing, and one note per gap
+/// goes to ``notice`` (`rec.csv:812: a gap of 7200 s in the recording plays as 0.01 s`). Timestamps
+/// too large to be a clock's are rejected by the merge (``SampleMerge/maximumTimestamp``), as
+/// `coremotion fuse` rejects them.
 ///
 /// Each sensor runs at its recorded rate: the source reports that rate as both its minimum and its
 /// maximum, and consumers that want less decimate. Applying an empty demand stops playback; the
@@ -52,17 +60,31 @@ package final class ReplaySource: SensorSource {
     /// Samples read at creation to find the sensors and their rates.
     static let headSamples = 4000
 
+    /// The longest gap in recorded time played as it is in real time, seconds: 10. Longer gaps are
+    /// compressed to one sample period (see the type's notes).
+    package static let maximumGap = 10.0
+
+    /// Where notes on playback go (a compressed gap): standard error unless told otherwise.
+    package let notice: @Sendable (String) -> Void
+
+    /// Writes one line to standard error.
+    package static let standardErrorNotice: @Sendable (String) -> Void = { line in
+        FileHandle.standardError.write(Data(("note: " + line + "\n").utf8))
+    }
+
     /// Plays the parts that `open` returns, freshly opened for each playback (beyond the file case:
     /// tests and in-memory recordings).
     ///
     /// - Parameters:
     ///   - name: the recording's name, shown in ``info`` and errors.
     ///   - clock: the pacing; default ``Clock/realTime``.
+    ///   - notice: where notes on playback go (compressed gaps); default standard error.
     ///   - open: returns the recording's parts, each at its start.
-    package init(name: String, clock: Clock = .realTime,
+    package init(name: String, clock: Clock = .realTime, notice: @escaping @Sendable (String) -> Void = ReplaySource.standardErrorNotice,
                 open: @escaping @Sendable () throws(RecordingError) -> [any SampleStream]) throws(SourceError) {
         self.path = name
         self.clock = clock
+        self.notice = notice
         self.open = open
 
         var times: [SensorKind: [Double]] = [:]
@@ -134,11 +156,19 @@ package final class ReplaySource: SensorSource {
 
     private func play(_ worker: SourceWorker) {
         var origin: (recorded: Double, local: Double)?
+        var previous: Double?
+        let period = 1 / (info.sensors.values.map(\.maximumRate).max() ?? 100)
         do {
             var merge = SampleMerge(try open())
             while let recorded = try merge.next() {
                 var sample = recorded.sample
                 if clock == .realTime {
+                    if let p = previous, let o = origin, sample.timestamp - p > Self.maximumGap {
+                        let gap = sample.timestamp - p
+                        origin = (o.recorded + gap - period, o.local)
+                        notice("\(recorded.path):\(recorded.line): a gap of \(SampleMerge.seconds(gap)) s in the recording plays as \(SampleMerge.seconds(period)) s (gaps over \(SampleMerge.seconds(Self.maximumGap)) s are compressed to one sample period)")
+                    }
+                    previous = sample.timestamp
                     let o = origin ?? (sample.timestamp, MonotonicClock.now() + Self.realTimeLead)
                     origin = o
                     sample.timestamp = o.local + (sample.timestamp - o.recorded)

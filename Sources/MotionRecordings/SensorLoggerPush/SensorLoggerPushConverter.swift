@@ -1,13 +1,16 @@
 import MotionFusion
 import MotionSources
 
-/// Which sign and unit convention a push message's acceleration uses.
+/// Which sign and unit convention Sensor Logger's acceleration uses (exports and push alike).
 ///
-/// A push message does not say which platform sent it, so the receiver is told:
-/// - ``standardised`` (the default, and what `coremotion publish` sends): Sensor Logger's
-///   "Standardise Units & Frames" option and every Android phone: m/s², +9.81 on z lying face up.
+/// - ``standardised`` (what `coremotion publish` sends): Sensor Logger's "Standardise Units & Frames"
+///   option and every Android phone: m/s², +9.81 on z lying face up.
 /// - ``apple``: an iPhone with that option off: `accelerometer`/`gravity`/`totalacceleration` in m/s²
 ///   and `accelerometeruncalibrated` in g, all with Apple's sign (−1 g on z face up).
+///
+/// A push message does not say which platform sent it: unless the receiver is told (`convention=`),
+/// ``SensorLoggerPushConverter`` infers it per device as the export reader does when the metadata is
+/// silent (``inferred(rawMagnitudes:)``). The conversions themselves are in `SensorLoggerConversion.swift`.
 package enum SensorLoggerConvention: String, Sendable, Hashable, CaseIterable {
     case standardised
     case apple
@@ -28,13 +31,23 @@ package enum SensorLoggerConvention: String, Sendable, Hashable, CaseIterable {
 /// Output is sorted by time; a reading not later than the last one delivered for its sensor is dropped
 /// and counted in ``discardedLate``.
 ///
-/// Time: `time` (epoch ns) − `epochOffsetNanoseconds` gives seconds since boot on the receiver.
+/// Convention: the one given, else inferred from the sender's readings, once: a `totalacceleration`
+/// entry (Android only) means ``SensorLoggerConvention/standardised``; else the median magnitude of the
+/// first `accelerometeruncalibrated` readings (``SensorLoggerConvention/inferred(rawMagnitudes:)``, the
+/// export reader's rule); else an `accuracy` (sent by Android only) means standardised. Until then,
+/// standardised. The values are converted by the functions the export reader uses, so the same
+/// readings give the same samples on both paths.
+///
+/// Time: `time` (epoch ns) − `epochOffsetNanoseconds` gives seconds since boot on the receiver
+/// (with an offset of 0, seconds since 1970 exactly as the export reader computes them).
 package struct SensorLoggerPushConverter: Sendable {
-    /// Standard gravity, m/s² per g (Sensor Logger's own factor).
-    package static let standardGravity = 9.80665
-
-    /// The sign convention of incoming acceleration.
-    package var convention: SensorLoggerConvention
+    /// The sign convention of incoming acceleration as given; `nil` infers it from the readings.
+    package var convention: SensorLoggerConvention?
+    /// The convention in use: the given one, else the one inferred so far (standardised until then).
+    package var effectiveConvention: SensorLoggerConvention { convention ?? inferred ?? .standardised }
+    /// The convention inferred from the readings, `nil` until told.
+    package private(set) var inferred: SensorLoggerConvention?
+    private var rawMagnitudes: [Double] = []
     /// Epoch time of boot, in ns: `time − epochOffsetNanoseconds` is the time since boot.
     package var epochOffsetNanoseconds: Int64
     /// Readings dropped because they were not later than the last one of their sensor.
@@ -48,7 +61,7 @@ package struct SensorLoggerPushConverter: Sendable {
     private var last: [SensorKind: Double] = [:]
 
     /// Creates a converter for one sender.
-    package init(convention: SensorLoggerConvention = .standardised, epochOffsetNanoseconds: Int64) {
+    package init(convention: SensorLoggerConvention? = nil, epochOffsetNanoseconds: Int64) {
         self.convention = convention
         self.epochOffsetNanoseconds = epochOffsetNanoseconds
     }
@@ -61,7 +74,7 @@ package struct SensorLoggerPushConverter: Sendable {
         guard !overflow else { return nil }
         switch sample.sensor {
         case .accelerometer:
-            let k = -standardGravity
+            let k = -PhoneUnits.standardGravity
             return SensorLoggerPushEntry(name: "totalacceleration", time: time, values: ["x": v.x * k, "y": v.y * k, "z": v.z * k])
         case .gyro:
             return SensorLoggerPushEntry(name: "gyroscopeuncalibrated", time: time, values: ["x": v.x, "y": v.y, "z": v.z])
@@ -87,20 +100,24 @@ package struct SensorLoggerPushConverter: Sendable {
             default: break
             }
         }
-        let apple = convention == .apple
-        let perMS2 = (apple ? 1.0 : -1.0) / Self.standardGravity
+        infer(from: message)
+        let convention = effectiveConvention
         for e in message.payload {
             guard let x = e.values["x"], let y = e.values["y"], let z = e.values["z"] else { continue }
             let v = Vector3(x, y, z)
             switch e.name {
             case "totalacceleration" where accelerationLevel == 3:
-                append(.accelerometer, e.time, v * perMS2, &out)
+                append(.accelerometer, e.time, convention.acceleration(metresPerSecondSquared: v), &out)
             case "accelerometeruncalibrated" where accelerationLevel == 2:
-                append(.accelerometer, e.time, apple ? v : v * perMS2, &out)
+                append(.accelerometer, e.time, convention.rawAcceleration(v), &out)
             case "accelerometer" where accelerationLevel == 1:
-                if let g = pendingGravity.removeValue(forKey: e.time) { append(.accelerometer, e.time, (v + g) * perMS2, &out) } else { pendingUser[e.time] = v }
+                if let g = pendingGravity.removeValue(forKey: e.time) {
+                    append(.accelerometer, e.time, convention.acceleration(metresPerSecondSquared: v + g), &out)
+                } else { pendingUser[e.time] = v }
             case "gravity" where accelerationLevel == 1:
-                if let u = pendingUser.removeValue(forKey: e.time) { append(.accelerometer, e.time, (u + v) * perMS2, &out) } else { pendingGravity[e.time] = v }
+                if let u = pendingUser.removeValue(forKey: e.time) {
+                    append(.accelerometer, e.time, convention.acceleration(metresPerSecondSquared: u + v), &out)
+                } else { pendingGravity[e.time] = v }
             case "gyroscopeuncalibrated" where gyroLevel == 2, "gyroscope" where gyroLevel == 1:
                 append(.gyro, e.time, v, &out)
             case "magnetometeruncalibrated" where magLevel == 2, "magnetometer" where magLevel == 1:
@@ -123,11 +140,29 @@ package struct SensorLoggerPushConverter: Sendable {
         return kept
     }
 
+    /// Infers the convention from a message when none was given and none is inferred yet.
+    private mutating func infer(from message: SensorLoggerPushMessage) {
+        guard convention == nil, inferred == nil else { return }
+        if message.payload.contains(where: { $0.name == "totalacceleration" }) {
+            inferred = .standardised
+            return
+        }
+        for e in message.payload where e.name == "accelerometeruncalibrated" && rawMagnitudes.count < SensorLoggerConvention.inferenceReadings {
+            if let x = e.values["x"], let y = e.values["y"], let z = e.values["z"] { rawMagnitudes.append(Vector3(x, y, z).length) }
+        }
+        if let told = SensorLoggerConvention.inferred(rawMagnitudes: rawMagnitudes) {
+            inferred = told
+            rawMagnitudes = []
+        } else if message.payload.contains(where: { $0.accuracy != nil }) {
+            inferred = .standardised
+        }
+    }
+
     private func append(_ kind: SensorKind, _ time: Int64, _ v: Vector3, _ out: inout [RawSample]) {
         guard v.x.isFinite, v.y.isFinite, v.z.isFinite else { return }
         let (since, overflow) = time.subtractingReportingOverflow(epochOffsetNanoseconds)
         guard !overflow else { return }
-        out.append(RawSample(sensor: kind, timestamp: Double(since) / 1e9, value: v))
+        out.append(RawSample(sensor: kind, timestamp: epochSeconds(since), value: v))
     }
 }
 
