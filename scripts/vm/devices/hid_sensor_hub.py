@@ -30,6 +30,8 @@ import struct
 import sys
 import time
 
+from control import ControlFifo
+
 # ---------------------------------------------------------------------------------------------
 # uhid ABI (include/uapi/linux/uhid.h): every event is a packed struct uhid_event, a u32 type then
 # a union whose largest member is uhid_create2_req (128 + 64 + 64 + 2 + 2 + 4*4 + 4096 = 4372
@@ -425,27 +427,9 @@ class Hub:
         self.log("status", sensors=[dict(s.describe(), sent=s.sent, on=s.reporting_on) for s in self.sensors],
                  open=self.open_count)
 
-    def open_control(self):
-        path = self.args.control
-        if not path:
-            return None
-        if not os.path.exists(path):
-            os.mkfifo(path, 0o600)
-        # O_RDWR keeps a writer open, so the FIFO never reads as end-of-file between commands.
-        return os.open(path, os.O_RDWR | os.O_NONBLOCK | os.O_CLOEXEC)
-
     def read_control(self):
-        try:
-            data = os.read(self.control, 65536)
-        except BlockingIOError:
-            return []
-        self.control_buf += data
         out = []
-        while b"\n" in self.control_buf:
-            line, self.control_buf = self.control_buf.split(b"\n", 1)
-            line = line.decode(errors="replace").strip()
-            if not line:
-                continue
+        for line in self.control.lines():
             if line == "status":
                 out.append({"status": True})
                 continue
@@ -457,8 +441,7 @@ class Hub:
 
     # -- main loop -------------------------------------------------------------------------------
     def run(self):
-        self.control = self.open_control()
-        self.control_buf = b""
+        self.control = ControlFifo.open(self.args.control)
         self.create()
         schedule = sorted(self.args.at, key=lambda a: a[0])
         end = self.t0 + self.args.duration if self.args.duration else None
@@ -506,13 +489,13 @@ class Hub:
                 if next_status is not None:
                     deadline = min(deadline, next_status)
                 timeout = max(0.0, min(deadline - time.monotonic(), 0.25))
-                fds = [self.fd] + ([self.control] if self.control is not None else [])
+                fds = [self.fd] + ([self.control.fd] if self.control is not None else [])
                 r, _, _ = select.select(fds, [], [], timeout)
                 if self.fd in r:
                     buf = os.read(self.fd, UHID_EVENT_SIZE)
                     if len(buf) >= 4:
                         self.handle(buf)
-                if self.control is not None and self.control in r:
+                if self.control is not None and self.control.fd in r:
                     for change in self.read_control():
                         if change.get("destroy"):
                             self.log("control_destroy")

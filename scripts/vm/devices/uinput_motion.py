@@ -33,6 +33,8 @@ import struct
 import sys
 import time
 
+from control import ControlFifo
+
 # ioctl numbers (asm-generic ioctl.h: dir << 30 | size << 16 | type << 8 | nr).
 def _ioc(direction, nr, size):
     return (direction << 30) | (size << 16) | (ord("U") << 8) | nr
@@ -278,27 +280,9 @@ class Node:
             self.fd = None
             self.log("destroy", frames=self.frames)
 
-    def open_control(self):
-        path = self.args.control
-        if not path:
-            return None
-        if not os.path.exists(path):
-            os.mkfifo(path, 0o600)
-        # O_RDWR keeps a writer open, so the FIFO never reads as end-of-file between commands.
-        return os.open(path, os.O_RDWR | os.O_NONBLOCK | os.O_CLOEXEC)
-
     def read_control(self):
-        try:
-            data = os.read(self.control, 65536)
-        except BlockingIOError:
-            return []
-        self.control_buf += data
         out = []
-        while b"\n" in self.control_buf:
-            line, self.control_buf = self.control_buf.split(b"\n", 1)
-            line = line.decode(errors="replace").strip()
-            if not line:
-                continue
+        for line in self.control.lines():
             try:
                 out.append(parse_at("0:" + line)[1])
             except argparse.ArgumentTypeError as e:
@@ -307,8 +291,7 @@ class Node:
 
     def run(self):
         a = self.args
-        self.control = self.open_control()
-        self.control_buf = b""
+        self.control = ControlFifo.open(self.args.control)
         self.set_pose({"pose": a.pose} if a.pose else {})
         self.set_pose({k: v for k, v in (("accel", a.accel), ("gyro", a.gyro), ("raw_accel", a.raw_accel),
                                          ("raw_gyro", a.raw_gyro)) if v is not None})
@@ -352,7 +335,7 @@ class Node:
                     deadline = min(deadline, end)
                 delay = deadline - time.monotonic()
                 if delay > 0 or self.control is not None:
-                    fds = [self.control] if self.control is not None else []
+                    fds = [self.control.fd] if self.control is not None else []
                     r, _, _ = select.select(fds, [], [], min(max(delay, 0), 0.25))
                     if r:
                         for change in self.read_control():
