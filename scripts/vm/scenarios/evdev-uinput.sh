@@ -13,8 +13,7 @@ cli=${COREMOTION_BIN:-${COREMOTION_CLI:-$root/.build/debug/coremotion}}
 py=/usr/bin/python3; [ -x "$py" ] || py=python3
 work=$(mktemp -d /tmp/evdev-uinput.XXXXXX)
 ctl=$work/control log=$work/node.log
-summ() { "$py" "$dev/csvstat.py" "$@"; }
-info() { echo "INFO $*"; }
+. "$(dirname "$0")/device-lib.sh"
 node_pid=
 cleanup() {
     [ -n "$node_pid" ] && kill "$node_pid" 2>/dev/null && wait "$node_pid" 2>/dev/null
@@ -112,22 +111,7 @@ echo "RESULT evdev syn-dropped-naive $(cat "$work/probe.out")"
 pose pose=face-up
 
 # --- unplug mid-stream: exit 1, one Error: line, the rows before it kept ---------------------------
-timeout 90 "$cli" stream --source "evdev:$node" --sensor accelerometer --duration 60 --format csv \
-    >"$work/unplug.csv" 2>"$work/unplug.err" &
-cli_pid=$!
-for _ in $(seq 240); do
-    n=$(grep -c '^[0-9]' "$work/unplug.csv" 2>/dev/null); [ "${n:-0}" -ge 30 ] && break
-    sleep 0.25
-done
-rows_before=$(grep -c '^[0-9]' "$work/unplug.csv")
-echo destroy >"$ctl"
-wait "$cli_pid"; st=$?
-wait "$node_pid" 2>/dev/null; node_pid=
-rows=$(grep -c '^[0-9]' "$work/unplug.csv")
-errors=$(grep -c '^Error:' "$work/unplug.err")
-lines=$(grep -c . "$work/unplug.err")
-sed 's/^/INFO unplug stderr| /' "$work/unplug.err" | head -5
-echo "RESULT evdev unplug status=$st error_lines=$errors stderr_lines=$lines rows=$rows rows_at_unplug=$rows_before $(summ csv "$work/unplug.csv" | cut -d' ' -f2-4)"
+unplug_mid_stream evdev "$node_pid" "evdev:$node"; node_pid=
 
 # --- MSC_TIMESTAMP: time comes from the device's µs counter, across its 2^32 wrap ------------------
 # Mid-stream the counter is set to 0.5 s before its wrap; the CSV's timestamps must stay increasing

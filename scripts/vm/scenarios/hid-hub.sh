@@ -13,8 +13,7 @@ cli=${COREMOTION_BIN:-${COREMOTION_CLI:-$root/.build/debug/coremotion}}
 py=/usr/bin/python3; [ -x "$py" ] || py=python3
 work=$(mktemp -d /tmp/hid-hub.XXXXXX)
 ctl=$work/control log=$work/hub.log
-summ() { "$py" "$dev/csvstat.py" "$@"; }
-info() { echo "INFO $*"; }
+. "$(dirname "$0")/device-lib.sh"
 fail_setup() { echo "RESULT hid setup fail $*"; cleanup; exit 1; }
 hub_pid=
 cleanup() {
@@ -127,20 +126,5 @@ echo "RESULT hid altimeter rows=$alt_rows ${first:-first_rel=none first_kpa=none
 echo "press=101.325" >"$ctl"
 
 # --- unplug mid-stream: exit 1, one Error: line, the rows before it kept ---------------------------
-timeout 90 "$cli" stream --source iio --sensor accelerometer --duration 60 --format csv \
-    >"$work/unplug.csv" 2>"$work/unplug.err" &
-cli_pid=$!
-for _ in $(seq 240); do
-    n=$(grep -c '^[0-9]' "$work/unplug.csv" 2>/dev/null); [ "${n:-0}" -ge 30 ] && break
-    sleep 0.25
-done
-rows_before=$(grep -c '^[0-9]' "$work/unplug.csv")
-echo destroy >"$ctl"
-wait "$cli_pid"; st=$?
-wait "$hub_pid" 2>/dev/null; hub_pid=
-rows=$(grep -c '^[0-9]' "$work/unplug.csv")
-errors=$(grep -c '^Error:' "$work/unplug.err")
-lines=$(grep -c . "$work/unplug.err")
-sed 's/^/INFO unplug stderr| /' "$work/unplug.err" | head -5
-echo "RESULT hid unplug status=$st error_lines=$errors stderr_lines=$lines rows=$rows rows_at_unplug=$rows_before $(summ csv "$work/unplug.csv" | cut -d' ' -f2-4)"
+unplug_mid_stream hid "$hub_pid" iio; hub_pid=
 echo "RESULT hid done"
