@@ -39,7 +39,7 @@ package final class SourceWorker: Sendable {
 
     private let state = ConditionLocked(State())
     /// The run's sink. It never changes, so it lives in a `let`, outside any lock: a closure kept as
-    /// the *value* of a generic lock (`Locked<Sink?>`) is reabstracted on every `inout` access and
+    /// the *value* of a generic lock (an optional sink as the lock's state) is reabstracted on every `inout` access and
     /// written back wrapped in one more thunk, so each call cost more than the last until the stack
     /// overflowed (the IIO source died that way after about 95 000 deliveries).
     private let sink: Sink?
