@@ -208,6 +208,9 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Shared by the test targets: child processes awaited without holding a test thread, and the
+        // gate that runs the heavy end-to-end work (VMs, the browser, soaks) one at a time.
+        .target(name: "MotionTestSupport", path: "Tests/MotionTestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "MotionFusionTests", dependencies: ["MotionFusion"], swiftSettings: swiftSettings),
         .testTarget(
             name: "MotionMQTTTests",
@@ -217,6 +220,7 @@ let package = Package(
                 "MotionSources",
                 "MotionFusion",
                 "coremotion",
+                "MotionTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -233,6 +237,7 @@ let package = Package(
                 "MotionFusion",
                 "MotionRecordings",
                 "OpenCoreMotion",
+                "MotionTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -288,6 +293,7 @@ let package = Package(
                 "MotionDashboard",
                 "OpenCoreMotion",
                 "MotionSources",
+                "MotionTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ],
@@ -297,12 +303,13 @@ let package = Package(
         // Skipped without QEMU or the kernel (scripts/vm/fetch-kernel); .ci/run makes that a failure.
         .testTarget(
             name: "LinuxKernelTests",
-            dependencies: ["coremotion"],
+            dependencies: ["coremotion", "MotionTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "CoreMotionCLITests",
-            dependencies: ["CoreMotionCLI", "coremotion", "MotionRecorder", "MotionRecordings", "MotionSourcesLinux", "OpenCoreMotion", "MotionSources"],
+            dependencies: ["CoreMotionCLI", "coremotion", "MotionRecorder", "MotionRecordings", "MotionSourcesLinux", "OpenCoreMotion", "MotionSources",
+                           "MotionTestSupport"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,10 +1,13 @@
 import Foundation
+import MotionTestSupport
 
 /// Runs the built `coremotion` executable and captures what it prints.
 struct CLIResult {
     var status: Int32
     var stdout: String
     var stderr: String
+    /// Whether the runner killed it at its timeout.
+    var timedOut = false
 }
 
 enum CLI {
@@ -21,27 +24,16 @@ enum CLI {
         return URL(fileURLWithPath: args).deletingLastPathComponent().appendingPathComponent("coremotion")
     }
 
-    static func run(_ arguments: [String], environment: [String: String] = [:], timeout: Double = 60) throws -> CLIResult {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
+    /// Runs `coremotion` with `arguments` and waits for it without holding a test thread; `limited`
+    /// as in `ChildProcess.run` (false only where processes must run side by side).
+    static func run(_ arguments: [String], environment: [String: String] = [:], timeout: Double = 60,
+                    limited: Bool = true) async throws -> CLIResult {
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "COREMOTION_SOURCE")
         env["COLUMNS"] = "100"
         for (k, v) in environment { env[k] = v }
-        process.environment = env
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // Read while it runs so a full pipe never blocks it.
-        let outData = Data.Accumulator(out.fileHandleForReading)
-        let errData = Data.Accumulator(err.fileHandleForReading)
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(5_000) }
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        return CLIResult(status: process.terminationStatus, stdout: outData.string(), stderr: errData.string())
+        let r = try await ChildProcess.run(executable, arguments, environment: env, timeout: timeout, limited: limited)
+        return CLIResult(status: r.status, stdout: r.stdout, stderr: r.stderr, timedOut: r.timedOut)
     }
 }
 

@@ -125,8 +125,8 @@ import Testing
         #expect(model.epoch == 2025)
     }
 
-    @Test func broadGridWithoutCrossValidationIsAnErrorNotIgnored() throws {
-        let r = try CLI.run(["bench", "broad", "../shared/data/broad", "--grid", "accelerometerTimeConstant=1,2"])
+    @Test func broadGridWithoutCrossValidationIsAnErrorNotIgnored() async throws {
+        let r = try await CLI.run(["bench", "broad", "../shared/data/broad", "--grid", "accelerometerTimeConstant=1,2"])
         #expect(r.status != 0 && r.stdout.isEmpty)
         #expect(r.stderr.contains("--grid chooses among values in --cross-validate"), "\(r.stderr)")
     }

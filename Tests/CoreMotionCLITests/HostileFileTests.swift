@@ -1,4 +1,5 @@
 import Foundation
+import MotionTestSupport
 import Testing
 
 /// Random, truncated, empty and missing files for every command that reads one, through the real
@@ -20,10 +21,10 @@ import Testing
         }
     }
 
-    @Test func everyCommandThatReadsAFileReportsADamagedOneInOneLine() throws {
+    @Test func everyCommandThatReadsAFileReportsADamagedOneInOneLine() async throws {
         let raw = temp("raw.csv"), db = temp("rec.sqlite")
-        #expect(try CLI.run(["stream", "--source", "sim:walk", "--sensor", "raw", "--duration", "1", "-o", raw]).status == 0)
-        #expect(try CLI.run(["record", "--source", "sim:still", "--duration", "1", "--database", db]).status == 0)
+        #expect(try await CLI.run(["stream", "--source", "sim:walk", "--sensor", "raw", "--duration", "1", "-o", raw]).status == 0)
+        #expect(try await CLI.run(["record", "--source", "sim:still", "--duration", "1", "--database", db]).status == 0)
         let csv = try [UInt8](Data(contentsOf: URL(fileURLWithPath: raw)))
         let sqlite = try [UInt8](Data(contentsOf: URL(fileURLWithPath: db)))
         var cases: [[String]] = []
@@ -36,8 +37,8 @@ import Testing
         }
         let failures = LockedBox([String]())
         let all = cases
-        DispatchQueue.concurrentPerform(iterations: all.count) { i in
-            guard let r = try? CLI.run(all[i], timeout: 30) else {
+        await concurrently(all.count) { i in
+            guard let r = try? await CLI.run(all[i], timeout: 30) else {
                 failures.withLock { $0.append("\(all[i]): did not run or hung") }
                 return
             }

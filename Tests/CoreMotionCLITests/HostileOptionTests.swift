@@ -1,6 +1,7 @@
 import ArgumentParser
 import CoreMotionCLI
 import Foundation
+import MotionTestSupport
 import Testing
 
 /// Every numeric option of every command, found from the command tree itself (ArgumentParser's
@@ -21,8 +22,8 @@ import Testing
                                 "1e-320", "5e-324"]
 
     /// Every option that takes a value, with what its command requires, from the dump of the tree.
-    static func valueOptions() throws -> [Option] {
-        let dump = try CLI.run(["--experimental-dump-help"])
+    static func valueOptions() async throws -> [Option] {
+        let dump = try await CLI.run(["--experimental-dump-help"])
         #expect(dump.status == 0, "\(dump.stderr)")
         let root = try #require(try JSONSerialization.jsonObject(with: Data(dump.stdout.utf8)) as? [String: Any])
         var out: [Option] = []
@@ -67,14 +68,14 @@ import Testing
     }
 
     /// Numeric options: text is refused at conversion and some plain number is not.
-    static func numericOptions() throws -> [Option] {
-        try valueOptions().filter { o in
+    static func numericOptions() async throws -> [Option] {
+        try await valueOptions().filter { o in
             conversionError(o, "abc") != nil && ["1", "10", "0.5", "100", "1000"].contains { conversionError(o, $0) == nil }
         }
     }
 
-    @Test func theWalkFindsTheKnownNumericOptions() throws {
-        let found = Set(try Self.numericOptions().map(\.description))
+    @Test func theWalkFindsTheKnownNumericOptions() async throws {
+        let found = Set(try await Self.numericOptions().map(\.description))
         // A sample of the options of today's commands, to show the walk and its classification work;
         // the checks below run on whatever the walk finds.
         for known in ["demo --duration", "demo --refresh", "demo --port", "orientation --timeout", "orientation --count",
@@ -86,22 +87,21 @@ import Testing
         #expect(!found.contains("stream --sensor"), "an enumeration is not numeric")
     }
 
-    @Test func everyNumericOptionRefusesHostileValuesWithStatusOneAndOneLine() throws {
-        let options = try Self.numericOptions()
+    @Test func everyNumericOptionRefusesHostileValuesWithStatusOneAndOneLine() async throws {
+        let options = try await Self.numericOptions()
         #expect(options.count >= 15)
         let cases = options.flatMap { o in Self.hostileValues.map { (o, $0) } }
         let database = NSTemporaryDirectory() + "cm-hostile-\(UUID().uuidString).sqlite"
         defer { try? FileManager.default.removeItem(atPath: database) }
         let results = LockedBox([String]())
-        DispatchQueue.concurrentPerform(iterations: cases.count) { i in
+        await concurrently(cases.count) { i in
             let (o, value) = cases[i]
             let args = o.command + o.required + [o.name, value]
-            let started = Date()
-            guard let r = try? CLI.run(args, environment: ["COREMOTION_SOURCE": "sim:still", "COREMOTION_RECORDER_DATABASE": database,
+            guard let r = try? await CLI.run(args, environment: ["COREMOTION_SOURCE": "sim:still", "COREMOTION_RECORDER_DATABASE": database,
                                                            "COREMOTION_SYSFS_ROOT": "/nonexistent"], timeout: 20)
             else { results.withLock { $0.append("\(args): could not run") }; return }
             var problems: [String] = []
-            if Date().timeIntervalSince(started) > 19 { problems.append("hung") }
+            if r.timedOut { problems.append("hung (killed after 20 s)") }
             let lines = r.stderr.split(separator: "\n")
             // A negative or a tiny number is a legitimate value of a few options (a date relative to
             // now); accepted, the command must still end cleanly.
@@ -120,28 +120,28 @@ import Testing
         #expect(failures.isEmpty, "\(failures.count) of \(cases.count):\n\(failures.joined(separator: "\n"))")
     }
 
-    @Test func helpExitsZeroAndErrorsExitOneForEveryCommand() throws {
-        let commands = Set(try Self.valueOptions().map(\.command)).sorted { $0.joined() < $1.joined() }
+    @Test func helpExitsZeroAndErrorsExitOneForEveryCommand() async throws {
+        let commands = Set(try await Self.valueOptions().map(\.command)).sorted { $0.joined() < $1.joined() }
         #expect(commands.count >= 8)
         for c in commands {
-            let help = try CLI.run(c + ["--help"])
+            let help = try await CLI.run(c + ["--help"])
             #expect(help.status == 0, "\(c) --help")
             #expect(help.stdout.contains("USAGE"), "\(c) --help")
-            let bad = try CLI.run(c + ["--no-such-option"])
+            let bad = try await CLI.run(c + ["--no-such-option"])
             #expect(bad.status == 1, "\(c) --no-such-option: \(bad.status)")
             #expect(bad.stderr.split(separator: "\n").count == 1, "\(c): \(bad.stderr)")
         }
     }
 
-    @Test func orientationReportsLikeEveryOtherCommand() throws {
-        let r = try CLI.run(["orientation", "--sysfs-root", "/nonexistent", "--dev-root", "/nonexistent", "--once"])
+    @Test func orientationReportsLikeEveryOtherCommand() async throws {
+        let r = try await CLI.run(["orientation", "--sysfs-root", "/nonexistent", "--dev-root", "/nonexistent", "--once"])
         #expect(r.status == 1)
         #expect(r.stderr.hasPrefix("Error: no motion sensor found under /nonexistent"), "\(r.stderr)")
         #expect(r.stderr.split(separator: "\n").count == 1)
     }
 
-    @Test func aNegativeValueIsReadAsAValueNotAsAMissingOne() throws {
-        let r = try CLI.run(["stream", "--source", "sim:still", "--sensor", "gyro", "--duration", "-1"])
+    @Test func aNegativeValueIsReadAsAValueNotAsAMissingOne() async throws {
+        let r = try await CLI.run(["stream", "--source", "sim:still", "--sensor", "gyro", "--duration", "-1"])
         #expect(r.status == 1)
         #expect(r.stderr.contains("'-1' is invalid for '--duration"), "\(r.stderr)")
         #expect(!r.stderr.contains("Missing value"))
@@ -176,9 +176,9 @@ import Testing
 
     /// Found from outside: `bench iio --rate 1e-320` passed the check (more than 0 Hz) and trapped
     /// converting its infinite period to an integer.
-    @Test func aSubnormalRateIsRefusedNotTrapped() throws {
+    @Test func aSubnormalRateIsRefusedNotTrapped() async throws {
         for args in [["bench", "iio", "--rate", "1e-320"], ["bench", "delivery", "--rate=5e-324"], ["bench", "iio", "--seconds", "1e-320"]] {
-            let r = try CLI.run(args, timeout: 20)
+            let r = try await CLI.run(args, timeout: 20)
             #expect(r.status == 1, "\(args): \(r.status) \(r.stderr)")
             #expect(r.stderr.hasPrefix("Error: ") && r.stderr.split(separator: "\n").count == 1, "\(args): \(r.stderr)")
             #expect(r.stderr.contains("at least"), "\(args): \(r.stderr)")

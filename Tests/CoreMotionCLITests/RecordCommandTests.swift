@@ -7,13 +7,13 @@ import Testing
         NSTemporaryDirectory() + "cm-\(UUID().uuidString)-\(name)"
     }
 
-    @Test func recordsOneSecondAtFiftyHertzAndRecordedPrintsIt() throws {
+    @Test func recordsOneSecondAtFiftyHertzAndRecordedPrintsIt() async throws {
         let db = temp("rec.sqlite")
-        let r = try CLI.run(["record", "--source", "sim:still", "--duration", "1", "--database", db])
+        let r = try await CLI.run(["record", "--source", "sim:still", "--duration", "1", "--database", db])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout == "recorded 50 accelerometer samples at 50 Hz from sim:still into \(db)\n")
 
-        let csv = try CLI.run(["recorded", "--database", db])
+        let csv = try await CLI.run(["recorded", "--database", db])
         #expect(csv.status == 0, "\(csv.stderr)")
         let lines = csv.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first == "identifier,start_date,timestamp,x,y,z")
@@ -24,7 +24,7 @@ import Testing
         #expect(times.count == 50 && zip(times.dropFirst(), times).allSatisfy { abs($0 - $1 - 0.02) < 1e-6 })
         #expect(rows.compactMap { Double($0[5]) }.allSatisfy { abs($0 + 1) < 0.02 }, "face up: z ≈ −1 g")
 
-        let jsonl = try CLI.run(["recorded", "--database", db, "--format", "jsonl", "--from=-600"])
+        let jsonl = try await CLI.run(["recorded", "--database", db, "--format", "jsonl", "--from=-600"])
         #expect(jsonl.status == 0)
         let objects = jsonl.stdout.split(separator: "\n")
         #expect(objects.count == 50)
@@ -32,7 +32,7 @@ import Testing
         #expect(first?.keys.sorted() == ["identifier", "start_date", "timestamp", "x", "y", "z"])
     }
 
-    @Test func recordedPrintsTheStoredRowsExactlyWithinTheRange() throws {
+    @Test func recordedPrintsTheStoredRowsExactlyWithinTheRange() async throws {
         let db = temp("known.sqlite")
         // Whole seconds, 5 minutes ago: the third sample is 4 minutes old, well inside --from=-270.
         let base = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down) - 300)
@@ -44,7 +44,7 @@ import Testing
         ]))
         let iso = ISO8601DateFormatter()
         func millis(_ d: Date, _ fraction: String) -> String { iso.string(from: d).dropLast() + "." + fraction + "Z" }
-        let r = try CLI.run(["recorded", "--database", db, "--from", iso.string(from: base), "--to", iso.string(from: base.addingTimeInterval(1))])
+        let r = try await CLI.run(["recorded", "--database", db, "--from", iso.string(from: base), "--to", iso.string(from: base.addingTimeInterval(1))])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout == """
             identifier,start_date,timestamp,x,y,z
@@ -52,13 +52,13 @@ import Testing
             \(batch),\(millis(base, "020")),10.02,0.0,0.125,-0.75
 
             """)
-        let recent = try CLI.run(["recorded", "--database", db, "--from=-270", "--format", "jsonl"])
+        let recent = try await CLI.run(["recorded", "--database", db, "--from=-270", "--format", "jsonl"])
         #expect(recent.stdout == "{\"identifier\":\(batch),\"start_date\":\"\(millis(base.addingTimeInterval(60), "000"))\",\"timestamp\":70.0,\"x\":1.0,\"y\":2.0,\"z\":3.0}\n")
     }
 
-    @Test func errorsPrintOneLineAndExitNonZero() throws {
+    @Test func errorsPrintOneLineAndExitNonZero() async throws {
         let missing = temp("missing.sqlite")
-        let none = try CLI.run(["recorded", "--database", missing])
+        let none = try await CLI.run(["recorded", "--database", missing])
         #expect(none.status == 1)
         #expect(none.stderr == "Error: \(missing): no recordings database (record with `coremotion record` first)\n")
         #expect(!FileManager.default.fileExists(atPath: missing), "reading creates nothing")
@@ -66,7 +66,7 @@ import Testing
         let corrupt = temp("corrupt.sqlite")
         try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: corrupt))
         for arguments in [["recorded", "--database", corrupt], ["record", "--source", "sim:still", "--duration", "1", "--database", corrupt]] {
-            let r = try CLI.run(arguments)
+            let r = try await CLI.run(arguments)
             #expect(r.status == 1)
             #expect(r.stderr.hasPrefix("Error: \(corrupt): not a usable recordings database"), "\(r.stderr)")
             #expect(r.stderr.split(separator: "\n").count == 1)
@@ -74,7 +74,7 @@ import Testing
 
         let blocker = temp("file")
         try Data("x".utf8).write(to: URL(fileURLWithPath: blocker))
-        let unwritable = try CLI.run(["record", "--source", "sim:still", "--duration", "1", "--database", blocker + "/db.sqlite"])
+        let unwritable = try await CLI.run(["record", "--source", "sim:still", "--duration", "1", "--database", blocker + "/db.sqlite"])
         #expect(unwritable.status == 1)
         #expect(unwritable.stderr.contains("cannot create the folder"), "\(unwritable.stderr)")
     }
@@ -84,8 +84,8 @@ import Testing
         (["record", "--source", "sim:still", "--duration", "0"], "--duration"),
         (["recorded", "--from", "yesterday"], "--from"),
     ])
-    func badArgumentsExitNonZero(arguments: [String], mention: String) throws {
-        let r = try CLI.run(arguments)
+    func badArgumentsExitNonZero(arguments: [String], mention: String) async throws {
+        let r = try await CLI.run(arguments)
         #expect(r.status != 0)
         #expect(r.stderr.contains(mention), "\(r.stderr)")
     }

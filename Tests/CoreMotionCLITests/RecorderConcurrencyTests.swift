@@ -1,4 +1,5 @@
 import Foundation
+import MotionTestSupport
 import MotionRecorder
 import MotionSources
 @testable import OpenCoreMotion
@@ -13,37 +14,37 @@ import Testing
     }
 
     /// Runs `count` record processes at once; returns their results.
-    func recordAtOnce(_ sources: [String], database: String, seconds: String = "1") -> [CLIResult?] {
+    func recordAtOnce(_ sources: [String], database: String, seconds: String = "1") async -> [CLIResult?] {
         let results = LockedBox([CLIResult?](repeating: nil, count: sources.count))
-        DispatchQueue.concurrentPerform(iterations: sources.count) { i in
-            let r = try? CLI.run(["record", "--source", sources[i], "--duration", seconds, "--database", database], timeout: 60)
+        await concurrently(sources.count, width: sources.count) { i in
+            let r = try? await CLI.run(["record", "--source", sources[i], "--duration", seconds, "--database", database], timeout: 60, limited: false)
             results.withLock { $0[i] = r }
         }
         return results.withLock { $0 }
     }
 
-    @Test func sixProcessesOnAFreshDatabaseAllRecordApartBySource() throws {
+    @Test func sixProcessesOnAFreshDatabaseAllRecordApartBySource() async throws {
         let sources = ["sim:still", "sim:walk", "sim:still", "sim:walk", "sim:still", "sim:walk"]
         // Twice, each on a fresh file: the schema-creation race is at the first open.
         for round in 0..<2 {
             let db = temp("fresh-\(round).sqlite")
             defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: db + suffix) } }
-            let results = recordAtOnce(sources, database: db)
+            let results = await recordAtOnce(sources, database: db)
             for (i, r) in results.enumerated() {
                 #expect(r?.status == 0, "process \(i): \(r?.stderr ?? "did not run")")
                 #expect(r?.stderr.contains("locked") == false)
                 #expect(r?.stdout == "recorded 50 accelerometer samples at 50 Hz from \(sources[i]) into \(db)\n")
             }
-            let listing = try CLI.run(["recorded", "--database", db, "--sessions"])
+            let listing = try await CLI.run(["recorded", "--database", db, "--sessions"])
             #expect(listing.status == 0, "\(listing.stderr)")
             let rows = listing.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: ",").map(String.init) }
             #expect(rows.count == 6)
             #expect(rows.map { $0[1] }.sorted() == sources.sorted())
             #expect(rows.allSatisfy { $0.last == "50" }, "\(rows)")
             // Filtered by source: only that source's samples (walk moves; still lies face up).
-            let walk = try CLI.run(["recorded", "--database", db, "--source", "sim:walk"])
-            let still = try CLI.run(["recorded", "--database", db, "--source", "sim:still"])
-            let all = try CLI.run(["recorded", "--database", db])
+            let walk = try await CLI.run(["recorded", "--database", db, "--source", "sim:walk"])
+            let still = try await CLI.run(["recorded", "--database", db, "--source", "sim:still"])
+            let all = try await CLI.run(["recorded", "--database", db])
             let count = { (r: CLIResult) in r.stdout.split(separator: "\n").count - 1 }
             #expect(count(walk) == 150 && count(still) == 150 && count(all) == 300)
             let stillZ = still.stdout.split(separator: "\n").dropFirst().compactMap { Double($0.split(separator: ",")[5]) }
@@ -51,7 +52,7 @@ import Testing
         }
     }
 
-    @Test func processesAndAnInProcessRecorderShareOneDatabase() throws {
+    @Test func processesAndAnInProcessRecorderShareOneDatabase() async throws {
         let db = temp("shared.sqlite")
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: db + suffix) } }
         // The in-process recorder writes small batches all along while two processes record.
@@ -66,14 +67,14 @@ import Testing
             try? recording.finish()
         }
         writing.start()
-        let results = recordAtOnce(["sim:still", "sim:walk"], database: db)
+        let results = await recordAtOnce(["sim:still", "sim:walk"], database: db)
         while !recording.isFinished { usleep(10_000) }
         for r in results { #expect(r?.status == 0, "\(r?.stderr ?? "did not run")") }
         let counts = Dictionary(try store.sessionsWithSampleCounts().map { ($0.session.source, $0.samples) }, uniquingKeysWith: +)
         #expect(counts == ["in-process": 150, "sim:still": 50, "sim:walk": 50])
     }
 
-    @Test func recordedReadsADatabaseInAReadOnlyPlace() throws {
+    @Test func recordedReadsADatabaseInAReadOnlyPlace() async throws {
         let dir = temp("ro")
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer {
@@ -81,7 +82,7 @@ import Testing
             try? FileManager.default.removeItem(atPath: dir)
         }
         let db = dir + "/recordings.sqlite"
-        #expect(try CLI.run(["record", "--source", "sim:still", "--duration", "1", "--database", db]).status == 0)
+        #expect(try await CLI.run(["record", "--source", "sim:still", "--duration", "1", "--database", db]).status == 0)
         // Root ignores permissions: make the folder a read-only mount in a private namespace when
         // possible; otherwise (not root) take the write permission away.
         let unshare = Process()
@@ -99,7 +100,7 @@ import Testing
             #expect(unshare.terminationStatus == 0, "\(stderr)")
         } else {
             chmod(dir, 0o555)
-            let r = try CLI.run(["recorded", "--database", db])
+            let r = try await CLI.run(["recorded", "--database", db])
             #expect(r.status == 0, "\(r.stderr)")
             stdout = r.stdout
             stderr = r.stderr
@@ -108,15 +109,15 @@ import Testing
         #expect(stdout.split(separator: "\n").count == 51, "the header and 50 samples: \(stdout.prefix(200)) \(stderr)")
     }
 
-    @Test func aFasterSourceIsStoredAtTheRateReported() throws {
+    @Test func aFasterSourceIsStoredAtTheRateReported() async throws {
         let csv = temp("100hz.csv"), db = temp("rate.sqlite")
         defer { for p in [csv, db, db + "-wal", db + "-shm"] { try? FileManager.default.removeItem(atPath: p) } }
-        let stream = try CLI.run(["stream", "--source", "sim:still", "--sensor", "accelerometer", "--interval", "0.01", "--duration", "3", "-o", csv])
+        let stream = try await CLI.run(["stream", "--source", "sim:still", "--sensor", "accelerometer", "--interval", "0.01", "--duration", "3", "-o", csv])
         #expect(stream.status == 0, "\(stream.stderr)")
-        let r = try CLI.run(["record", "--source", "replay:" + csv, "--duration", "2", "--database", db])
+        let r = try await CLI.run(["record", "--source", "replay:" + csv, "--duration", "2", "--database", db])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.hasPrefix("recorded 100 accelerometer samples at 50 Hz"), "\(r.stdout)")
-        let rows = try CLI.run(["recorded", "--database", db]).stdout.split(separator: "\n").dropFirst()
+        let rows = try await CLI.run(["recorded", "--database", db]).stdout.split(separator: "\n").dropFirst()
         let times = rows.compactMap { Double($0.split(separator: ",")[2]) }
         #expect(times.count == 100)
         let gaps = zip(times.dropFirst(), times).map { $0 - $1 }
@@ -125,7 +126,7 @@ import Testing
     /// Eight processes at once with a `CMSensorRecorder` user in this process, on a fresh database
     /// and then on the same, existing one: every process succeeds, nothing is locked, every sample
     /// committed is there, each recording apart by source.
-    @Test func eightProcessesAndACMSensorRecorderOnAFreshThenAnExistingDatabase() throws {
+    @Test func eightProcessesAndACMSensorRecorderOnAFreshThenAnExistingDatabase() async throws {
         let db = temp("eight.sqlite")
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: db + suffix) } }
         let sources = (0..<8).map { $0 % 2 == 0 ? "sim:still" : "sim:walk" }
@@ -136,7 +137,7 @@ import Testing
             let recorder = CMSensorRecorder(source: device, databasePath: db)
             let inProcess = Thread { recorder.recordAccelerometer(forDuration: 30) }
             inProcess.start()
-            let results = recordAtOnce(sources, database: db)
+            let results = await recordAtOnce(sources, database: db)
             for (i, r) in results.enumerated() {
                 #expect(r?.status == 0, "round \(round), process \(i): \(r?.stderr ?? "did not run")")
                 #expect(r?.stderr.contains("locked") == false)

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 @Suite struct SensorsPressureTests {
-    @Test func listsIIOPressureSensorsFromASysfsCopy() throws {
+    @Test func listsIIOPressureSensorsFromASysfsCopy() async throws {
         let root = NSTemporaryDirectory() + "cm-sys-\(UUID().uuidString)"
         let dir = root + "/bus/iio/devices/iio:device0"
         let raw = root + "/bus/iio/devices/iio:device1"
@@ -13,7 +13,7 @@ import Testing
         try "lps22hb\n".write(toFile: raw + "/name", atomically: true, encoding: .utf8)
         try "4096000\n".write(toFile: raw + "/in_pressure_raw", atomically: true, encoding: .utf8)
         try "0.000024414\n".write(toFile: raw + "/in_pressure_scale", atomically: true, encoding: .utf8)
-        let r = try CLI.run(["sensors", "--sysfs-root", root, "--dev-root", root + "/dev"])
+        let r = try await CLI.run(["sensors", "--sysfs-root", root, "--dev-root", root + "/dev"])
         #expect(r.status == 0, "\(r.stderr)")
         let lines = r.stdout.split(separator: "\n").map(String.init)
         #expect(lines.contains("iio:bmp280  pressure sensor bmp280 (\(dir))"))

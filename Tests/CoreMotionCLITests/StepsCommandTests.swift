@@ -14,8 +14,8 @@ import Testing
     }
 
     @Test(arguments: ["Samsung_Dario_Hard_InHand_2", "Pixel_Jamie_Hard_NeckPouch_2", "Samsung_Carmelo_Hard_FrontPocket_2"])
-    func countsARealWalkWithinThreePercent(name: String) throws {
-        let r = try CLI.run(["steps", "--json", Self.data.appendingPathComponent(name + ".csv").path])
+    func countsARealWalkWithinThreePercent(name: String) async throws {
+        let r = try await CLI.run(["steps", "--json", Self.data.appendingPathComponent(name + ".csv").path])
         #expect(r.status == 0, "\(r.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         let steps = try #require(object["steps"] as? Int)
@@ -28,20 +28,20 @@ import Testing
         #expect(cadence > 1.2 && cadence < 2.5)
     }
 
-    @Test func malformedInputIsOneLineAndStatusOne() throws {
+    @Test func malformedInputIsOneLineAndStatusOne() async throws {
         let path = NSTemporaryDirectory() + "steps-\(UUID().uuidString).csv"
         try "timestamp,sensor,x,y,z\n0,accelerometer,0,0,-1\n0.01,accelerometer,0,zero,-1\n"
             .write(toFile: path, atomically: true, encoding: .utf8)
-        let r = try CLI.run(["steps", path])
+        let r = try await CLI.run(["steps", path])
         #expect(r.status == 1)
         #expect(r.stderr.contains("\(path):3:") && r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
-        let missing = try CLI.run(["steps", path + ".absent"])
+        let missing = try await CLI.run(["steps", path + ".absent"])
         #expect(missing.status == 1 && missing.stderr.contains("no such file or folder"), "\(missing.stderr)")
-        let height = try CLI.run(["steps", "--height", "1e300", path])
+        let height = try await CLI.run(["steps", "--height", "1e300", path])
         #expect(height.status == 1)
     }
 
-    @Test func benchStepsReportsInSampleAndCrossValidatedErrors() throws {
+    @Test func benchStepsReportsInSampleAndCrossValidatedErrors() async throws {
         // Three walks of two users and two placements: enough for both cross-validations to have folds.
         let dir = NSTemporaryDirectory() + "bench-steps-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -54,7 +54,7 @@ import Testing
                                                        withDestinationPath: Self.data.appendingPathComponent(n + ".csv").path)
         }
         try JSONSerialization.data(withJSONObject: subset).write(to: URL(fileURLWithPath: dir + "/truth.json"))
-        let r = try CLI.run(["bench", "steps", dir, "--json"], timeout: 120)
+        let r = try await CLI.run(["bench", "steps", dir, "--json"], timeout: 120)
         #expect(r.status == 0, "\(r.stderr)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         #expect(report["count"] as? Int == 3)
@@ -72,8 +72,8 @@ import Testing
         #expect((report["mapeLeaveOneUserOut"] as? Double).map { $0 >= 0 && $0 < 0.1 } == true)
     }
 
-    @Test func benchStepsNeedsTruth() throws {
-        let r = try CLI.run(["bench", "steps", NSTemporaryDirectory() + "no-such-dir-\(UUID().uuidString)"])
+    @Test func benchStepsNeedsTruth() async throws {
+        let r = try await CLI.run(["bench", "steps", NSTemporaryDirectory() + "no-such-dir-\(UUID().uuidString)"])
         #expect(r.status == 1 && r.stderr.contains("truth.json"))
     }
 }

@@ -7,10 +7,10 @@ import Testing
 /// `scripts/vm/devices/README.md`).
 @Suite(.serialized, .enabled(if: VMRig.enabled, VMRig.skipComment))
 struct EvdevUinputTests {
-    static let run = VMRig.run("evdev-uinput.sh")
+    static let boot = VMRig.Shared("evdev-uinput.sh")
 
-    @Test func theNodeIsAMotionSensorThatSensorsLists() throws {
-        let run = Self.run
+    @Test func theNodeIsAMotionSensorThatSensorsLists() async throws {
+        let run = await Self.boot.value
         guard run.reachedDone("evdev") else { return }
         let node = run.result("evdev node")
         #expect(node?.fields["properties"] == "40", "INPUT_PROP_ACCELEROMETER")
@@ -27,8 +27,8 @@ struct EvdevUinputTests {
         ("spin gyro", 0.0, 0.0, 0.5),
         ("spin accelerometer", 0.0, 0.0, -1.0),
     ])
-    func posesReadAsCoreMotionDefinesThem(step: String, x: Double, y: Double, z: Double) throws {
-        let run = Self.run
+    func posesReadAsCoreMotionDefinesThem(step: String, x: Double, y: Double, z: Double) async throws {
+        let run = await Self.boot.value
         guard run.reachedDone("evdev"), let r = run.result("evdev \(step)") else { return }
         #expect(r.int("status") == 0)
         let stat = try #require(r.stat, "\(r.words)")
@@ -38,8 +38,8 @@ struct EvdevUinputTests {
                 "\(step): mean \(stat.mean), expected (\(x), \(y), \(z))")
     }
 
-    @Test func afterSYNDroppedTheStateIsReadAgain() throws {
-        let run = Self.run
+    @Test func afterSYNDroppedTheStateIsReadAgain() async throws {
+        let run = await Self.boot.value
         guard run.reachedDone("evdev"), let r = run.result("evdev syn-dropped") else { return }
         #expect(r.int("status") == 0)
         #expect((r.int("face_up_rows") ?? 0) > 0 && (r.int("upright_rows") ?? 0) > 0)
@@ -51,8 +51,8 @@ struct EvdevUinputTests {
         #expect((naive?.int("dropped") ?? 0) >= 1, "the step proved nothing without a drop")
     }
 
-    @Test func unpluggingTheControllerKeepsTheRowsAndEndsWithOneError() throws {
-        let run = Self.run
+    @Test func unpluggingTheControllerKeepsTheRowsAndEndsWithOneError() async throws {
+        let run = await Self.boot.value
         guard run.reachedDone("evdev"), let r = run.result("evdev unplug") else { return }
         #expect(r.int("status") == 1)
         #expect(r.int("error_lines") == 1)
@@ -63,8 +63,8 @@ struct EvdevUinputTests {
         #expect(mean.count == 3 && abs(mean[2] + 1) <= 0.001, "\(mean)")
     }
 
-    @Test func theTimestampWrapKeepsTimeMonotonic() throws {
-        let run = Self.run
+    @Test func theTimestampWrapKeepsTimeMonotonic() async throws {
+        let run = await Self.boot.value
         guard run.reachedDone("evdev"), let r = run.result("evdev timestamp-wrap") else { return }
         #expect(r.int("status") == 0)
         let stat = try #require(r.stat)

@@ -7,10 +7,10 @@ import Testing
 /// `scripts/vm/devices/README.md`).
 @Suite(.serialized, .enabled(if: VMRig.enabled, VMRig.skipComment))
 struct HIDSensorHubTests {
-    static let run = VMRig.run("hid-hub.sh")
+    static let boot = VMRig.Shared("hid-hub.sh")
 
-    @Test func theDriversCreateFourBufferedDevicesThatSensorsLists() throws {
-        let run = Self.run
+    @Test func theDriversCreateFourBufferedDevicesThatSensorsLists() async throws {
+        let run = await Self.boot.value
         guard run.reachedDone("hid") else { return }
         for name in ["accel_3d", "gyro_3d", "magn_3d", "press"] {
             let d = run.result("hid device \(name)")
@@ -31,8 +31,8 @@ struct HIDSensorHubTests {
         ("spin gyro", 0.0, 0.0, 0.5, 0.001),
         ("spin accelerometer", 0.0, 0.0, -1.0, 0.01),
     ])
-    func posesReadAsCoreMotionDefinesThem(step: String, x: Double, y: Double, z: Double, tolerance: Double) throws {
-        let run = Self.run
+    func posesReadAsCoreMotionDefinesThem(step: String, x: Double, y: Double, z: Double, tolerance: Double) async throws {
+        let run = await Self.boot.value
         guard run.reachedDone("hid"), let r = run.result("hid \(step)") else { return }
         #expect(r.int("status") == 0)
         let stat = try #require(r.stat, "\(r.words)")
@@ -44,8 +44,8 @@ struct HIDSensorHubTests {
     }
 
     @Test(arguments: [("0.05", 50, 20.0, 3.0), ("0.02", 20, 50.0, 8.0), ("0.01", 10, 100.0, 60.0)])
-    func theRateAskedBecomesTheHubsReportInterval(interval: String, milliseconds: Int, hertz: Double, tolerance: Double) throws {
-        let run = Self.run
+    func theRateAskedBecomesTheHubsReportInterval(interval: String, milliseconds: Int, hertz: Double, tolerance: Double) async throws {
+        let run = await Self.boot.value
         guard run.reachedDone("hid") else { return }
         #expect(run.result("hid rate-\(interval)")?.int("hub_interval_ms") == milliseconds)
         let r = try #require(run.result("hid rate-\(interval) accelerometer"))
@@ -55,8 +55,8 @@ struct HIDSensorHubTests {
         #expect(abs(stat.rate - hertz) <= tolerance, "asked \(hertz) Hz, measured \(stat.rate) Hz")
     }
 
-    @Test func theAltimeterReadsTheBarometer() throws {
-        let run = Self.run
+    @Test func theAltimeterReadsTheBarometer() async throws {
+        let run = await Self.boot.value
         guard run.reachedDone("hid"), let r = run.result("hid altimeter") else { return }
         #expect((r.int("rows") ?? 0) >= 6)
         #expect(r.int("errors") == 0)
@@ -65,8 +65,8 @@ struct HIDSensorHubTests {
         #expect(abs((r.double("last_rel") ?? 0) - 1.0) <= 0.1, "−12 Pa is 0.9991 m in the ISA")
     }
 
-    @Test func unpluggingTheHubKeepsTheRowsAndEndsWithOneError() throws {
-        let run = Self.run
+    @Test func unpluggingTheHubKeepsTheRowsAndEndsWithOneError() async throws {
+        let run = await Self.boot.value
         guard run.reachedDone("hid"), let r = run.result("hid unplug") else { return }
         #expect(r.int("status") == 1)
         #expect(r.int("error_lines") == 1)

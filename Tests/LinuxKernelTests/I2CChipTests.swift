@@ -6,7 +6,7 @@ import Testing
 /// `coremotion stream --source iio:NAME` (CMMotionManager).
 @Suite(.serialized, .enabled(if: VMRig.enabled, VMRig.skipComment))
 struct I2CChipTests {
-    static let run = VMRig.run("i2c-chips.sh")
+    static let boot = VMRig.Shared("i2c-chips.sh")
 
     /// The chips that probe on i2c-stub, with the sensors `stream` reads from them.
     static let probing: [(chip: String, block: String, gyro: Bool)] = [
@@ -17,8 +17,8 @@ struct I2CChipTests {
         ("lis3dh", "lis3dh.accel", false),
     ]
 
-    @Test func theDriversProbeAndReadTheRegistersWritten() throws {
-        let run = Self.run
+    @Test func theDriversProbeAndReadTheRegistersWritten() async throws {
+        let run = await Self.boot.value
         guard run.ranToEnd() else { return }
         for (chip, _, gyro) in Self.probing {
             #expect(run.values["\(chip).probed"] == "yes", "\(chip) probes on i2c-stub")
@@ -34,16 +34,16 @@ struct I2CChipTests {
 
     /// MMA8452Q's probe resets the chip and waits for CTRL_REG2's reset bit to clear; i2c-stub's memory
     /// keeps it set, so the probe times out. (Recorded so that a kernel that changes this is noticed.)
-    @Test func mma8452DoesNotProbeOnTheStub() throws {
-        let run = Self.run
+    @Test func mma8452DoesNotProbeOnTheStub() async throws {
+        let run = await Self.boot.value
         guard run.ranToEnd() else { return }
         #expect(run.values["mma8452.probed"] == "no")
         #expect(run.values["mma8452.reason"]?.contains("-110") == true, "\(run.values["mma8452.reason"] ?? "")")
     }
 
     @Test(arguments: probing.map(\.chip))
-    func faceUpReadsMinusOneGAndGyrosPlusHalfARadianPerSecond(chip: String) throws {
-        let run = Self.run
+    func faceUpReadsMinusOneGAndGyrosPlusHalfARadianPerSecond(chip: String) async throws {
+        let run = await Self.boot.value
         guard run.ranToEnd(), run.values["\(chip).probed"] == "yes" else { return }
         let entry = try #require(Self.probing.first { $0.chip == chip })
         let block = run.block(entry.block)

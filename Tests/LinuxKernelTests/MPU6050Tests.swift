@@ -9,13 +9,13 @@ import Testing
 /// specific force: face up its Z register holds +1 g (+16384 at ±2 g).
 @Suite(.serialized, .enabled(if: VMRig.enabled, VMRig.skipComment))
 struct MPU6050Tests {
-    static let run = VMRig.run("i2c-mpu6050.sh")
+    static let boot = VMRig.Shared("i2c-mpu6050.sh")
 
     /// g per count of the accelerometer, as the driver reports its scale.
-    var accelScale: Double { (Self.run.double("in_accel_scale") ?? .nan) / standardGravity }
+    func accelScale(_ run: ScenarioRun) -> Double { (run.double("in_accel_scale") ?? .nan) / standardGravity }
 
-    @Test func theDriverProbesOnTheStubAndReadsTheRegistersWritten() throws {
-        let run = Self.run
+    @Test func theDriverProbesOnTheStubAndReadsTheRegistersWritten() async throws {
+        let run = await Self.boot.value
         guard run.ranToEnd() else { return }
         #expect(run.values["probed"] == "yes")
         #expect(run.values["in_accel_scale"] == "0.000598", "±2 g at probe")
@@ -25,8 +25,8 @@ struct MPU6050Tests {
         #expect(run.values["spin.in_anglvel_z_raw"] == run.values["spin.register"])
     }
 
-    @Test func faceUpReadsMinusOneGOnZAndNoRotation() throws {
-        let run = Self.run
+    @Test func faceUpReadsMinusOneGOnZAndNoRotation() async throws {
+        let run = await Self.boot.value
         guard run.ranToEnd() else { return }
         let accel = run.block("faceup.accel"), gyro = run.block("faceup.gyro")
         #expect(accel.status == 0, "\(accel.stderr)")
@@ -34,7 +34,7 @@ struct MPU6050Tests {
         #expect(accel.stdout.prefix(2) == ["timestamp,x,y,z", "# sensor=accelerometer"])
         let rows = accel.rows()
         #expect(rows.count >= 5, "about 60 rows at 20 Hz in 3 s (fewer under load), got \(rows.count)")
-        let expected = -16384 * accelScale
+        let expected = -16384 * accelScale(run)
         for r in rows {
             #expect(abs(r.x) < 1e-9 && abs(r.y) < 1e-9)
             #expect(abs(r.z - expected) < 1e-4, "face up: z = \(r.z) g, Core Motion's is \(expected) g")
@@ -44,14 +44,14 @@ struct MPU6050Tests {
         #expect(rates.allSatisfy { $0.x == 0 && $0.y == 0 && $0.z == 0 })
     }
 
-    @Test func uprightInPortraitReadsMinusOneGOnY() throws {
-        let run = Self.run
+    @Test func uprightInPortraitReadsMinusOneGOnY() async throws {
+        let run = await Self.boot.value
         guard run.ranToEnd() else { return }
         let block = run.block("upright.raw")
         #expect(block.status == 0, "\(block.stderr)")
         let accel = block.rows("accelerometer"), gyro = block.rows("gyro")
         #expect(accel.count >= 5 && gyro.count >= 5, "\(accel.count) accelerometer and \(gyro.count) gyro rows")
-        let expected = -16384 * accelScale
+        let expected = -16384 * accelScale(run)
         for r in accel {
             #expect(abs(r.x) < 1e-9 && abs(r.z) < 1e-9)
             #expect(abs(r.y - expected) < 1e-4, "upright: y = \(r.y) g, Core Motion's is \(expected) g")
@@ -59,8 +59,8 @@ struct MPU6050Tests {
         #expect(gyro.allSatisfy { $0.z == 0 })
     }
 
-    @Test func spinningAboutZReadsPlusHalfARadianPerSecond() throws {
-        let run = Self.run
+    @Test func spinningAboutZReadsPlusHalfARadianPerSecond() async throws {
+        let run = await Self.boot.value
         guard run.ranToEnd() else { return }
         let block = run.block("spin.raw")
         #expect(block.status == 0, "\(block.stderr)")
@@ -74,11 +74,11 @@ struct MPU6050Tests {
             #expect(abs(r.x) < 1e-9 && abs(r.y) < 1e-9)
             #expect(abs(r.z - expected) < 1e-6, "spin: z = \(r.z) rad/s, expected +\(expected)")
         }
-        #expect(accel.allSatisfy { abs($0.z + 16384 * accelScale) < 1e-4 }, "still face up while spinning")
+        #expect(accel.allSatisfy { abs($0.z + 16384 * accelScale(run)) < 1e-4 }, "still face up while spinning")
     }
 
-    @Test func aRangeChangedByAnotherProcessIsFollowed() throws {
-        let run = Self.run
+    @Test func aRangeChangedByAnotherProcessIsFollowed() async throws {
+        let run = await Self.boot.value
         guard run.ranToEnd() else { return }
         let block = run.block("range.accel")
         #expect(block.status == 0, "\(block.stderr)")
@@ -87,14 +87,14 @@ struct MPU6050Tests {
         let rows = block.rows()
         let before = rows.filter { $0.t < changedAt }, settled = rows.filter { $0.t > changedAt + 2 }
         #expect(before.count >= 5 && settled.count >= 5, "\(before.count) rows before the change, \(settled.count) from 2 s after")
-        #expect(before.allSatisfy { abs($0.z + 16384 * accelScale) < 1e-4 }, "±2 g: \(before.map(\.z))")
+        #expect(before.allSatisfy { abs($0.z + 16384 * accelScale(run)) < 1e-4 }, "±2 g: \(before.map(\.z))")
         let doubled = -16384 * 0.001196 / standardGravity
         #expect(settled.allSatisfy { abs($0.z - doubled) < 1e-4 }, "±4 g: z = \(doubled) g expected, got \(settled.map(\.z))")
-        #expect(rows.allSatisfy { abs($0.z + 16384 * accelScale) < 1e-4 || abs($0.z - doubled) < 1e-4 }, "no value between the two")
+        #expect(rows.allSatisfy { abs($0.z + 16384 * accelScale(run)) < 1e-4 || abs($0.z - doubled) < 1e-4 }, "no value between the two")
     }
 
-    @Test func deletingTheDeviceMidStreamKeepsTheRowsAndEndsWithOneError() throws {
-        let run = Self.run
+    @Test func deletingTheDeviceMidStreamKeepsTheRowsAndEndsWithOneError() async throws {
+        let run = await Self.boot.value
         guard run.ranToEnd() else { return }
         let block = run.block("unplug.accel")
         #expect(run.values["unplug.device_gone"] == "yes")
@@ -103,15 +103,15 @@ struct MPU6050Tests {
         let rows = block.rows()
         #expect(before >= 10)
         #expect(Double(rows.count) >= before, "the \(Int(before)) rows written before the delete are kept")
-        #expect(rows.allSatisfy { abs($0.z + 16384 * accelScale) < 1e-4 })
+        #expect(rows.allSatisfy { abs($0.z + 16384 * accelScale(run)) < 1e-4 })
         #expect(block.stderr.count == 1, "one line on stderr: \(block.stderr)")
         let line = block.stderr.first ?? ""
         #expect(line.hasPrefix("Error: "))
         #expect(line.contains("iio:device"), "names the device: \(line)")
     }
 
-    @Test func aUserWithoutPermissionGetsOneErrorNamingTheFileAndTheFix() throws {
-        let run = Self.run
+    @Test func aUserWithoutPermissionGetsOneErrorNamingTheFileAndTheFix() async throws {
+        let run = await Self.boot.value
         guard run.ranToEnd() else { return }
         let block = run.block("denied.accel")
         let file = try #require(run.values["denied.file"])

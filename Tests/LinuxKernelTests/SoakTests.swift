@@ -7,7 +7,7 @@ import Testing
 @Suite(.serialized, .enabled(if: VMRig.enabled, VMRig.skipComment))
 struct SoakTests {
     static let seconds = 45
-    static let run = VMRig.run("i2c-mpu6050-soak.sh", [String(seconds), "15"])
+    static let boot = VMRig.Shared("i2c-mpu6050-soak.sh", [String(seconds), "15"])
 
     struct Report: Decodable {
         struct Window: Decodable {
@@ -22,8 +22,8 @@ struct SoakTests {
         var windows: [Window]
     }
 
-    @Test func aRunAtTheFastestRateEndsNormallyWithNothingLostAndFlatMemory() throws {
-        let run = Self.run
+    @Test func aRunAtTheFastestRateEndsNormallyWithNothingLostAndFlatMemory() async throws {
+        let run = await Self.boot.value
         guard run.ranToEnd() else { return }
         let block = run.block("soak")
         #expect(block.status == 0, "bench soak's own goals (0 lost, < 1 MB growth, flat CPU): \(block.stdout) \(block.stderr)")

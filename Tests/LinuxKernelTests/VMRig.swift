@@ -1,4 +1,5 @@
 import Foundation
+import MotionTestSupport
 import Testing
 
 /// The VM test rig (`scripts/vm`): Debian's kernel booted under QEMU, a scenario script run inside on
@@ -50,63 +51,42 @@ enum VMRig {
         return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("coremotion")
     }()
 
-    /// One VM at a time: the machines these run on have two cores.
-    private static let bootLock = NSLock()
-
     /// Boots the VM and runs `scripts/vm/scenarios/NAME` in it.
-    static func run(_ scenario: String, _ arguments: [String] = [], timeout: Double = 900) -> ScenarioRun {
+    ///
+    /// One VM at a time, and never beside the browser or a soak (`Exclusive`): TCG emulation keeps a
+    /// core busy and the machines these run on have two. Awaiting it holds no test thread.
+    static func run(_ scenario: String, _ arguments: [String] = [], timeout: Double = 900) async -> ScenarioRun {
         if let reason = unavailableReason {
             return ScenarioRun(failure: "COREMOTION_REQUIRE_VM=1 but the VM rig is unavailable: \(reason)")
         }
-        bootLock.lock()
-        defer { bootLock.unlock() }
-        let process = Process()
-        process.executableURL = repository.appendingPathComponent("scripts/vm/run")
-        process.arguments = ["--timeout", String(Int(timeout)), repository.appendingPathComponent("scripts/vm/scenarios/\(scenario)").path] + arguments
-        process.currentDirectoryURL = repository
         var environment = ProcessInfo.processInfo.environment
         environment["COREMOTION_BIN"] = coremotion.path
         environment["COREMOTION_CLI"] = coremotion.path
         environment.removeValue(forKey: "COREMOTION_SOURCE")
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        let started = Date()
-        do { try process.run() } catch {
-            return ScenarioRun(failure: "cannot start scripts/vm/run: \(error)")
-        }
-        let outData = PipeReader(out.fileHandleForReading), errData = PipeReader(err.fileHandleForReading)
-        process.waitUntilExit()
-        return ScenarioRun(status: process.terminationStatus, output: outData.text(), stderr: errData.text(),
-                           seconds: Date().timeIntervalSince(started))
-    }
-}
-
-/// A pipe read to its end on a thread of its own.
-final class PipeReader: @unchecked Sendable {
-    private var data = Data()
-    private let done = DispatchSemaphore(value: 0)
-
-    init(_ handle: FileHandle) {
-        // read(2) itself: FileHandle.readDataToEndOfFile traps on EINTR (a signal to the test process).
-        let fd = handle.fileDescriptor
-        Thread.detachNewThread { [self] in
-            var buffer = [UInt8](repeating: 0, count: 65536)
-            while true {
-                let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { break }
-                data.append(contentsOf: buffer[0..<n])
+        let script = repository.appendingPathComponent("scripts/vm/scenarios/\(scenario)").path
+        return await Exclusive.run {
+            let started = Date()
+            do {
+                // scripts/vm/run enforces the timeout inside; the harness's own is a last resort.
+                let r = try await ChildProcess.run(repository.appendingPathComponent("scripts/vm/run"),
+                                                   ["--timeout", String(Int(timeout)), script] + arguments,
+                                                   environment: environment, currentDirectory: repository, timeout: timeout + 120)
+                return ScenarioRun(status: r.status, output: r.stdout, stderr: r.stderr, seconds: Date().timeIntervalSince(started))
+            } catch {
+                return ScenarioRun(failure: "cannot start scripts/vm/run: \(error)")
             }
-            done.signal()
         }
     }
 
-    func text() -> String {
-        done.wait()
-        return String(decoding: data, as: UTF8.self)
+    /// One boot shared by the tests of a suite: started by the first test that asks, awaited by all.
+    final class Shared: Sendable {
+        private let task: Task<ScenarioRun, Never>
+
+        init(_ scenario: String, _ arguments: [String] = [], timeout: Double = 900) {
+            task = Task { await VMRig.run(scenario, arguments, timeout: timeout) }
+        }
+
+        var value: ScenarioRun { get async { await task.value } }
     }
 }
 

@@ -2,6 +2,7 @@ import Foundation
 import HummingbirdWSClient
 import Logging
 import MotionSources
+import MotionTestSupport
 
 /// Headless Chromium driven over the DevTools protocol (CDP), for the dashboard's browser test.
 ///
@@ -32,8 +33,18 @@ struct Chromium {
 
     /// Starts a headless browser, opens one page at `url`, runs `body` with a CDP session attached to
     /// that page, then closes the browser.
+    ///
+    /// One browser at a time, never beside a VM or a soak (`Exclusive`): the rates the tests measure
+    /// need the core the browser renders on.
     static func withPage<T: Sendable>(
         url: String, width: Int = 1280, height: Int = 1100,
+        _ body: @escaping @Sendable (CDPSession) async throws -> T
+    ) async throws -> T {
+        try await Exclusive.run { try await openPage(url: url, width: width, height: height, body) }
+    }
+
+    private static func openPage<T: Sendable>(
+        url: String, width: Int, height: Int,
         _ body: @escaping @Sendable (CDPSession) async throws -> T
     ) async throws -> T {
         let binary = try executable()

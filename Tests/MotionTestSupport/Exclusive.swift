@@ -1,0 +1,48 @@
+/// At most `width` tasks at once in `run`; the others wait, first come, first served, holding no
+/// thread.
+public actor Semaphore {
+    private let width: Int
+    private var running = 0
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    /// A semaphore letting `width` (at least 1) bodies run at once.
+    public init(width: Int) { self.width = max(1, width) }
+
+    private func acquire() async {
+        if running < width { running += 1; return }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    private func release() {
+        if waiters.isEmpty { running -= 1 } else { waiters.removeFirst().resume() }
+    }
+
+    /// Runs `body` once fewer than `width` others run.
+    public nonisolated func run<T: Sendable>(_ body: () async throws -> T) async rethrows -> T {
+        await acquire()
+        do {
+            let value = try await body()
+            await release()
+            return value
+        } catch {
+            await release()
+            throw error
+        }
+    }
+}
+
+/// Work the test process runs one at a time: booting a VM, driving a browser, a long soak.
+///
+/// Each of these keeps about one core busy for a minute or more, and several measure rates. On the
+/// two-core CI machine two of them side by side starve each other and every other test. All test
+/// targets link into one test process, so this one gate covers them all; the light tests run beside
+/// whichever heavy one holds it. Waiting here does not hold a thread.
+public enum Exclusive {
+    /// The one gate of the test process.
+    public static let gate = Semaphore(width: 1)
+
+    /// Runs `body` when no other heavy work runs; first come, first served.
+    public static func run<T: Sendable>(_ body: () async throws -> T) async rethrows -> T {
+        try await gate.run(body)
+    }
+}
