@@ -92,55 +92,63 @@ struct MosquittoTests {
         #expect(Set(got.map { ($0.timestamp * 100).rounded() }) == expected)
     }
 
-    /// The fleet case from outside: `coremotion publish` processes (QoS 1, persistent session) while the
-    /// broker is stopped for 2 s and restarted with its persistence. Every sample the sources produced
-    /// reaches the subscriber, in order, publishers included: each sensor's timestamps at 100 Hz have no
-    /// hole, and the subscriber got as many as each publisher says it published.
+    /// Issue 20 from outside: `coremotion publish` processes (the simulator at 100 Hz, QoS 1, persistent
+    /// session) while the broker is stopped for 2.1 s and restarted with its persistence. Nothing is lost
+    /// end to end, publishers included: per device the subscriber gets every sample the publisher read
+    /// from its source (its summary line), each sensor's timestamps in order and without a hole, and the
+    /// whole `--duration` (at least duration × rate per sensor, less 3 for the source thread's start).
+    /// Before the fix the simulator dropped the samples it held back for the batch latency when
+    /// `publish` stopped it, up to 0.1 s per sensor: 990 of 1000 per sensor in a 10 s run, the 1 % of
+    /// the issue (the outage itself lost nothing: no hole, every message id, read = received).
     @Test func aTwoSecondBrokerRestartLosesNothingEndToEndThroughPublishProcesses() async throws {
         let broker = try Mosquitto()
         let collector = Collector()
         let source = try MQTTSensorSource(url: MQTTURL(parsing: "mqtt://127.0.0.1:\(broker.port)/e2e/#?client-id=e2e-sub"), log: { _ in })
         source.startDevices { collector.handle($0) }
         await collector.wait(until: { collector.subscribed.withLockedValue { $0 } }, timeout: 5)
-        let devices = ["pub-a", "pub-b"]
+        let devices = (1...4).map { "pub-\($0)" }
+        let (duration, rate) = (6, 100)
         let port = broker.port
         let runs = devices.map { device in
             Task {
-                try await Run.commandAsync(Run.coremotion, ["publish", "--source", "sim:still", "--rate", "100", "--duration", "6",
+                try await Run.commandAsync(Run.coremotion, ["publish", "--source", "sim:still", "--rate", String(rate), "--duration", String(duration),
                                                             "--to", "mqtt://127.0.0.1:\(port)/e2e/\(device)", "--device-id", device], timeout: 60)
             }
         }
-        // Once both publish, the broker goes away for 2 s and comes back with its sessions.
+        // Once every publisher publishes, the broker goes away for 2.1 s and comes back with its sessions.
         await collector.wait(until: {
             let s = collector.samples.withLockedValue { $0 }
-            return devices.allSatisfy { (s[$0]?.count ?? 0) >= 300 }
+            return devices.allSatisfy { (s[$0]?.count ?? 0) >= 100 }
         }, timeout: 30)
-        broker.stop()
-        try await Task.sleep(nanoseconds: 2_000_000_000)
-        try broker.start()
-        var published: [String: Int] = [:]
+        await broker.stopAsync()
+        try await Task.sleep(nanoseconds: 2_100_000_000)
+        try await broker.startAsync()
+        var read: [String: Int] = [:]
         for (device, run) in zip(devices, runs) {
             let r = try await run.value
             #expect(r.status == 0, "\(device): \(r.stderr)")
             #expect(r.stderr.contains("retrying in"), "\(device) never saw the broker go: \(r.stderr)")
-            #expect(!r.stderr.contains("dropping"), "\(device): \(r.stderr)")
-            let summary = r.stderr.split(separator: "\n").first { $0.hasPrefix("published ") }
-            published[device] = summary.flatMap { Int($0.split(separator: " ")[1]) }
+            #expect(!r.stderr.contains("dropped") && !r.stderr.contains("warning"), "\(device): \(r.stderr)")
+            // `published N samples in M messages (B bytes) to URL: R read from the source`
+            let summary = r.stderr.split(separator: "\n").first { $0.hasPrefix("published ") }.map(String.init) ?? ""
+            let sent = Int(summary.split(separator: " ").dropFirst().first ?? "")
+            let got = summary.range(of: ": ", options: .backwards).flatMap { Int(summary[$0.upperBound...].prefix { $0.isNumber }) }
+            #expect(sent != nil && sent == got && summary.hasSuffix(" read from the source"), "\(device): \(summary)")
+            read[device] = got
         }
-        let expected = devices.reduce(0) { $0 + (published[$1] ?? 0) }
+        let expected = devices.reduce(0) { $0 + (read[$1] ?? 0) }
         await collector.wait(until: { collector.total >= expected }, timeout: 20)
         await source.stopDevices()
         let got = collector.samples.withLockedValue { $0 }
         for device in devices {
             let s = got[device] ?? []
-            #expect(published[device] != nil && s.count == published[device], "\(device): \(s.count) received of \(published[device] ?? -1)")
+            #expect(read[device] != nil && s.count == read[device], "\(device): \(s.count) received of \(read[device] ?? -1) read")
             for sensor in SensorKind.allCases {
                 let t = s.filter { $0.sensor == sensor }.map(\.timestamp)
-                #expect(t.count >= 500, "\(device) \(sensor): \(t.count)")
-                let gaps = zip(t.dropFirst(), t).map { $0 - $1 }.sorted()
-                guard let median = gaps.isEmpty ? nil : gaps[gaps.count / 2], let widest = gaps.last else { continue }
-                #expect(gaps.first! > 0, "\(device) \(sensor) out of order")
-                #expect(widest < 1.5 * median, "\(device) \(sensor): a hole of \(widest) s in samples \(median) s apart")
+                #expect(t.count >= duration * rate - 3, "\(device) \(sensor): \(t.count) samples in \(duration) s at \(rate) Hz")
+                #expect(zip(t, t.dropFirst()).allSatisfy { $1 > $0 }, "\(device) \(sensor) out of order")
+                let widest = zip(t.dropFirst(), t).map { $0 - $1 }.max() ?? 0
+                #expect(widest < 1.5 / Double(rate), "\(device) \(sensor): a hole of \(widest) s")
             }
         }
     }
