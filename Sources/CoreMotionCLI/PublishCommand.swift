@@ -132,8 +132,8 @@ struct PublishCommand: AsyncParsableCommand {
         let lost = publisher.dropped
         // One line: what was read from the source, what reached the broker and what did not.
         let skipped = publisher.skipped > 0 ? ", \(publisher.skipped) non-finite skipped" : ""
-        let dropped = lost.samples > 0 ? ", \(lost.samples) dropped (\(qos == 0 ? "QoS 0 while the broker was away" : "the broker was away longer than --buffer-seconds \(String(format: "%g", bufferSeconds)) s")" : ""
-        printError("published \(t.samples - lost.samples) samples in \(t.messages - lost.messages) messages (\(t.bytes) bytes) to \(url): \(publisher.samplesRead) read from the source\(skipped)\(dropped)")
+        let dropped = lost.samples > 0 ? ", \(lost.samples) dropped (\(qos == 0 ? "QoS 0 while the broker was away" : "the broker was away longer than --buffer-seconds \(String(format: "%g", bufferSeconds)) s"))" : ""
+        printError("published \(t.samples - lost.samples) samples in \(t.messages - lost.messages) messages (\(t.bytes - lost.bytes) bytes) to \(url): \(publisher.samplesRead) read from the source\(skipped)\(dropped)")
         if !acked && qos == 1 { throw CLIError("\(url): the broker did not acknowledge every message within 10 s") }
     }
 }

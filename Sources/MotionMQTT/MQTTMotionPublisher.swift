@@ -53,7 +53,7 @@ package final class MQTTMotionPublisher: Sendable {
     }
 
     private let batch = NIOLockedValueBox(Batch())
-    private let droppedBox: NIOLockedValueBox<(messages: Int, samples: Int)>
+    private let droppedBox: NIOLockedValueBox<(messages: Int, samples: Int, bytes: Int)>
     private let ticker: NIOLockedValueBox<RepeatedTask?> = NIOLockedValueBox(nil)
     private let epochOffset: Int64
 
@@ -77,12 +77,12 @@ package final class MQTTMotionPublisher: Sendable {
         var configuration = configuration
         configuration.maximumQueued = max(1, Int((buffer / period).rounded(.up)))  // safe: ≤ 86 400 / 0.001
         self.bufferSeconds = buffer
-        let dropped = NIOLockedValueBox((messages: 0, samples: 0))
+        let dropped = NIOLockedValueBox((messages: 0, samples: 0, bytes: 0))
         self.droppedBox = dropped
         self.client = MQTTClient(configuration: configuration, eventLoop: eventLoop) { event in
             if case .dropped(let messages) = event {
                 let samples = messages.reduce(0) { $0 + ((try? SensorLoggerPush.decode($1.payload))?.payload.count ?? 0) }
-                dropped.withLockedValue { $0.messages += messages.count; $0.samples += samples }
+                dropped.withLockedValue { $0.messages += messages.count; $0.samples += samples; $0.bytes += messages.reduce(0) { $0 + $1.payload.count } }
             }
             onEvent(event)
         }
@@ -142,7 +142,7 @@ package final class MQTTMotionPublisher: Sendable {
     package var samplesRead: Int { batch.withLockedValue { $0.read } }
     /// Samples of the messages dropped so far (the queue full while the broker was away, or QoS 0 while
     /// disconnected): read from the source but never handed to the broker.
-    package var dropped: (messages: Int, samples: Int) { droppedBox.withLockedValue { $0 } }
+    package var dropped: (messages: Int, samples: Int, bytes: Int) { droppedBox.withLockedValue { $0 } }
     /// Messages, payload bytes and samples sent so far (handed to the client, dropped ones included).
     package var totals: (messages: Int, bytes: Int, samples: Int) { batch.withLockedValue { ($0.messages, $0.bytes, $0.samples) } }
 

@@ -153,6 +153,47 @@ struct MosquittoTests {
         }
     }
 
+    /// Past `--buffer-seconds` the oldest batches go, and `publish` says so in one line with the number of
+    /// samples and the option to raise; its summary accounts for them (sent + dropped = read), and the
+    /// subscriber gets exactly what was sent, in order (the messages after the gap in `messageId` are
+    /// released once the device goes silent, not held for the missing ones forever).
+    @Test func pastBufferSecondsPublishDropsTheOldestAndSaysHowMany() async throws {
+        let broker = try Mosquitto()
+        let collector = Collector()
+        let source = try MQTTSensorSource(url: MQTTURL(parsing: "mqtt://127.0.0.1:\(broker.port)/bound/#?client-id=bound-sub&silence=1"), log: { _ in })
+        source.startDevices { collector.handle($0) }
+        await collector.wait(until: { collector.subscribed.withLockedValue { $0 } }, timeout: 5)
+        let run = Task {
+            try await Run.commandAsync(Run.coremotion, ["publish", "--source", "sim:still", "--rate", "100", "--duration", "5", "--buffer-seconds", "0.2",
+                                                        "--to", "mqtt://127.0.0.1:\(broker.port)/bound/b1", "--device-id", "b1"], timeout: 60)
+        }
+        await collector.wait(until: { (collector.samples.withLockedValue { $0["b1"]?.count } ?? 0) >= 100 }, timeout: 30)
+        await broker.stopAsync()
+        try await Task.sleep(nanoseconds: 1_500_000_000)
+        try await broker.startAsync()
+        let r = try await run.value
+        #expect(r.status == 0, "\(r.stderr)")
+        let warnings = r.stderr.split(separator: "\n").filter { $0.contains("warning") }
+        #expect(warnings.count == 1, "\(r.stderr)")
+        let warning = String(warnings.first ?? "")
+        let first = warning.range(of: "dropped the oldest ").flatMap { Int(warning[$0.upperBound...].prefix { $0.isNumber }) } ?? 0
+        #expect(first > 0 && warning.contains("--buffer-seconds 0.2 s") && warning.contains("raise --buffer-seconds"), "\(warning)")
+        // `published N samples in M messages (B bytes) to URL: R read from the source, D dropped (…)`
+        let summary = r.stderr.split(separator: "\n").first { $0.hasPrefix("published ") }.map(String.init) ?? ""
+        let sent = Int(summary.split(separator: " ").dropFirst().first ?? "") ?? -1
+        let read = summary.range(of: ": ", options: .backwards).flatMap { Int(summary[$0.upperBound...].prefix { $0.isNumber }) } ?? -1
+        let dropped = summary.range(of: "source, ").flatMap { Int(summary[$0.upperBound...].prefix { $0.isNumber }) } ?? -1
+        #expect(dropped >= first && sent > 0 && sent + dropped == read && summary.hasSuffix("--buffer-seconds 0.2 s)"), "\(summary)")
+        await collector.wait(until: { collector.total >= sent }, timeout: 20)
+        await source.stopDevices()
+        let got = collector.samples.withLockedValue { $0["b1"] ?? [] }
+        #expect(got.count == sent, "\(got.count) received of \(sent) sent")
+        for sensor in SensorKind.allCases {
+            let t = got.filter { $0.sensor == sensor }.map(\.timestamp)
+            #expect(zip(t, t.dropFirst()).allSatisfy { $1 > $0 }, "\(sensor) out of order")
+        }
+    }
+
     @Test func aPublisherGoneSilentInterruptsTheBoundSourceOnceAndItResumes() async throws {
         let broker = try Mosquitto()
         let source = try MQTTSensorSource(url: MQTTURL(parsing: "mqtt://127.0.0.1:\(broker.port)/quiet/+?device=q1&silence=0.5"), log: { _ in })
