@@ -106,6 +106,13 @@ struct MosquittoTests {
         let source = try MQTTSensorSource(url: MQTTURL(parsing: "mqtt://127.0.0.1:\(broker.port)/e2e/#?client-id=e2e-sub"), log: { _ in })
         source.startDevices { collector.handle($0) }
         await collector.wait(until: { collector.subscribed.withLockedValue { $0 } }, timeout: 5)
+        // paho-mqtt, when installed, as an independent second subscriber: its persistent session is made
+        // now and read after the run, from what the broker kept for it across the restart.
+        let paho = Self.pahoAvailable ? try script(Self.pahoSessionReader) : nil
+        if let paho, let python = Run.python {
+            let made = try await Run.commandAsync(python, [paho, String(broker.port), "e2e/#", "subscribe"])
+            #expect(made.status == 0 && made.stdout.contains("subscribed"), "\(made.stdout)\(made.stderr)")
+        }
         let devices = (1...4).map { "pub-\($0)" }
         let (duration, rate) = (6, 100)
         let port = broker.port
@@ -151,7 +158,59 @@ struct MosquittoTests {
                 #expect(widest < 1.5 / Double(rate), "\(device) \(sensor): a hole of \(widest) s")
             }
         }
+        if let paho, let python = Run.python {
+            // One line per device: `DEVICE UNIQUE_SAMPLES IN_ORDER` (messageIds first seen in order, duplicates aside).
+            let r = try await Run.commandAsync(python, [paho, String(broker.port), "e2e/#", "read", String(expected)], timeout: 60)
+            #expect(r.status == 0, "\(r.stderr)")
+            var heard: [String: (Int, Bool)] = [:]
+            for line in r.stdout.split(separator: "\n") {
+                let f = line.split(separator: " ")
+                if f.count == 3, let n = Int(f[1]) { heard[String(f[0])] = (n, f[2] == "True") }
+            }
+            for device in devices {
+                #expect(heard[device]?.0 == read[device] && heard[device]?.1 == true, "paho, \(device): \(String(describing: heard[device])) of \(read[device] ?? -1) read")
+            }
+        }
     }
+
+    /// paho-mqtt with a persistent session (client id `paho-e2e`): `subscribe` makes it (QoS 1) and leaves;
+    /// `read N` takes what the broker kept until N unique samples came (or 3 s of quiet, at most 40 s),
+    /// and prints per device its unique samples and whether messageIds came in order.
+    static let pahoSessionReader = """
+        import json, sys, time
+        import paho.mqtt.client as mqtt
+        port, topic, mode = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+        want = int(sys.argv[4]) if len(sys.argv) > 4 else 0
+        seen, mids, last = {}, {}, [time.time()]
+        def on_connect(c, u, flags, rc, props=None):
+            if mode == "subscribe":
+                c.subscribe(topic, qos=1)
+        def on_subscribe(c, u, mid, granted, props=None):
+            print("subscribed", flush=True)
+            c.disconnect()
+        def on_message(c, u, m):
+            last[0] = time.time()
+            msg = json.loads(m.payload)
+            d = msg["deviceId"]
+            if msg["messageId"] not in mids.setdefault(d, []):
+                mids[d].append(msg["messageId"])
+            for e in msg["payload"]:
+                seen.setdefault(d, set()).add((e["name"], e["time"]))
+        c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="paho-e2e", clean_session=False)
+        c.on_connect, c.on_subscribe, c.on_message = on_connect, on_subscribe, on_message
+        c.connect("127.0.0.1", port)
+        if mode == "subscribe":
+            c.loop_forever()
+            sys.exit(0)
+        c.loop_start()
+        start = time.time()
+        while sum(len(v) for v in seen.values()) < want and time.time() - last[0] < 3 and time.time() - start < 40:
+            time.sleep(0.05)
+        c.disconnect()
+        c.loop_stop()
+        for d in sorted(seen):
+            print(d, len(seen[d]), mids[d] == sorted(mids[d]))
+        """
 
     /// Past `--buffer-seconds` the oldest batches go, and `publish` says so in one line with the number of
     /// samples and the option to raise; its summary accounts for them (sent + dropped = read), and the
