@@ -30,6 +30,9 @@ final class SimulationEngine: Sendable {
         /// Set by a stop asked from another thread (real time): the instant up to which the samples
         /// already due are still delivered before the worker exits (those held back by `latency`).
         var drainUntil: Double?
+        /// When the last non-empty configuration was applied (real time): new sensors start there, not
+        /// when the worker gets to run, so a stream has every sample from the `apply` on.
+        var appliedAt = 0.0
         var generation: UInt64 = 0
         var acknowledged: UInt64 = 0
         /// The running worker, `nil` when none runs.
@@ -62,6 +65,7 @@ final class SimulationEngine: Sendable {
             // A stop from outside the sink still delivers what was already sampled: with a latency
             // allowed, up to that many seconds of due samples wait in the worker, and dropping them
             // would cut the end off every stream (`publish --duration 10` sent 990 of 1000 per sensor).
+            if realTime && !newRates.isEmpty { s.appliedAt = MonotonicClock.now() }
             s.drainUntil = newRates.isEmpty && realTime && s.worker.map({ !$0.isCurrentThread }) == true ? MonotonicClock.now() : nil
             if !newRates.isEmpty && s.worker == nil {
                 let worker = SourceWorker(sink: nil)
@@ -108,8 +112,8 @@ final class SimulationEngine: Sendable {
                         } else {
                             currentSink = s.sink
                             if realTime {
-                                // A fresh start reschedules every sensor from now; a re-rate keeps unchanged ones.
-                                simulator.setRates(s.rates, from: MonotonicClock.now(), keepUnchanged: !first)
+                                // A fresh start reschedules every sensor from the apply; a re-rate keeps unchanged ones.
+                                simulator.setRates(s.rates, from: s.appliedAt, keepUnchanged: !first)
                             } else {
                                 simulator.setRates(s.rates, from: max(simulator.lastTimestamp, model.startTime))
                             }
