@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MotionMQTT
+import MotionRecordings
 import OpenCoreMotion
 
 /// `coremotion publish`: every sample of a source to an MQTT broker, as Sensor Logger push messages.
@@ -64,7 +65,7 @@ struct PublishCommand: AsyncParsableCommand {
         let source = try sourceOptions.resolve()
         let device = deviceId ?? ProcessInfo.processInfo.hostName
         let (events, continuation) = AsyncStream<String?>.makeStream()
-        let dropped = Locked(0)
+        let warned = Locked(false)
         // Whether the broker was ever reached, and the last reason it was not: a broker that never
         // answered is reported as such, not as missing acknowledgements.
         let reach = Locked((connected: false, lastFailure: String?.none))
@@ -80,12 +81,13 @@ struct PublishCommand: AsyncParsableCommand {
                 printError("\(url): \(reason); retrying in \(String(format: "%.1f", retry)) s")
             case .refused(let code):
                 continuation.yield("\(url): \(code.explanation)")
-            case .dropped(let n):
+            case .dropped(let messages):
                 // QoS 0 while disconnected, or the buffer full: said once, counted in the summary.
-                if dropped.withLock({ d in defer { d += n }; return d == 0 }) {
+                if !warned.withLock({ w in defer { w = true }; return w }) {
+                    let samples = messages.reduce(0) { $0 + ((try? SensorLoggerPush.decode($1.payload))?.payload.count ?? 0) }
                     printError(qos == 0
-                        ? "\(url): dropping samples while the broker is away (QoS 0 keeps nothing; use --qos 1 to buffer them)"
-                        : "warning: \(url): the broker has been away longer than --buffer-seconds \(String(format: "%g", bufferSeconds)) s: dropping the oldest buffered samples")
+                        ? "warning: \(url): dropping samples while the broker is away (QoS 0 keeps nothing; use --qos 1 to buffer them)"
+                        : "warning: \(url): the broker has been away longer than --buffer-seconds \(String(format: "%g", bufferSeconds)) s: dropped the oldest \(samples) buffered samples, and more follow each batch until it is back (raise --buffer-seconds to keep them; the total is in the summary)")
                 }
             default:
                 break
@@ -127,8 +129,11 @@ struct PublishCommand: AsyncParsableCommand {
             throw CLIError("\(url): could not reach the broker\(reached.lastFailure.map { " (\($0))" } ?? ""); nothing was delivered")
         }
         let t = publisher.totals
-        let lost = dropped.withLock { $0 }
-        printError("published \(t.samples) samples in \(t.messages) messages (\(t.bytes) bytes) to \(url)\(publisher.skipped > 0 ? ", \(publisher.skipped) non-finite skipped" : "")\(lost > 0 ? ", \(lost) messages dropped" : "")")
+        let lost = publisher.dropped
+        // One line: what was read from the source, what reached the broker and what did not.
+        let skipped = publisher.skipped > 0 ? ", \(publisher.skipped) non-finite skipped" : ""
+        let dropped = lost.samples > 0 ? ", \(lost.samples) dropped (\(qos == 0 ? "QoS 0 while the broker was away" : "the broker was away longer than --buffer-seconds \(String(format: "%g", bufferSeconds)) s"))" : ""
+        printError("published \(t.samples - lost.samples) samples in \(t.messages - lost.messages) messages (\(t.bytes - lost.bytes) bytes) to \(url): \(publisher.samplesRead) read from the source\(skipped)\(dropped)")
         if !acked && qos == 1 { throw CLIError("\(url): the broker did not acknowledge every message within 10 s") }
     }
 }

@@ -14,8 +14,9 @@ package enum MQTTClientEvent: Sendable, Equatable {
     case disconnected(reason: String, retryIn: Double)
     /// The broker refused the connection with return code 4 or 5 (credentials): the client stopped.
     case refused(MQTTConnectReturnCode)
-    /// Messages were dropped because the outgoing queue was full.
-    case dropped(Int)
+    /// Messages were dropped, oldest first: the outgoing queue (``MQTTClientConfiguration/maximumQueued``)
+    /// was full, or a QoS 0 message was published while disconnected.
+    case dropped([MQTTMessage])
 }
 
 /// Settings of an ``MQTTClient``.
@@ -354,7 +355,7 @@ package final class MQTTClient: Sendable {
                 if let reason { core.lastReason = reason }
                 if wrote { core.channel?.flush(); wrote = false }
                 core.channel?.close(promise: nil)
-            case .dropped(let n): core.onEvent(.dropped(n))
+            case .dropped(let messages): core.onEvent(.dropped(messages))
             }
         }
         if wrote { core.channel?.flush() }

@@ -49,9 +49,11 @@ package final class MQTTMotionPublisher: Sendable {
         var messages = 0
         var bytes = 0
         var samples = 0
+        var read = 0
     }
 
     private let batch = NIOLockedValueBox(Batch())
+    private let droppedBox: NIOLockedValueBox<(messages: Int, samples: Int, bytes: Int)>
     private let ticker: NIOLockedValueBox<RepeatedTask?> = NIOLockedValueBox(nil)
     private let epochOffset: Int64
 
@@ -65,7 +67,8 @@ package final class MQTTMotionPublisher: Sendable {
     ///   - batchPeriod: seconds per batch, 0.001–60 (default 0.1).
     ///   - bufferSeconds: seconds of batches kept while the broker is away, 0–86400 (default 60); sets the
     ///     client's ``MQTTClientConfiguration/maximumQueued``.
-    ///   - onEvent: the client's events (connection problems), on its event loop.
+    ///   - onEvent: the client's events (connection problems), on its event loop; the samples of dropped
+    ///     messages are counted in ``dropped`` before ``MQTTClientEvent/dropped(_:)`` reaches it.
     package init(configuration: MQTTClientConfiguration, topic: String, deviceID: String, qos: MQTTQoS = .atLeastOnce, binary: Bool = false,
                 batchPeriod: Double = 0.1, bufferSeconds: Double = 60, eventLoop: (any EventLoop)? = nil,
                 onEvent: @escaping @Sendable (MQTTClientEvent) -> Void = { _ in }) {
@@ -74,7 +77,15 @@ package final class MQTTMotionPublisher: Sendable {
         var configuration = configuration
         configuration.maximumQueued = max(1, Int((buffer / period).rounded(.up)))  // safe: ≤ 86 400 / 0.001
         self.bufferSeconds = buffer
-        self.client = MQTTClient(configuration: configuration, eventLoop: eventLoop, onEvent: onEvent)
+        let dropped = NIOLockedValueBox((messages: 0, samples: 0, bytes: 0))
+        self.droppedBox = dropped
+        self.client = MQTTClient(configuration: configuration, eventLoop: eventLoop) { event in
+            if case .dropped(let messages) = event {
+                let samples = messages.reduce(0) { $0 + ((try? SensorLoggerPush.decode($1.payload))?.payload.count ?? 0) }
+                dropped.withLockedValue { $0.messages += messages.count; $0.samples += samples; $0.bytes += messages.reduce(0) { $0 + $1.payload.count } }
+            }
+            onEvent(event)
+        }
         self.topic = topic
         self.deviceID = deviceID
         self.sessionID = UUID().uuidString.lowercased()
@@ -90,11 +101,13 @@ package final class MQTTMotionPublisher: Sendable {
 
     /// Adds a sample to the current batch.
     package func add(_ sample: RawSample) {
-        guard let entry = SensorLoggerPushConverter.entry(for: sample, epochOffsetNanoseconds: epochOffset) else {
-            batch.withLockedValue { $0.skipped += 1 }
-            return
-        }
+        let entry = SensorLoggerPushConverter.entry(for: sample, epochOffsetNanoseconds: epochOffset)
         let full = batch.withLockedValue { b in
+            b.read += 1
+            guard let entry else {
+                b.skipped += 1
+                return false
+            }
             b.entries.append(entry)
             return b.entries.count >= 1000
         }
@@ -125,7 +138,12 @@ package final class MQTTMotionPublisher: Sendable {
 
     /// Samples skipped because a value was not finite.
     package var skipped: Int { batch.withLockedValue { $0.skipped } }
-    /// Messages, payload bytes and samples sent so far.
+    /// Samples given to ``add(_:)`` so far: everything read from the source.
+    package var samplesRead: Int { batch.withLockedValue { $0.read } }
+    /// Samples of the messages dropped so far (the queue full while the broker was away, or QoS 0 while
+    /// disconnected): read from the source but never handed to the broker.
+    package var dropped: (messages: Int, samples: Int, bytes: Int) { droppedBox.withLockedValue { $0 } }
+    /// Messages, payload bytes and samples sent so far (handed to the client, dropped ones included).
     package var totals: (messages: Int, bytes: Int, samples: Int) { batch.withLockedValue { ($0.messages, $0.bytes, $0.samples) } }
 
     /// Sends the last batch, waits up to `timeout` seconds for the broker to acknowledge everything

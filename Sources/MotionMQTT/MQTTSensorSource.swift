@@ -342,15 +342,30 @@ package final class MQTTSensorSource: SensorSource {
     private func checkSilence() {
         let now = ProcessInfo.processInfo.systemUptime
         let limit = silence
-        let (gone, pinned): ([String], String?) = state.withLockedValue { s in
+        // A device gone silent may leave messages held behind one that never came (its publisher
+        // dropped it, e.g. past `--buffer-seconds`): they are released now, in order, not kept forever.
+        let (gone, pinned, released, sink, handler, wanted): ([String], String?, [String: [RawSample]], (@Sendable (SourceEvent) -> Void)?,
+                                                             (@Sendable (MQTTDeviceEvent) -> Void)?, Set<SensorKind>) = state.withLockedValue { s in
             var gone: [String] = []
+            var released: [String: [RawSample]] = [:]
             for (id, d) in s.devices where !d.silent && now - d.lastHeard > limit {
-                s.devices[id]?.silent = true
+                guard var d = s.devices[id] else { continue }
+                d.silent = true
+                var out: [RawSample] = []
+                for ready in d.reorder.flush() { out += d.converter.samples(from: ready) }
+                for sample in out { d.rates[sample.sensor, default: RateCount()].add(sample.timestamp) }
+                if !out.isEmpty { released[id] = out }
+                s.devices[id] = d
                 gone.append(id)
             }
-            return (gone.sorted(), s.pinned)
+            let sink = s.pinned.map { released[$0] != nil } == true && !s.failed ? s.sink : nil
+            return (gone.sorted(), s.pinned, released, sink, s.deviceHandler, Set(s.demand.rates.keys))
         }
         for id in gone {
+            for sample in released[id] ?? [] where wanted.contains(sample.sensor) {
+                handler?(.sample(MQTTDeviceSample(device: id, sample: sample)))
+                if id == pinned { sink?(.sample(sample)) }
+            }
             emitDevice(.silent(id))
             if id == pinned {
                 let text = "\(url): device \(id) sent nothing for \(limit) s"

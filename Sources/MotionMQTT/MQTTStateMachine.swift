@@ -18,8 +18,8 @@ package enum MQTTAction: Sendable, Equatable {
     case refused(MQTTConnectReturnCode)
     /// Close the transport; `reason` says why when it is an error (keepalive timeout, protocol error).
     case close(reason: String?)
-    /// Messages were dropped because the outgoing queue was full (count).
-    case dropped(Int)
+    /// Messages were dropped, oldest first: the outgoing queue was full, or QoS 0 while disconnected.
+    case dropped([MQTTMessage])
 }
 
 /// MQTT 3.1.1 client protocol logic as a pure state machine: no I/O, no clock of its own.
@@ -116,7 +116,7 @@ package struct MQTTStateMachine: Sendable {
     package mutating func publish(_ message: MQTTMessage, now: NIODeadline) -> [MQTTAction] {
         var actions: [MQTTAction] = []
         if message.qos == .atMostOnce {
-            guard isConnected else { return [.dropped(1)] }
+            guard isConnected else { return [.dropped([message])] }
             touch(now)
             return [.send(.publish(message, packetID: nil, dup: false))]
         }
@@ -125,8 +125,8 @@ package struct MQTTStateMachine: Sendable {
         queue.append(m)
         if queue.count > maximumQueued {
             let excess = queue.count - maximumQueued
+            actions.append(.dropped(Array(queue.prefix(excess))))
             queue.removeFirst(excess)
-            actions.append(.dropped(excess))
         }
         actions += drainQueue(now: now)
         return actions

@@ -107,6 +107,21 @@ final class Mosquitto: @unchecked Sendable {
         pid = 0
     }
 
+    /// ``stop()`` on a thread of its own, so an async test does not hold a cooperative thread while
+    /// the broker saves its sessions and exits.
+    func stopAsync() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread { self.stop(); done.resume() }
+        }
+    }
+
+    /// ``start()`` on a thread of its own (it waits until the broker accepts connections).
+    func startAsync() async throws {
+        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+            Thread.detachNewThread { done.resume(with: Result { try self.start() }) }
+        }
+    }
+
     deinit {
         stop()
         try? FileManager.default.removeItem(at: dir)

@@ -109,6 +109,33 @@ import Testing
         #expect(abs(truth.gravity.length - 1) < 1e-9)
     }
 
+    /// Issue 20: a stop must not throw away what was already sampled. With a latency allowed the worker
+    /// holds due samples back (here up to 0.5 s); a stream stopped at instant T still gets every sample
+    /// of its grid up to T, in order, before `apply(.none)` returns. (Before: the held samples were
+    /// dropped, cutting the end off every stream: `publish --duration 10` sent 990 of 1000 per sensor;
+    /// here the stop comes before the first 0.5 s wake-up, so nothing at all was delivered.)
+    @Test func aStopDeliversTheSamplesAlreadyDueThatTheLatencyHeldBack() async throws {
+        let device = SimulatedDevice(scenario: .still, clock: .realTime)
+        let recorder = Recorder()
+        let begin = MonotonicClock.now()
+        try device.apply(SensorDemand(rates: [.accelerometer: 100, .gyro: 100], maximumLatency: 0.5), sink: recorder.sink)
+        try await Task.sleep(for: .milliseconds(200))
+        let stop = MonotonicClock.now()
+        try device.apply(.none, sink: recorder.sink)
+        let delivered = recorder.samples
+        for sensor in [SensorKind.accelerometer, .gyro] {
+            let t = samples(sensor, from: delivered).map(\.timestamp)
+            // Every grid instant from the start to the stop: no hole, none missing at the end.
+            #expect(!t.isEmpty && t.first! >= begin - 0.0101, "\(sensor): \(t.count) samples")
+            #expect((t.last ?? 0) > stop - 0.0101, "\(sensor): last \((t.last ?? 0) - begin) s, stopped at \(stop - begin) s")
+            #expect(zip(t, t.dropFirst()).allSatisfy { abs($1 - $0 - 0.01) < 1e-6 }, "\(sensor): a hole")
+        }
+        // And nothing after the stop returned.
+        let count = recorder.count
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(recorder.count == count)
+    }
+
     @Test func releasingARunningDeviceStopsItsThread() async throws {
         let recorder = Recorder()
         do {

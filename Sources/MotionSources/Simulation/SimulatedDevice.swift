@@ -115,6 +115,9 @@ public final class SimulatedDevice: SensorSource {
     /// requests give the maximum rate). A sensor whose rate is unchanged keeps its schedule; a new or
     /// re-rated one starts at its next grid point, so timestamps stay monotonic. An empty demand
     /// stops the worker thread and waits for it; when this returns, the sink is not called again.
+    /// In real time, a stop from any thread but the sink's first delivers the samples already due
+    /// (those held back by the latency below), so a stream stopped at instant T has every sample up
+    /// to T.
     /// Calls from inside the sink take effect before the next sink call. In real time, a
     /// ``SensorDemand/maximumLatency`` above zero (at most 0.5 s is used) lets the worker sleep until
     /// the oldest waiting sample is that old and then deliver every sample due, in order.

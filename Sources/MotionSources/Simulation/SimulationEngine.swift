@@ -27,6 +27,12 @@ final class SimulationEngine: Sendable {
         /// Seconds a sample may wait so that several are delivered per wake-up (real time only).
         var latency = 0.0
         var sink: Sink?
+        /// Set by a stop asked from another thread (real time): the instant up to which the samples
+        /// already due are still delivered before the worker exits (those held back by `latency`).
+        var drainUntil: Double?
+        /// When the last non-empty configuration was applied (real time): new sensors start there, not
+        /// when the worker gets to run, so a stream has every sample from the `apply` on.
+        var appliedAt = 0.0
         var generation: UInt64 = 0
         var acknowledged: UInt64 = 0
         /// The running worker, `nil` when none runs.
@@ -56,6 +62,11 @@ final class SimulationEngine: Sendable {
             s.rates = newRates
             s.latency = newLatency
             s.sink = newSink
+            // A stop from outside the sink still delivers what was already sampled: with a latency
+            // allowed, up to that many seconds of due samples wait in the worker, and dropping them
+            // would cut the end off every stream (`publish --duration 10` sent 990 of 1000 per sensor).
+            if realTime && !newRates.isEmpty { s.appliedAt = MonotonicClock.now() }
+            s.drainUntil = newRates.isEmpty && realTime && s.worker.map({ !$0.isCurrentThread }) == true ? MonotonicClock.now() : nil
             if !newRates.isEmpty && s.worker == nil {
                 let worker = SourceWorker(sink: nil)
                 s.worker = worker
@@ -87,28 +98,35 @@ final class SimulationEngine: Sendable {
         var seen: UInt64 = 0
         var currentSink: Sink?
         var first = true
+        /// While stopping: deliver the samples due up to this instant, then exit.
+        var draining: Double?
         while true {
             let next = state.withLock(waiting: { s -> LockStep<Next> in
                 while true {
                     if s.generation != seen {
                         seen = s.generation
+                        draining = nil
                         if s.rates.isEmpty {
-                            s.parked = simulator
-                            s.acknowledged = seen
-                            if s.worker === worker { s.worker = nil }
-                            state.broadcast()
-                            return .done(.exit)
-                        }
-                        currentSink = s.sink
-                        if realTime {
-                            // A fresh start reschedules every sensor from now; a re-rate keeps unchanged ones.
-                            simulator.setRates(s.rates, from: MonotonicClock.now(), keepUnchanged: !first)
+                            guard let until = s.drainUntil, currentSink != nil else { return .done(park(&s, simulator, worker)) }
+                            draining = until
                         } else {
-                            simulator.setRates(s.rates, from: max(simulator.lastTimestamp, model.startTime))
+                            currentSink = s.sink
+                            if realTime {
+                                // A fresh start reschedules every sensor from the apply; a re-rate keeps unchanged ones.
+                                simulator.setRates(s.rates, from: s.appliedAt, keepUnchanged: !first)
+                            } else {
+                                simulator.setRates(s.rates, from: max(simulator.lastTimestamp, model.startTime))
+                            }
+                            first = false
+                            s.acknowledged = seen
+                            state.broadcast()
                         }
-                        first = false
-                        s.acknowledged = seen
-                        state.broadcast()
+                    }
+                    if let until = draining {
+                        guard let due = simulator.nextTimestamp, due <= until, let deliver = currentSink else {
+                            return .done(park(&s, simulator, worker))
+                        }
+                        return .done(.deliver(deliver))
                     }
                     guard let due = simulator.nextTimestamp, let deliver = currentSink else { return .wait }
                     if realTime {
@@ -132,5 +150,14 @@ final class SimulationEngine: Sendable {
                 deliver(.sample(sample))
             }
         }
+    }
+
+    /// Parks the simulator state, acknowledges the stop and releases the engine (under the lock).
+    private func park(_ s: inout State, _ simulator: MotionSimulator, _ worker: SourceWorker) -> Next {
+        s.parked = simulator
+        s.acknowledged = s.generation
+        if s.worker === worker { s.worker = nil }
+        state.broadcast()
+        return .exit
     }
 }
