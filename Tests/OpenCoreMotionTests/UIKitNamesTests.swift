@@ -37,6 +37,10 @@ final class LandscapeDevice: UIDevice, @unchecked Sendable {
 }
 
 @Suite struct UIKitNamesTests {
+    /// `UIDevice()`, `UIDevice.current` and `CMSensorRecorder`'s class methods resolve the process's
+    /// default source once: point it at the simulator first, as Apple's listings in this process do.
+    init() { setenv("COREMOTION_SOURCE", "sim:handheld", 1) }
+
     @Test @MainActor func aShakeReachesTheResponderWithAMotionEvent() async {
         let source = ManualSource(sensors: [.accelerometer])
         let monitor = UIShakeMonitor(source: source)
@@ -75,6 +79,11 @@ final class LandscapeDevice: UIDevice, @unchecked Sendable {
         #expect(device.orientation == .landscapeLeft)
         #expect((device as NSObject).isKind(of: UIDevice.self))
         #expect(UIDevice.current === UIDevice.current)
+        #expect(device.systemName == "Linux")
+        let release = (try? String(contentsOfFile: "/proc/sys/kernel/osrelease", encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(device.systemVersion == release)
+        #expect(device.name == ProcessInfo.processInfo.hostName)
     }
 
     @Test func sensorRecorderAuthorisationAsApplesOlderCheck() {

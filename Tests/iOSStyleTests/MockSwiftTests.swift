@@ -37,6 +37,8 @@ final class CountingMotionManager: CMMotionManager {
 }
 
 @Suite struct SubclassMockTests {
+    init() { _ = defaultSourceChosen }
+
     @Test func overriddenAttitudeReachesTheViewModel() {
         let manager = MockMotionManager()
         let model = TiltViewModel(motionManager: manager)
@@ -138,6 +140,8 @@ final class CountingMotionManager: CMMotionManager {
 }
 
 @Suite struct ValueAndCodingTests {
+    init() { _ = defaultSourceChosen }
+
     @Test func structsAreZeroInitialised() {
         let q = CMQuaternion()
         #expect(q.x == 0 && q.y == 0 && q.z == 0 && q.w == 0)

@@ -12,6 +12,7 @@ final class MotionViewModelXCTests: XCTestCase {
 
     override func setUp() {
         super.setUp()
+        _ = defaultSourceChosen
         manager = MockMotionManager()
         viewModel = TiltViewModel(motionManager: manager)
     }
@@ -102,6 +103,7 @@ final class MotionViewModelXCTests: XCTestCase {
 final class PedometerXCTests: XCTestCase {
     override func setUp() {
         super.setUp()
+        _ = defaultSourceChosen
         MockPedometer.stubStepCountingAvailable = true
         MockPedometer.stubDistanceAvailable = true
         MockPedometer.stubAuthorizationStatus = .authorized
@@ -149,6 +151,11 @@ final class PedometerXCTests: XCTestCase {
 }
 
 final class AltimeterAndActivityXCTests: XCTestCase {
+    override func setUp() {
+        super.setUp()
+        _ = defaultSourceChosen
+    }
+
     func testAltitudeFromASubclassedAltimeter() {
         MockAltimeter.stubAvailable = true
         let altimeter = MockAltimeter()

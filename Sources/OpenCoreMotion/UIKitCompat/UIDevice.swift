@@ -63,6 +63,27 @@ open class UIDevice: NSObject, @unchecked Sendable {
         super.init()
     }
 
+    /// The device's name: on Linux, the host name.
+    open var name: String { ProcessInfo.processInfo.hostName }
+
+    /// The model: `"Linux"` (UIKit's is `"iPhone"`, `"iPad"`, …).
+    open var model: String { "Linux" }
+
+    /// The model, localized: `"Linux"`.
+    open var localizedModel: String { model }
+
+    /// The operating system's name: `"Linux"` (UIKit's is `"iOS"`).
+    open var systemName: String { "Linux" }
+
+    /// The operating system's version: the kernel release (`uname -r`), such as `"6.12.48"`.
+    open var systemVersion: String {
+        var info = utsname()
+        guard uname(&info) == 0 else { return "" }
+        return withUnsafeBytes(of: &info.release) { raw in
+            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
+    }
+
     /// The physical orientation; ``UIDeviceOrientation/unknown`` unless notifications are being generated.
     open var orientation: UIDeviceOrientation { state.withLock { $0.current } }
 
