@@ -86,6 +86,22 @@ final class LandscapeDevice: UIDevice, @unchecked Sendable {
         #expect(device.name == ProcessInfo.processInfo.hostName)
     }
 
+    @Test func rotationRateAndPressureSamplesRoundTrip() throws {
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        let rate = CMRecordedRotationRateData(startDate: start, rotationRate: CMRotationRate(x: 0.1, y: -0.2, z: 0.3), timestamp: 5)
+        let data = try NSKeyedArchiver.archivedData(withRootObject: rate, requiringSecureCoding: true)
+        let decodedRate = try #require(try NSKeyedUnarchiver.unarchivedObject(ofClass: CMRecordedRotationRateData.self, from: data))
+        #expect(decodedRate.rotationRate.y == -0.2 && decodedRate.startDate == start && decodedRate.timestamp == 5)
+        let pressure = CMRecordedPressureData(identifier: 9, startDate: start, pressure: Measurement(value: 1013.25, unit: .hectopascals),
+                                              temperature: Measurement(value: 293.15, unit: .kelvin), timestamp: 6)
+        let archived = try NSKeyedArchiver.archivedData(withRootObject: pressure, requiringSecureCoding: true)
+        let decoded = try #require(try NSKeyedUnarchiver.unarchivedObject(ofClass: CMRecordedPressureData.self, from: archived))
+        #expect(abs(decoded.pressure.converted(to: .kilopascals).value - 101.325) < 1e-9)
+        #expect(abs(decoded.temperature.converted(to: .celsius).value - 20) < 1e-9)
+        #expect(decoded.identifier == 9 && decoded.startDate == start)
+        #expect(CMAmbientPressureData().pressure.value == 0 && CMRotationRateData().rotationRate.z == 0)
+    }
+
     @Test func sensorRecorderAuthorisationAsApplesOlderCheck() {
         #expect(CMSensorRecorder.isAuthorizedForRecording() == (CMSensorRecorder.authorizationStatus() == .authorized))
     }
