@@ -282,6 +282,19 @@ let package = Package(
             dependencies: ["OpenCoreMotion", "MotionRecorder"],
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
+        // Tests written the way iOS suites are (subclass and protocol mocks, XCTest and Swift Testing),
+        // in Swift 5 mode as most iOS code is; they must build with only the import changed.
+        .testTarget(
+            name: "iOSStyleTests",
+            dependencies: ["OpenCoreMotion"],
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        // The same files (symbolic links to iOSStyleTests) in Swift 6 mode, as newer iOS projects build.
+        .testTarget(
+            name: "iOSStyleSwift6Tests",
+            dependencies: ["OpenCoreMotion"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         .testTarget(
             name: "MotionSourcesLinuxTests",
             dependencies: ["MotionSourcesLinux", "MotionSourcesLinuxTesting", "MotionSources", "MotionFusion", "OpenCoreMotion"],

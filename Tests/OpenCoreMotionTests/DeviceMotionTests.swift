@@ -48,7 +48,8 @@ import Testing
             _ = sum
         }
         #expect(late.allSatisfy { $0.heading == -1 }, "no heading in an arbitrary frame")
-        #expect(late.allSatisfy { $0.magneticField.accuracy == .uncalibrated && $0.magneticField.field == CMMagneticField() })
+        #expect(late.allSatisfy { $0.magneticField.accuracy == .uncalibrated && $0.magneticField.field.x == 0 && $0.magneticField.field.y == 0 && $0.magneticField.field.z == 0 })
+        #expect(late.allSatisfy { $0.headingAccuracy == -1 }, "no heading, so no heading accuracy")
         #expect(abs(updates.first!.attitude.yaw) < 1e-9, "the arbitrary frame starts at yaw 0")
     }
 

@@ -3,7 +3,7 @@ import MotionFusion
 
 /// How sure the classifier is of a ``CMMotionActivity``; raw values are Apple's.
 @frozen
-public enum CMMotionActivityConfidence: Int, Sendable, Hashable {
+public enum CMMotionActivityConfidence: Int, Sendable {
     /// Just changed, or unknown.
     case low = 0
     /// The activity has held for a while (twice its confirmation time, about 5 s; 16 s for vehicles).
@@ -23,40 +23,71 @@ public enum CMMotionActivityConfidence: Int, Sendable, Hashable {
 /// Immutable; safe to pass between threads.
 open class CMMotionActivity: CMLogItem, @unchecked Sendable {
     // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its properties are `private(set)` and written only by its initialiser.
-    /// The activity could not be decided.
-    open private(set) var unknown: Bool
-    /// The device is at rest or only held.
-    open private(set) var stationary: Bool
-    /// The user is walking.
-    open private(set) var walking: Bool
-    /// The user is running.
-    open private(set) var running: Bool
-    /// The user is in a car or another motor vehicle.
-    open private(set) var automotive: Bool
-    /// The user is cycling (needs a gyroscope).
-    open private(set) var cycling: Bool
-    /// How sure the classifier is.
-    open private(set) var confidence: CMMotionActivityConfidence
-    /// When this activity began.
-    open private(set) var startDate: Date
+    // Sendable; its stored state is immutable, so sharing it between threads is safe.
+    private let storedKind: ActivityKind
+    private let storedConfidence: CMMotionActivityConfidence
+    private let storedStartDate: Date
 
-    /// The classifier's class (beyond Apple).
-    public let kind: ActivityKind
+    /// The activity could not be decided.
+    open var unknown: Bool { storedKind == .unknown }
+    /// The device is at rest or only held.
+    open var stationary: Bool { storedKind == .stationary }
+    /// The user is walking.
+    open var walking: Bool { storedKind == .walking }
+    /// The user is running.
+    open var running: Bool { storedKind == .running }
+    /// The user is in a car or another motor vehicle.
+    open var automotive: Bool { storedKind == .automotive }
+    /// The user is cycling (needs a gyroscope).
+    open var cycling: Bool { storedKind == .cycling }
+    /// How sure the classifier is.
+    open var confidence: CMMotionActivityConfidence { storedConfidence }
+    /// When this activity began.
+    open var startDate: Date { storedStartDate }
+
+    /// The classifier's class (beyond Apple), read from the flags' accessors (so a subclass overriding
+    /// ``walking`` reads `.walking`); ``ActivityKind/unknown`` when no flag is set.
+    public var kind: ActivityKind {
+        if walking { return .walking }
+        if running { return .running }
+        if cycling { return .cycling }
+        if automotive { return .automotive }
+        if stationary { return .stationary }
+        return .unknown
+    }
+
+    /// Creates a record with every flag `false` (``unknown`` too, as Apple's zeroed `init()`),
+    /// confidence ``CMMotionActivityConfidence/low``, the reference date (2001-01-01 UTC) and timestamp 0.
+    public override init() {
+        storedKind = .unknown
+        storedConfidence = .low
+        storedStartDate = zeroDate
+        super.init()
+    }
 
     /// Creates a record (beyond Apple: for tests and tools). `timestamp` in seconds since boot (or the
     /// recording's clock for history).
     public init(kind: ActivityKind, confidence: CMMotionActivityConfidence, startDate: Date, timestamp: TimeInterval) {
-        self.kind = kind
-        unknown = kind == .unknown
-        stationary = kind == .stationary
-        walking = kind == .walking
-        running = kind == .running
-        automotive = kind == .automotive
-        cycling = kind == .cycling
-        self.confidence = confidence
-        self.startDate = startDate
+        storedKind = kind
+        storedConfidence = confidence
+        storedStartDate = startDate
         super.init(timestamp: timestamp)
+    }
+
+    /// Decodes a record written by ``encode(with:)``.
+    public required init?(coder: NSCoder) {
+        storedKind = ActivityKind(rawValue: UInt8(clamping: coder.decodeInteger(forKey: "kind"))) ?? .unknown
+        storedConfidence = CMMotionActivityConfidence(rawValue: coder.decodeInteger(forKey: "confidence")) ?? .low
+        storedStartDate = coder.decodeDate(forKey: "startDate")
+        super.init(coder: coder)
+    }
+
+    /// Writes the record through its accessors.
+    open override func encode(with coder: NSCoder) {
+        super.encode(with: coder)
+        coder.encode(Int(kind.rawValue), forKey: "kind")
+        coder.encode(confidence.rawValue, forKey: "confidence")
+        coder.encodeDate(startDate, forKey: "startDate")
     }
 
     /// A one-line summary.

@@ -68,8 +68,12 @@ open class CMMotionActivityManager: NSObject, @unchecked Sendable {
     static let rate = 50.0
 
     /// A manager on the process's default source and the recorder's default database.
-    public override convenience init() {
-        self.init(optionalSource: SourceSelection.defaultSource, databasePath: RecordingStore.defaultPath())
+    ///
+    /// This is the designated initializer, as on Apple platforms: a subclass (a test's mock) calls `super.init()`.
+    public override init() {
+        source = SourceSelection.defaultSource
+        databasePath = RecordingStore.defaultPath()
+        super.init()
     }
 
     /// A manager on `source`, with history from the recorder database at `databasePath` (beyond Apple).

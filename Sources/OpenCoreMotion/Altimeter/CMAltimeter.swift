@@ -59,8 +59,11 @@ open class CMAltimeter: NSObject, @unchecked Sendable {
     static let samplesPerUpdate = 25
 
     /// An altimeter on the process's default barometer (see the type's discussion).
-    public override convenience init() {
-        self.init(optionalBarometer: AltimeterSelection.defaultBarometer)
+    ///
+    /// This is the designated initializer, as on Apple platforms: a subclass (a test's mock) calls `super.init()`.
+    public override init() {
+        barometer = AltimeterSelection.defaultBarometer
+        super.init()
     }
 
     /// An altimeter on `barometer` (beyond Apple).

@@ -6,17 +6,41 @@ import Foundation
 /// Immutable; safe to pass between threads.
 open class CMAltitudeData: CMLogItem, @unchecked Sendable {
     // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its properties are `private(set)` and written only by its initialiser.
+    // Sendable; its stored state is immutable, so sharing it between threads is safe.
+    private let storedRelativeAltitude: NSNumber
+    private let storedPressure: NSNumber
+
     /// Altitude (m) relative to the first reading after updates started; positive is higher.
-    open private(set) var relativeAltitude: NSNumber
+    open var relativeAltitude: NSNumber { storedRelativeAltitude }
     /// The air pressure (kPa).
-    open private(set) var pressure: NSNumber
+    open var pressure: NSNumber { storedPressure }
+
+    /// Creates a record of 0 m and 0 kPa at timestamp 0, as Apple's `init()`.
+    public override init() {
+        storedRelativeAltitude = 0
+        storedPressure = 0
+        super.init()
+    }
 
     /// Creates a record (beyond Apple: for tests and tools). `timestamp` in seconds since boot.
     public init(timestamp: TimeInterval, relativeAltitude: Double, pressure: Double) {
-        self.relativeAltitude = NSNumber(value: relativeAltitude)
-        self.pressure = NSNumber(value: pressure)
+        storedRelativeAltitude = NSNumber(value: relativeAltitude)
+        storedPressure = NSNumber(value: pressure)
         super.init(timestamp: timestamp)
+    }
+
+    /// Decodes a record written by ``encode(with:)``.
+    public required init?(coder: NSCoder) {
+        storedRelativeAltitude = NSNumber(value: coder.decodeDouble(forKey: "relativeAltitude"))
+        storedPressure = NSNumber(value: coder.decodeDouble(forKey: "pressure"))
+        super.init(coder: coder)
+    }
+
+    /// Writes the record through its accessors.
+    open override func encode(with coder: NSCoder) {
+        super.encode(with: coder)
+        coder.encode(relativeAltitude.doubleValue, forKey: "relativeAltitude")
+        coder.encode(pressure.doubleValue, forKey: "pressure")
     }
 }
 
@@ -27,20 +51,48 @@ open class CMAltitudeData: CMLogItem, @unchecked Sendable {
 /// Immutable; safe to pass between threads.
 open class CMAbsoluteAltitudeData: CMLogItem, @unchecked Sendable {
     // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its properties are `private(set)` and written only by its initialiser.
+    // Sendable; its stored state is immutable, so sharing it between threads is safe.
+    private let storedAltitude: Double
+    private let storedAccuracy: Double
+    private let storedPrecision: Double
+
     /// Altitude (m) above mean sea level.
-    open private(set) var altitude: Double
+    open var altitude: Double { storedAltitude }
     /// Estimated accuracy of ``altitude`` (m, one standard deviation).
-    open private(set) var accuracy: Double
+    open var accuracy: Double { storedAccuracy }
     /// Estimated precision, the noise of successive values (m).
-    open private(set) var precision: Double
+    open var precision: Double { storedPrecision }
+
+    /// Creates a record of 0 m, accuracy and precision 0, timestamp 0, as Apple's `init()`.
+    public override init() {
+        storedAltitude = 0
+        storedAccuracy = 0
+        storedPrecision = 0
+        super.init()
+    }
 
     /// Creates a record (beyond Apple: for tests and tools). `timestamp` in seconds since boot.
     public init(timestamp: TimeInterval, altitude: Double, accuracy: Double, precision: Double) {
-        self.altitude = altitude
-        self.accuracy = accuracy
-        self.precision = precision
+        storedAltitude = altitude
+        storedAccuracy = accuracy
+        storedPrecision = precision
         super.init(timestamp: timestamp)
+    }
+
+    /// Decodes a record written by ``encode(with:)``.
+    public required init?(coder: NSCoder) {
+        storedAltitude = coder.decodeDouble(forKey: "altitude")
+        storedAccuracy = coder.decodeDouble(forKey: "accuracy")
+        storedPrecision = coder.decodeDouble(forKey: "precision")
+        super.init(coder: coder)
+    }
+
+    /// Writes the record through its accessors.
+    open override func encode(with coder: NSCoder) {
+        super.encode(with: coder)
+        coder.encode(altitude, forKey: "altitude")
+        coder.encode(accuracy, forKey: "accuracy")
+        coder.encode(precision, forKey: "precision")
     }
 }
 

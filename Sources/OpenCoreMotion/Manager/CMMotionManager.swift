@@ -76,23 +76,27 @@ open class CMMotionManager: NSObject, @unchecked Sendable {
     public static let defaultUpdateInterval: TimeInterval = 0.01
 
     /// Creates a manager on the process's default source (see the type's discussion).
-    public override convenience init() {
-        self.init(optionalSource: SourceSelection.defaultSource)
+    ///
+    /// This is the designated initializer, as on Apple platforms: a subclass (a test's mock) calls
+    /// `super.init()`.
+    public override init() {
+        (hub, state) = Self.makeState(source: SourceSelection.defaultSource)
+        super.init()
     }
 
     /// Creates a manager on `source` (beyond Apple). Managers on the same source object share it.
-    public convenience init(source: any SensorSource) {
-        self.init(optionalSource: source)
+    /// Designated, so a subclass that declares no initializer inherits it.
+    public init(source: any SensorSource) {
+        (hub, state) = Self.makeState(source: source)
+        super.init()
     }
 
-    private init(optionalSource source: (any SensorSource)?) {
-        hub = source.map(SourceHub.hub(for:))
+    private static func makeState(source: (any SensorSource)?) -> (SourceHub?, Locked<State>) {
         let info = source?.info
         let slots = Slot.allCases.map { slot in
             SlotState(interval: Self.clamp(Self.defaultUpdateInterval, slot: slot, info: info))
         }
-        state = Locked(State(slots: slots))
-        super.init()
+        return (source.map(SourceHub.hub(for:)), Locked(State(slots: slots)))
     }
 
     deinit {
@@ -194,7 +198,8 @@ open class CMMotionManager: NSObject, @unchecked Sendable {
     func start(
         _ slot: Slot,
         stream: MotionStream,
-        push: QueuePush?
+        push: QueuePush?,
+        maximumLatency: TimeInterval = 0
     ) -> NSError? {
         let hub: SourceHub
         let declination: Double
@@ -216,6 +221,7 @@ open class CMMotionManager: NSObject, @unchecked Sendable {
         var spec = ConsumerSpec(stream: stream, interval: interval, deliver: { _ in })
         spec.showsDeviceMovementDisplay = showsMovement
         spec.declination = declination
+        spec.maximumLatency = maximumLatency
         spec.deliver = { [weak self] output in
             self?.receive(output, slot: slot, generation: generation, push: push)
         }
@@ -281,6 +287,177 @@ open class CMMotionManager: NSObject, @unchecked Sendable {
         }
         cancel?()
         if let consumer { hub?.remove(consumer) }
+    }
+
+    // MARK: Accelerometer
+
+    /// Seconds between accelerometer updates, clamped to the source's range (see the type's discussion).
+    /// Default ``CMMotionManager/defaultUpdateInterval``.
+    open var accelerometerUpdateInterval: TimeInterval {
+        get { interval(.accelerometer) }
+        set { setInterval(newValue, .accelerometer) }
+    }
+
+    /// Whether the source has an accelerometer.
+    open var isAccelerometerAvailable: Bool { isAvailable(.accelerometer) }
+
+    /// Whether accelerometer updates are running: `true` after a successful start, `false` after a stop or
+    /// a source failure.
+    open var isAccelerometerActive: Bool { isActive(.accelerometer) }
+
+    /// The latest accelerometer sample: `nil` until the first sample after a start, then the newest one.
+    open var accelerometerData: CMAccelerometerData? { latest(.accelerometer, as: CMAccelerometerData.self) }
+
+    /// Starts accelerometer updates to be read from ``accelerometerData``. No effect when unavailable.
+    open func startAccelerometerUpdates() {
+        start(.accelerometer, stream: .accelerometer, push: nil)
+    }
+
+    /// Starts accelerometer updates pushed to `handler` on `queue`: one operation per sample, in order,
+    /// none dropped. No effect when unavailable. A source failure reaches the handler once as an
+    /// error in ``CMErrorDomain`` and stops updates.
+    open func startAccelerometerUpdates(to queue: OperationQueue, withHandler handler: @escaping CMAccelerometerHandler) {
+        start(.accelerometer, stream: .accelerometer, push: QueuePush(queue: queue, handler: handler))
+    }
+
+    /// Stops accelerometer updates. Once it returns, no further handler call for the accelerometer begins.
+    open func stopAccelerometerUpdates() {
+        stop(.accelerometer)
+    }
+
+    // MARK: Gyro
+
+    /// Seconds between gyroscope updates, clamped to the source's range (see the type's discussion).
+    /// Default ``CMMotionManager/defaultUpdateInterval``.
+    open var gyroUpdateInterval: TimeInterval {
+        get { interval(.gyro) }
+        set { setInterval(newValue, .gyro) }
+    }
+
+    /// Whether the source has a gyroscope.
+    open var isGyroAvailable: Bool { isAvailable(.gyro) }
+
+    /// Whether gyroscope updates are running: `true` after a successful start, `false` after a stop or
+    /// a source failure.
+    open var isGyroActive: Bool { isActive(.gyro) }
+
+    /// The latest gyroscope sample: `nil` until the first sample after a start, then the newest one.
+    open var gyroData: CMGyroData? { latest(.gyro, as: CMGyroData.self) }
+
+    /// Starts gyroscope updates to be read from ``gyroData``. No effect when unavailable.
+    open func startGyroUpdates() {
+        start(.gyro, stream: .gyro, push: nil)
+    }
+
+    /// Starts gyroscope updates pushed to `handler` on `queue`: one operation per sample, in order,
+    /// none dropped. No effect when unavailable. A source failure reaches the handler once as an
+    /// error in ``CMErrorDomain`` and stops updates.
+    open func startGyroUpdates(to queue: OperationQueue, withHandler handler: @escaping CMGyroHandler) {
+        start(.gyro, stream: .gyro, push: QueuePush(queue: queue, handler: handler))
+    }
+
+    /// Stops gyroscope updates. Once it returns, no further handler call for the gyroscope begins.
+    open func stopGyroUpdates() {
+        stop(.gyro)
+    }
+
+    // MARK: Magnetometer
+
+    /// Seconds between magnetometer updates, clamped to the source's range (see the type's discussion).
+    /// Default ``CMMotionManager/defaultUpdateInterval``.
+    open var magnetometerUpdateInterval: TimeInterval {
+        get { interval(.magnetometer) }
+        set { setInterval(newValue, .magnetometer) }
+    }
+
+    /// Whether the source has a magnetometer.
+    open var isMagnetometerAvailable: Bool { isAvailable(.magnetometer) }
+
+    /// Whether magnetometer updates are running: `true` after a successful start, `false` after a stop or
+    /// a source failure.
+    open var isMagnetometerActive: Bool { isActive(.magnetometer) }
+
+    /// The latest magnetometer sample: `nil` until the first sample after a start, then the newest one.
+    open var magnetometerData: CMMagnetometerData? { latest(.magnetometer, as: CMMagnetometerData.self) }
+
+    /// Starts magnetometer updates to be read from ``magnetometerData``. No effect when unavailable.
+    open func startMagnetometerUpdates() {
+        start(.magnetometer, stream: .magnetometer, push: nil)
+    }
+
+    /// Starts magnetometer updates pushed to `handler` on `queue`: one operation per sample, in order,
+    /// none dropped. No effect when unavailable. A source failure reaches the handler once as an
+    /// error in ``CMErrorDomain`` and stops updates.
+    open func startMagnetometerUpdates(to queue: OperationQueue, withHandler handler: @escaping CMMagnetometerHandler) {
+        start(.magnetometer, stream: .magnetometer, push: QueuePush(queue: queue, handler: handler))
+    }
+
+    /// Stops magnetometer updates. Once it returns, no further handler call for the magnetometer begins.
+    open func stopMagnetometerUpdates() {
+        stop(.magnetometer)
+    }
+
+    // MARK: DeviceMotion
+
+    /// Seconds between device-motion updates, clamped to the gyroscope's range (see the type's
+    /// discussion). Default ``CMMotionManager/defaultUpdateInterval``.
+    open var deviceMotionUpdateInterval: TimeInterval {
+        get { interval(.deviceMotion) }
+        set { setInterval(newValue, .deviceMotion) }
+    }
+
+    /// Whether device motion can be computed: the source has an accelerometer and a gyroscope.
+    open var isDeviceMotionAvailable: Bool { isAvailable(.deviceMotion) }
+
+    /// Whether device-motion updates are running.
+    open var isDeviceMotionActive: Bool { isActive(.deviceMotion) }
+
+    /// The latest device motion: `nil` until the first estimate after a start, then the newest one.
+    open var deviceMotion: CMDeviceMotion? { latest(.deviceMotion, as: CMDeviceMotion.self) }
+
+    /// Starts device-motion updates in ``CMAttitudeReferenceFrame/xArbitraryZVertical``, to be read
+    /// from ``deviceMotion``.
+    open func startDeviceMotionUpdates() {
+        start(.deviceMotion, stream: .deviceMotion(.xArbitraryZVertical), push: nil)
+    }
+
+    /// Starts device-motion updates in `referenceFrame`, to be read from ``deviceMotion``.
+    /// A frame outside ``availableReferenceFrames`` does nothing.
+    open func startDeviceMotionUpdates(using referenceFrame: CMAttitudeReferenceFrame) {
+        start(.deviceMotion, stream: .deviceMotion(referenceFrame), push: nil)
+    }
+
+    /// Starts device-motion updates in ``CMAttitudeReferenceFrame/xArbitraryZVertical``, pushed to
+    /// `handler` on `queue`.
+    open func startDeviceMotionUpdates(to queue: OperationQueue, withHandler handler: @escaping CMDeviceMotionHandler) {
+        start(.deviceMotion, stream: .deviceMotion(.xArbitraryZVertical), push: QueuePush(queue: queue, handler: handler))
+    }
+
+    /// Starts device-motion updates in `referenceFrame`, pushed to `handler` on `queue`: one
+    /// operation per update, in order, none dropped.
+    ///
+    /// The handler receives an error in ``CMErrorDomain``:
+    /// - `CMErrorTrueNorthNotAvailable` (102) for ``CMAttitudeReferenceFrame/xTrueNorthZVertical``
+    ///   without a ``location``; updates do not start;
+    /// - `CMErrorNotAvailable` (109) for a frame the source cannot provide; updates do not start;
+    /// - `CMErrorDeviceRequiresMovement` (101) once, with ``showsDeviceMovementDisplay``, while the
+    ///   magnetometer needs movement to calibrate; updates go on;
+    /// - the source's failure, after which updates stop.
+    open func startDeviceMotionUpdates(
+        using referenceFrame: CMAttitudeReferenceFrame,
+        to queue: OperationQueue,
+        withHandler handler: @escaping CMDeviceMotionHandler
+    ) {
+        start(.deviceMotion, stream: .deviceMotion(referenceFrame), push: QueuePush(queue: queue, handler: handler))
+    }
+
+    /// Stops device-motion updates. Once it returns, no further handler call begins.
+    open func stopDeviceMotionUpdates() {
+        stop(.deviceMotion)
+    }
+
+    static func isSingleFrame(_ f: CMAttitudeReferenceFrame) -> Bool {
+        f.rawValue != 0 && f.rawValue & (f.rawValue - 1) == 0
     }
 
     // MARK: Reference frames and settings

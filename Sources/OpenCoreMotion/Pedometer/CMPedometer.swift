@@ -99,9 +99,13 @@ open class CMPedometer: NSObject, @unchecked Sendable {
     static let historyLimit: TimeInterval = 7 * 24 * 3600
 
     /// A pedometer on the process's default source and the recorder's default database.
-    public override convenience init() {
-        self.init(optionalSource: SourceSelection.defaultSource, databasePath: RecordingStore.defaultPath(),
-                  barometer: AltimeterSelection.defaultBarometer)
+    ///
+    /// This is the designated initializer, as on Apple platforms: a subclass (a test's mock) calls `super.init()`.
+    public override init() {
+        source = SourceSelection.defaultSource
+        databasePath = RecordingStore.defaultPath()
+        barometer = AltimeterSelection.defaultBarometer
+        super.init()
     }
 
     /// A pedometer on `source`, with history from the recorder database at `databasePath` (beyond Apple).

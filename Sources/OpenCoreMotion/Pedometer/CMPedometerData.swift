@@ -7,44 +7,99 @@ import Foundation
 ///
 /// ## Threading
 /// Immutable; safe to pass between threads.
-open class CMPedometerData: NSObject, NSCopying, @unchecked Sendable {
+open class CMPedometerData: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
     // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its properties are `private(set)` and written only by its initialiser.
+    // Sendable; its stored state is immutable, so sharing it between threads is safe.
+    private let storedStartDate: Date
+    private let storedEndDate: Date
+    private let storedNumberOfSteps: NSNumber
+    private let storedDistance: NSNumber?
+    private let storedFloorsAscended: NSNumber?
+    private let storedFloorsDescended: NSNumber?
+    private let storedCurrentPace: NSNumber?
+    private let storedCurrentCadence: NSNumber?
+    private let storedAverageActivePace: NSNumber?
+
     /// The start of the range the data covers.
-    open private(set) var startDate: Date
+    open var startDate: Date { storedStartDate }
     /// The end of the range the data covers.
-    open private(set) var endDate: Date
+    open var endDate: Date { storedEndDate }
     /// Steps taken in the range.
-    open private(set) var numberOfSteps: NSNumber
+    open var numberOfSteps: NSNumber { storedNumberOfSteps }
     /// Estimated distance walked (m) in the range, from the step-length model (see ``CMPedometer``);
     /// `nil` when distance is not available.
-    open private(set) var distance: NSNumber?
+    open var distance: NSNumber? { storedDistance }
     /// Floors climbed (about 3 m each) in the range; `nil` without an altimeter.
-    open private(set) var floorsAscended: NSNumber?
+    open var floorsAscended: NSNumber? { storedFloorsAscended }
     /// Floors descended in the range; `nil` without an altimeter.
-    open private(set) var floorsDescended: NSNumber?
+    open var floorsDescended: NSNumber? { storedFloorsDescended }
     /// The current pace (s/m) during live updates; `nil` for history queries and while not walking.
-    open private(set) var currentPace: NSNumber?
+    open var currentPace: NSNumber? { storedCurrentPace }
     /// The current cadence (steps/s) during live updates; `nil` for history queries and while not walking.
-    open private(set) var currentCadence: NSNumber?
+    open var currentCadence: NSNumber? { storedCurrentCadence }
     /// The average pace (s/m) while walking in the range (time in walking bouts over distance);
     /// `nil` before any distance.
-    open private(set) var averageActivePace: NSNumber?
+    open var averageActivePace: NSNumber? { storedAverageActivePace }
+
+    /// Creates an empty record, as Apple's `init()`: both dates the reference date (2001-01-01 UTC),
+    /// 0 steps, every optional `nil`. Tests subclass it and override the properties they need.
+    public override init() {
+        storedStartDate = zeroDate
+        storedEndDate = zeroDate
+        storedNumberOfSteps = 0
+        storedDistance = nil
+        storedFloorsAscended = nil
+        storedFloorsDescended = nil
+        storedCurrentPace = nil
+        storedCurrentCadence = nil
+        storedAverageActivePace = nil
+        super.init()
+    }
 
     /// Creates a record (beyond Apple: Core Motion creates them; for tests and tools).
     public init(startDate: Date, endDate: Date, numberOfSteps: Int, distance: Double?,
                 floorsAscended: Int? = nil, floorsDescended: Int? = nil, currentPace: Double? = nil,
                 currentCadence: Double? = nil, averageActivePace: Double? = nil) {
-        self.startDate = startDate
-        self.endDate = endDate
-        self.numberOfSteps = NSNumber(value: numberOfSteps)
-        self.distance = distance.map { NSNumber(value: $0) }
-        self.floorsAscended = floorsAscended.map { NSNumber(value: $0) }
-        self.floorsDescended = floorsDescended.map { NSNumber(value: $0) }
-        self.currentPace = currentPace.map { NSNumber(value: $0) }
-        self.currentCadence = currentCadence.map { NSNumber(value: $0) }
-        self.averageActivePace = averageActivePace.map { NSNumber(value: $0) }
+        storedStartDate = startDate
+        storedEndDate = endDate
+        storedNumberOfSteps = NSNumber(value: numberOfSteps)
+        storedDistance = distance.map { NSNumber(value: $0) }
+        storedFloorsAscended = floorsAscended.map { NSNumber(value: $0) }
+        storedFloorsDescended = floorsDescended.map { NSNumber(value: $0) }
+        storedCurrentPace = currentPace.map { NSNumber(value: $0) }
+        storedCurrentCadence = currentCadence.map { NSNumber(value: $0) }
+        storedAverageActivePace = averageActivePace.map { NSNumber(value: $0) }
         super.init()
+    }
+
+    /// Decodes a record written by ``encode(with:)``.
+    public required init?(coder: NSCoder) {
+        storedStartDate = coder.decodeDate(forKey: "startDate")
+        storedEndDate = coder.decodeDate(forKey: "endDate")
+        storedNumberOfSteps = NSNumber(value: coder.decodeInteger(forKey: "numberOfSteps"))
+        storedDistance = coder.decodeNumber(forKey: "distance")
+        storedFloorsAscended = coder.decodeNumber(forKey: "floorsAscended").map { NSNumber(value: $0.intValue) }
+        storedFloorsDescended = coder.decodeNumber(forKey: "floorsDescended").map { NSNumber(value: $0.intValue) }
+        storedCurrentPace = coder.decodeNumber(forKey: "currentPace")
+        storedCurrentCadence = coder.decodeNumber(forKey: "currentCadence")
+        storedAverageActivePace = coder.decodeNumber(forKey: "averageActivePace")
+        super.init()
+    }
+
+    /// `true`: records decode with `NSSecureCoding`.
+    open class var supportsSecureCoding: Bool { true }
+
+    /// Writes the record through its accessors (so a subclass's overrides are what is written).
+    open func encode(with coder: NSCoder) {
+        coder.encodeDate(startDate, forKey: "startDate")
+        coder.encodeDate(endDate, forKey: "endDate")
+        coder.encode(numberOfSteps.intValue, forKey: "numberOfSteps")
+        coder.encodeNumber(distance, forKey: "distance")
+        coder.encodeNumber(floorsAscended, forKey: "floorsAscended")
+        coder.encodeNumber(floorsDescended, forKey: "floorsDescended")
+        coder.encodeNumber(currentPace, forKey: "currentPace")
+        coder.encodeNumber(currentCadence, forKey: "currentCadence")
+        coder.encodeNumber(averageActivePace, forKey: "averageActivePace")
     }
 
     /// Records are immutable, so a copy is the record itself.
@@ -58,7 +113,7 @@ open class CMPedometerData: NSObject, NSCopying, @unchecked Sendable {
 
 /// Kinds of ``CMPedometerEvent``; raw values are Apple's.
 @frozen
-public enum CMPedometerEventType: Int, Sendable, Hashable {
+public enum CMPedometerEventType: Int, Sendable {
     /// The user stopped walking.
     case pause = 0
     /// The user started or resumed walking.
@@ -69,20 +124,47 @@ public enum CMPedometerEventType: Int, Sendable, Hashable {
 ///
 /// ## Threading
 /// Immutable; safe to pass between threads.
-open class CMPedometerEvent: NSObject, NSCopying, @unchecked Sendable {
+open class CMPedometerEvent: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
     // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its properties are `private(set)` and written only by its initialiser.
+    // Sendable; its stored state is immutable, so sharing it between threads is safe.
+    private let storedDate: Date
+    private let storedType: CMPedometerEventType
+
     /// When the change happened: for a resume the first step of the new bout; for a pause the last
     /// step before it.
-    open private(set) var date: Date
+    open var date: Date { storedDate }
     /// Pause or resume.
-    open private(set) var type: CMPedometerEventType
+    open var type: CMPedometerEventType { storedType }
+
+    /// Creates an event at the reference date (2001-01-01 UTC) of type ``CMPedometerEventType/pause``
+    /// (raw value 0), as Apple's `init()`.
+    public override init() {
+        storedDate = zeroDate
+        storedType = .pause
+        super.init()
+    }
 
     /// Creates an event (beyond Apple: for tests and tools).
     public init(date: Date, type: CMPedometerEventType) {
-        self.date = date
-        self.type = type
+        storedDate = date
+        storedType = type
         super.init()
+    }
+
+    /// Decodes an event written by ``encode(with:)``.
+    public required init?(coder: NSCoder) {
+        storedDate = coder.decodeDate(forKey: "date")
+        storedType = CMPedometerEventType(rawValue: coder.decodeInteger(forKey: "type")) ?? .pause
+        super.init()
+    }
+
+    /// `true`: events decode with `NSSecureCoding`.
+    open class var supportsSecureCoding: Bool { true }
+
+    /// Writes the event through its accessors.
+    open func encode(with coder: NSCoder) {
+        coder.encodeDate(date, forKey: "date")
+        coder.encode(type.rawValue, forKey: "type")
     }
 
     /// Events are immutable, so a copy is the event itself.

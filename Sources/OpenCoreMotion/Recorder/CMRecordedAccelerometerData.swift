@@ -6,13 +6,23 @@ import Foundation
 /// same instant on the wall clock. Samples are immutable and may be passed between threads freely.
 open class CMRecordedAccelerometerData: CMAccelerometerData, @unchecked Sendable {
     // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
+    // Sendable; its stored state is immutable, so sharing it between threads is safe.
+    private let storedIdentifier: UInt64
+    private let storedStartDate: Date
+
     /// The batch the sample was recorded in: samples are written in batches (one every half second
     /// at most), each with its own identifier, larger than every earlier batch's and never reused.
-    public let identifier: UInt64
+    open var identifier: UInt64 { storedIdentifier }
 
     /// The wall-clock time at which the sample was taken.
-    public let startDate: Date
+    open var startDate: Date { storedStartDate }
+
+    /// Creates a zero sample with identifier 0 at the reference date (2001-01-01 UTC), as Apple's `init()`.
+    public override init() {
+        storedIdentifier = 0
+        storedStartDate = zeroDate
+        super.init()
+    }
 
     /// Creates a sample (beyond Apple, whose samples come only from the recorder).
     ///
@@ -22,12 +32,27 @@ open class CMRecordedAccelerometerData: CMAccelerometerData, @unchecked Sendable
     ///   - acceleration: in g, device frame, gravity included (face up: z ≈ −1).
     ///   - timestamp: seconds since boot.
     public init(identifier: UInt64, startDate: Date, acceleration: CMAcceleration, timestamp: TimeInterval) {
-        self.identifier = identifier
-        self.startDate = startDate
+        storedIdentifier = identifier
+        storedStartDate = startDate
         super.init(acceleration: acceleration, timestamp: timestamp)
     }
 
+    /// Decodes a sample written by ``encode(with:)``.
+    public required init?(coder: NSCoder) {
+        storedIdentifier = UInt64(bitPattern: coder.decodeInt64(forKey: "identifier"))
+        storedStartDate = coder.decodeDate(forKey: "startDate")
+        super.init(coder: coder)
+    }
+
+    /// Writes the sample through its accessors.
+    open override func encode(with coder: NSCoder) {
+        super.encode(with: coder)
+        coder.encode(Int64(bitPattern: identifier), forKey: "identifier")
+        coder.encodeDate(startDate, forKey: "startDate")
+    }
+
     open override var description: String {
-        "CMRecordedAccelerometerData(identifier: \(identifier), startDate: \(startDate), x: \(acceleration.x), y: \(acceleration.y), z: \(acceleration.z), timestamp: \(timestamp))"
+        let a = acceleration
+        return "CMRecordedAccelerometerData(identifier: \(identifier), startDate: \(startDate), x: \(a.x), y: \(a.y), z: \(a.z), timestamp: \(timestamp))"
     }
 }

@@ -25,6 +25,12 @@ open class CMSensorDataList: NSObject, NSFastEnumeration, @unchecked Sendable {
     /// The samples, oldest first (beyond Apple).
     public let samples: [CMRecordedAccelerometerData]
 
+    /// Creates an empty list, as Apple's `init()`.
+    public override init() {
+        samples = []
+        super.init()
+    }
+
     /// Creates a list (beyond Apple, whose lists come only from the recorder).
     public init(samples: [CMRecordedAccelerometerData]) {
         self.samples = samples
@@ -40,7 +46,7 @@ open class CMSensorDataList: NSObject, NSFastEnumeration, @unchecked Sendable {
     #endif
 
     /// Hands out up to `len` samples after the ones already enumerated (`state.state` counts them).
-    public func countByEnumerating(
+    open func countByEnumerating(
         with state: UnsafeMutablePointer<NSFastEnumerationState>,
         objects buffer: FastEnumerationBuffer, count len: Int
     ) -> Int {

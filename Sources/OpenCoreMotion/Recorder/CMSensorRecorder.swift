@@ -42,8 +42,12 @@ open class CMSensorRecorder: NSObject, @unchecked Sendable {
     static let logger = Logger(label: "OpenCoreMotion.recorder")
 
     /// A recorder over the process's default source and database.
-    public override convenience init() {
-        self.init(optionalSource: SourceSelection.defaultSource, databasePath: RecordingStore.defaultPath())
+    ///
+    /// This is the designated initializer, as on Apple platforms: a subclass (a test's mock) calls `super.init()`.
+    public override init() {
+        source = SourceSelection.defaultSource
+        databasePath = RecordingStore.defaultPath()
+        super.init()
     }
 
     /// A recorder over `source` and the database file at `databasePath` (beyond Apple), for tests and
@@ -83,6 +87,12 @@ open class CMSensorRecorder: NSObject, @unchecked Sendable {
     /// sensors is decided by the device files' permissions, which the source reports when it starts.
     open class func authorizationStatus() -> CMAuthorizationStatus {
         authorizationStatus(for: SourceSelection.defaultSource)
+    }
+
+    /// Whether the app may record (Apple's older check, deprecated there since iOS 11 in favour of
+    /// ``authorizationStatus()``): `true` when ``authorizationStatus()`` is ``CMAuthorizationStatus/authorized``.
+    open class func isAuthorizedForRecording() -> Bool {
+        authorizationStatus() == .authorized
     }
 
     /// Starts recording the accelerometer at 50 Hz for `duration` seconds, in the background.

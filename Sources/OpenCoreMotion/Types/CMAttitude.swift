@@ -7,12 +7,23 @@ import MotionFusion
 /// intrinsic z-x'-y'' sequence Core Motion uses, `R = Rz(yaw) · Rx(pitch) · Ry(roll)`, computed by
 /// MotionFusion's `EulerAngles` (the formulas are there and in the README).
 ///
+/// As on Apple platforms the class is `open`: a test can subclass it, call `super.init()` and override
+/// ``roll``, ``pitch``, ``yaw``, ``quaternion`` or ``rotationMatrix``. ``rotation`` and the Euler angles
+/// of the base class derive from ``quaternion``, so overriding that one moves them all. It conforms to
+/// `NSCopying` and `NSSecureCoding`.
+///
 /// ## Threading
 /// Every member may be used from any thread; ``multiply(byInverseOf:)`` is atomic.
-open class CMAttitude: NSObject, NSCopying, @unchecked Sendable {
+open class CMAttitude: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
     // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
+    // Sendable; its stored state is behind a `Locked`, so sharing it between threads is safe.
     private let storage: Locked<Quaternion>
+
+    /// The identity attitude (roll, pitch and yaw 0). Apple documents no value for it.
+    public override init() {
+        storage = Locked(.identity)
+        super.init()
+    }
 
     /// Creates an attitude from a device → reference rotation (beyond Apple). It is normalised.
     public init(rotation: Quaternion) {
@@ -25,8 +36,31 @@ open class CMAttitude: NSObject, NSCopying, @unchecked Sendable {
         self.init(rotation: Quaternion(w: q.w, x: q.x, y: q.y, z: q.z))
     }
 
-    /// The rotation device → reference, as a MotionFusion quaternion.
-    public var rotation: Quaternion { storage.withLock { $0 } }
+    /// Decodes an attitude written by ``encode(with:)``.
+    public required init?(coder: NSCoder) {
+        let q = Quaternion(w: coder.decodeDouble(forKey: "quaternion.w"), x: coder.decodeDouble(forKey: "quaternion.x"),
+                           y: coder.decodeDouble(forKey: "quaternion.y"), z: coder.decodeDouble(forKey: "quaternion.z"))
+        storage = Locked(q.normalized)
+        super.init()
+    }
+
+    /// `true`: attitudes decode with `NSSecureCoding`.
+    open class var supportsSecureCoding: Bool { true }
+
+    /// Writes the attitude's ``quaternion`` (read through the accessor, so a subclass's override is written).
+    open func encode(with coder: NSCoder) {
+        let q = quaternion
+        coder.encode(q.x, forKey: "quaternion.x")
+        coder.encode(q.y, forKey: "quaternion.y")
+        coder.encode(q.z, forKey: "quaternion.z")
+        coder.encode(q.w, forKey: "quaternion.w")
+    }
+
+    /// The rotation device → reference, as a MotionFusion quaternion (beyond Apple): ``quaternion``.
+    public var rotation: Quaternion {
+        let q = quaternion
+        return Quaternion(w: q.w, x: q.x, y: q.y, z: q.z)
+    }
 
     /// Rotation about the device's y axis, in radians (−π…π) (`EulerAngles`).
     open var roll: Double { rotation.eulerAngles.roll }
@@ -39,7 +73,7 @@ open class CMAttitude: NSObject, NSCopying, @unchecked Sendable {
 
     /// The attitude as a unit quaternion (device → reference).
     open var quaternion: CMQuaternion {
-        let q = rotation
+        let q = storage.withLock { $0 }
         return CMQuaternion(x: q.x, y: q.y, z: q.z, w: q.w)
     }
 
@@ -56,13 +90,14 @@ open class CMAttitude: NSObject, NSCopying, @unchecked Sendable {
     /// Replaces this attitude by its rotation relative to `attitude`: `self = attitude⁻¹ · self`.
     ///
     /// Afterwards this attitude is expressed in the frame the device had at `attitude`: a device that
-    /// has not moved since then reads roll, pitch and yaw ≈ 0.
+    /// has not moved since then reads roll, pitch and yaw ≈ 0. `attitude` is read through its
+    /// ``quaternion`` accessor, so a subclass's override counts.
     open func multiply(byInverseOf attitude: CMAttitude) {
         let reference = attitude.rotation
         storage.withLock { $0 = (reference.conjugate * $0).normalized }
     }
 
-    /// A new attitude with the same rotation.
+    /// A new attitude with the same ``quaternion``.
     open func copy(with zone: NSZone? = nil) -> Any { CMAttitude(rotation: rotation) }
 
     open override var description: String {

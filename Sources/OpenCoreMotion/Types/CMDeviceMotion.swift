@@ -2,11 +2,16 @@ import Foundation
 
 /// The result of sensor fusion: attitude, the split of acceleration into gravity and user
 /// acceleration, bias-free rotation rate, calibrated magnetic field and heading.
+///
+/// As on Apple platforms the class and its properties are `open`: a test can subclass it, call
+/// `super.init()` and override ``attitude`` or any other property. `init()` creates a sample at rest
+/// in nothing: identity attitude, every vector zero, heading 0 (the zero of Apple's `alloc`/`init`).
+/// It conforms to `NSCopying` and `NSSecureCoding` through ``CMLogItem``.
 open class CMDeviceMotion: CMLogItem, @unchecked Sendable {
     // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
+    // Sendable; its stored state is immutable, so sharing it between threads is safe.
     /// Where the sensors sit, as Core Motion names it.
-    public enum SensorLocation: Int, Sendable, Hashable {
+    public enum SensorLocation: Int, Sendable {
         /// The device itself.
         case `default` = 0
         /// The left earbud of a headphone.
@@ -15,45 +20,120 @@ open class CMDeviceMotion: CMLogItem, @unchecked Sendable {
         case headphoneRight = 2
     }
 
+    private let storedAttitude: CMAttitude
+    private let storedRotationRate: CMRotationRate
+    private let storedGravity: CMAcceleration
+    private let storedUserAcceleration: CMAcceleration
+    private let storedMagneticField: CMCalibratedMagneticField
+    private let storedHeading: Double
+    private let storedHeadingAccuracy: Double
+    private let storedSensorLocation: SensorLocation
+
     /// The device's orientation in the reference frame the updates were started with.
-    public let attitude: CMAttitude
+    open var attitude: CMAttitude { storedAttitude }
     /// Rotation rate in rad/s, device frame, with the gyroscope's bias removed.
-    public let rotationRate: CMRotationRate
+    open var rotationRate: CMRotationRate { storedRotationRate }
     /// Gravity in g, device frame, pointing down: `Rᵀ · (0, 0, −1)`.
-    public let gravity: CMAcceleration
+    open var gravity: CMAcceleration { storedGravity }
     /// Acceleration the user gives the device, in g, device frame: accelerometer − ``gravity``.
-    public let userAcceleration: CMAcceleration
+    open var userAcceleration: CMAcceleration { storedUserAcceleration }
     /// The magnetic field with the device's hard and soft iron removed; zero and
     /// ``CMMagneticFieldCalibrationAccuracy/uncalibrated`` in ``CMAttitudeReferenceFrame/xArbitraryZVertical``.
-    public let magneticField: CMCalibratedMagneticField
+    open var magneticField: CMCalibratedMagneticField { storedMagneticField }
     /// Heading in degrees, 0…360 clockwise from north, in the north frames; negative (−1) in the
     /// arbitrary frames, where there is no north.
-    public let heading: Double
+    open var heading: Double { storedHeading }
+    /// The largest expected error of ``heading``, in degrees; negative (−1) when ``heading`` is invalid
+    /// (the arbitrary frames). On Linux it is derived from the magnetometer's calibration accuracy
+    /// (high 10°, medium 20°, low 45°, uncalibrated −1), not measured.
+    open var headingAccuracy: Double { storedHeadingAccuracy }
     /// Where the sensors are; always ``SensorLocation/default`` here.
-    public let sensorLocation: SensorLocation
+    open var sensorLocation: SensorLocation { storedSensorLocation }
 
-    /// Creates a sample (beyond Apple).
+    /// Creates an empty sample, as Apple's `init()`: identity attitude, zero vectors, zero
+    /// magnetic field (accuracy raw value 0), heading and its accuracy 0, timestamp 0.
+    public override init() {
+        storedAttitude = CMAttitude()
+        storedRotationRate = CMRotationRate()
+        storedGravity = CMAcceleration()
+        storedUserAcceleration = CMAcceleration()
+        storedMagneticField = CMCalibratedMagneticField()
+        storedHeading = 0
+        storedHeadingAccuracy = 0
+        storedSensorLocation = .default
+        super.init()
+    }
+
+    /// Creates a sample (beyond Apple). `headingAccuracy` defaults to the one ``headingAccuracy``
+    /// documents for `heading` and `magneticField`.
     public init(
         timestamp: TimeInterval,
         attitude: CMAttitude,
         rotationRate: CMRotationRate,
         gravity: CMAcceleration,
         userAcceleration: CMAcceleration,
-        magneticField: CMCalibratedMagneticField = CMCalibratedMagneticField(),
+        magneticField: CMCalibratedMagneticField = CMCalibratedMagneticField(field: CMMagneticField(), accuracy: .uncalibrated),
         heading: Double = -1,
+        headingAccuracy: Double? = nil,
         sensorLocation: SensorLocation = .default
     ) {
-        self.attitude = attitude
-        self.rotationRate = rotationRate
-        self.gravity = gravity
-        self.userAcceleration = userAcceleration
-        self.magneticField = magneticField
-        self.heading = heading
-        self.sensorLocation = sensorLocation
+        storedAttitude = attitude
+        storedRotationRate = rotationRate
+        storedGravity = gravity
+        storedUserAcceleration = userAcceleration
+        storedMagneticField = magneticField
+        storedHeading = heading
+        storedHeadingAccuracy = headingAccuracy ?? Self.headingAccuracy(heading: heading, accuracy: magneticField.accuracy)
+        storedSensorLocation = sensorLocation
         super.init(timestamp: timestamp)
     }
 
+    /// The heading accuracy (degrees) documented on ``headingAccuracy``.
+    static func headingAccuracy(heading: Double, accuracy: CMMagneticFieldCalibrationAccuracy) -> Double {
+        guard heading >= 0 else { return -1 }
+        switch accuracy {
+        case .high: return 10
+        case .medium: return 20
+        case .low: return 45
+        case .uncalibrated: return -1
+        }
+    }
+
+    /// Decodes a sample written by ``encode(with:)``.
+    public required init?(coder: NSCoder) {
+        storedAttitude = coder.decodeObject(of: CMAttitude.self, forKey: "attitude") ?? CMAttitude()
+        let r = coder.decodeVector(forKey: "rotationRate")
+        storedRotationRate = CMRotationRate(x: r.x, y: r.y, z: r.z)
+        let g = coder.decodeVector(forKey: "gravity")
+        storedGravity = CMAcceleration(x: g.x, y: g.y, z: g.z)
+        let u = coder.decodeVector(forKey: "userAcceleration")
+        storedUserAcceleration = CMAcceleration(x: u.x, y: u.y, z: u.z)
+        let m = coder.decodeVector(forKey: "magneticField")
+        let accuracy = CMMagneticFieldCalibrationAccuracy(rawValue: coder.decodeInt32(forKey: "magneticField.accuracy")) ?? .uncalibrated
+        storedMagneticField = CMCalibratedMagneticField(field: CMMagneticField(x: m.x, y: m.y, z: m.z), accuracy: accuracy)
+        storedHeading = coder.decodeDouble(forKey: "heading")
+        storedHeadingAccuracy = coder.decodeDouble(forKey: "headingAccuracy")
+        storedSensorLocation = SensorLocation(rawValue: coder.decodeInteger(forKey: "sensorLocation")) ?? .default
+        super.init(coder: coder)
+    }
+
+    /// Writes the sample through its accessors (so a subclass's overrides are what is written).
+    open override func encode(with coder: NSCoder) {
+        super.encode(with: coder)
+        coder.encode(attitude, forKey: "attitude")
+        let r = rotationRate, g = gravity, u = userAcceleration, m = magneticField
+        coder.encodeVector(r.x, r.y, r.z, forKey: "rotationRate")
+        coder.encodeVector(g.x, g.y, g.z, forKey: "gravity")
+        coder.encodeVector(u.x, u.y, u.z, forKey: "userAcceleration")
+        coder.encodeVector(m.field.x, m.field.y, m.field.z, forKey: "magneticField")
+        coder.encode(m.accuracy.rawValue, forKey: "magneticField.accuracy")
+        coder.encode(heading, forKey: "heading")
+        coder.encode(headingAccuracy, forKey: "headingAccuracy")
+        coder.encode(sensorLocation.rawValue, forKey: "sensorLocation")
+    }
+
     open override var description: String {
-        "CMDeviceMotion(\(attitude), gravity: (\(gravity.x), \(gravity.y), \(gravity.z)), heading: \(heading), timestamp: \(timestamp))"
+        let g = gravity
+        return "CMDeviceMotion(\(attitude), gravity: (\(g.x), \(g.y), \(g.z)), heading: \(heading), timestamp: \(timestamp))"
     }
 }

@@ -2,9 +2,11 @@ import MotionFusion
 
 /// Acceleration along the device's three axes, in g (9.80665 m/s²).
 ///
+/// As Apple's C struct it declares no `Equatable` or `Hashable`: an app may add them itself.
+///
 /// Core Motion's sign: at rest, gravity appears as a vector pointing down, so a device lying face up
 /// reads z ≈ −1.
-public struct CMAcceleration: Equatable, Hashable, Sendable {
+public struct CMAcceleration: Sendable {
     /// Along x (to the right of the screen), in g.
     public var x: Double
     /// Along y (to the top of the screen), in g.
@@ -18,7 +20,7 @@ public struct CMAcceleration: Equatable, Hashable, Sendable {
 }
 
 /// Rotation rate about the device's three axes, in radians per second, right-handed.
-public struct CMRotationRate: Equatable, Hashable, Sendable {
+public struct CMRotationRate: Sendable {
     /// About x, in rad/s.
     public var x: Double
     /// About y, in rad/s.
@@ -32,7 +34,7 @@ public struct CMRotationRate: Equatable, Hashable, Sendable {
 }
 
 /// Magnetic flux density along the device's three axes, in microtesla (µT).
-public struct CMMagneticField: Equatable, Hashable, Sendable {
+public struct CMMagneticField: Sendable {
     /// Along x, in µT.
     public var x: Double
     /// Along y, in µT.
@@ -46,7 +48,7 @@ public struct CMMagneticField: Equatable, Hashable, Sendable {
 }
 
 /// How well the magnetometer is calibrated, as Core Motion reports it.
-public enum CMMagneticFieldCalibrationAccuracy: Int32, Sendable, Hashable, CaseIterable {
+public enum CMMagneticFieldCalibrationAccuracy: Int32, Sendable {
     /// Not calibrated: the field value must not be trusted (−1).
     case uncalibrated = -1
     /// Low accuracy (0).
@@ -58,7 +60,7 @@ public enum CMMagneticFieldCalibrationAccuracy: Int32, Sendable, Hashable, CaseI
 }
 
 /// A magnetic field with hard and soft iron removed, and how well that is known.
-public struct CMCalibratedMagneticField: Equatable, Hashable, Sendable {
+public struct CMCalibratedMagneticField: Sendable {
     /// The calibrated field in µT, device frame.
     public var field: CMMagneticField
     /// The calibration's accuracy.
@@ -68,13 +70,14 @@ public struct CMCalibratedMagneticField: Equatable, Hashable, Sendable {
         self.field = field
         self.accuracy = accuracy
     }
-    /// A zero field, ``CMMagneticFieldCalibrationAccuracy/uncalibrated``.
-    public init() { self.init(field: CMMagneticField(), accuracy: .uncalibrated) }
+    /// A zero field with accuracy raw value 0, ``CMMagneticFieldCalibrationAccuracy/low``, as Apple's
+    /// zero-initialised C struct (``CMMagneticFieldCalibrationAccuracy/uncalibrated`` is −1).
+    public init() { self.init(field: CMMagneticField(), accuracy: .low) }
 }
 
 /// A unit quaternion, components in Core Motion's order (x, y, z, w): the rotation from the device
 /// frame to the reference frame.
-public struct CMQuaternion: Equatable, Hashable, Sendable {
+public struct CMQuaternion: Sendable {
     /// First vector component.
     public var x: Double
     /// Second vector component.
@@ -85,8 +88,9 @@ public struct CMQuaternion: Equatable, Hashable, Sendable {
     public var w: Double
     /// Creates a quaternion.
     public init(x: Double, y: Double, z: Double, w: Double) { self.x = x; self.y = y; self.z = z; self.w = w }
-    /// The identity, (0, 0, 0, 1).
-    public init() { self.init(x: 0, y: 0, z: 0, w: 1) }
+    /// All four components zero, as Apple's zero-initialised C struct (not a rotation: the identity
+    /// is `CMQuaternion(x: 0, y: 0, z: 0, w: 1)`).
+    public init() { self.init(x: 0, y: 0, z: 0, w: 0) }
 }
 
 /// A 3×3 rotation matrix, row-major: `m_ij` is row i, column j.
@@ -94,7 +98,7 @@ public struct CMQuaternion: Equatable, Hashable, Sendable {
 /// It is the matrix of ``CMAttitude``'s rotation from the device frame to the reference frame:
 /// `v_reference = M · v_device`. Its third row is therefore the reference frame's up axis seen from
 /// the device, which is minus ``CMDeviceMotion/gravity``.
-public struct CMRotationMatrix: Equatable, Hashable, Sendable {
+public struct CMRotationMatrix: Sendable {
     /// Row 1, column 1.
     public var m11: Double
     /// Row 1, column 2.
@@ -123,8 +127,8 @@ public struct CMRotationMatrix: Equatable, Hashable, Sendable {
         self.m21 = m21; self.m22 = m22; self.m23 = m23
         self.m31 = m31; self.m32 = m32; self.m33 = m33
     }
-    /// The identity matrix.
-    public init() { self.init(m11: 1, m12: 0, m13: 0, m21: 0, m22: 1, m23: 0, m31: 0, m32: 0, m33: 1) }
+    /// All nine entries zero, as Apple's zero-initialised C struct (not a rotation).
+    public init() { self.init(m11: 0, m12: 0, m13: 0, m21: 0, m22: 0, m23: 0, m31: 0, m32: 0, m33: 0) }
 }
 
 /// The reference frame an attitude is expressed in. In every frame z is vertical, pointing up.

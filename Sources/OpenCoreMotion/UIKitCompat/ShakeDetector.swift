@@ -1,13 +1,5 @@
 import MotionFusion
 
-/// The motion subtype UIKit reports to responders, as `UIEvent.EventSubtype`.
-public enum UIEventSubtype: Int, Sendable, Hashable {
-    /// No motion.
-    case none = 0
-    /// The device was shaken.
-    case motionShake = 1
-}
-
 /// Recognises shakes in accelerometer readings, reporting began, ended and cancelled as UIKit does.
 ///
 /// Gravity is tracked with a low-pass filter (time constant 0.4 s); what remains is the hand's

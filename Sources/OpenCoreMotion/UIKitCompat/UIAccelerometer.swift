@@ -1,29 +1,48 @@
 import Foundation
 import MotionSources
 
-/// One accelerometer reading, as UIKit's deprecated `UIAcceleration`: g along each axis (Core
-/// Motion's sign: face up reads z ≈ −1) and the time in seconds since boot.
-public final class UIAcceleration: NSObject, @unchecked Sendable {
-    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
-    /// Along x, in g.
-    public let x: Double
-    /// Along y, in g.
-    public let y: Double
-    /// Along z, in g.
-    public let z: Double
-    /// Seconds since boot (`CLOCK_MONOTONIC`), like `CMLogItem.timestamp`.
-    public let timestamp: TimeInterval
+/// An acceleration value in g, as UIKit's `UIAccelerationValue`.
+public typealias UIAccelerationValue = Double
 
-    /// Creates a reading (beyond Apple).
-    public init(x: Double, y: Double, z: Double, timestamp: TimeInterval) {
-        self.x = x
-        self.y = y
-        self.z = z
-        self.timestamp = timestamp
+/// One accelerometer reading, as UIKit's deprecated `UIAcceleration`: g along each axis (Core
+/// Motion's sign: face up reads z ≈ −1) and the time in seconds since boot. `open`, as UIKit's, so a
+/// test can subclass it and override the values.
+open class UIAcceleration: NSObject, @unchecked Sendable {
+    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
+    // Sendable; its stored state is immutable, so sharing it between threads is safe.
+    private let storedX: UIAccelerationValue
+    private let storedY: UIAccelerationValue
+    private let storedZ: UIAccelerationValue
+    private let storedTimestamp: TimeInterval
+
+    /// Along x, in g.
+    open var x: UIAccelerationValue { storedX }
+    /// Along y, in g.
+    open var y: UIAccelerationValue { storedY }
+    /// Along z, in g.
+    open var z: UIAccelerationValue { storedZ }
+    /// Seconds since boot (`CLOCK_MONOTONIC`), like `CMLogItem.timestamp`.
+    open var timestamp: TimeInterval { storedTimestamp }
+
+    /// A zero reading at timestamp 0.
+    public override init() {
+        storedX = 0
+        storedY = 0
+        storedZ = 0
+        storedTimestamp = 0
+        super.init()
     }
 
-    public override var description: String { "UIAcceleration(x: \(x), y: \(y), z: \(z), timestamp: \(timestamp))" }
+    /// Creates a reading (beyond Apple).
+    public init(x: UIAccelerationValue, y: UIAccelerationValue, z: UIAccelerationValue, timestamp: TimeInterval) {
+        storedX = x
+        storedY = y
+        storedZ = z
+        storedTimestamp = timestamp
+        super.init()
+    }
+
+    open override var description: String { "UIAcceleration(x: \(x), y: \(y), z: \(z), timestamp: \(timestamp))" }
 }
 
 /// Receives readings from ``UIAccelerometer``, on the main queue.
@@ -40,14 +59,14 @@ public protocol UIAccelerometerDelegate: AnyObject {
 /// Set ``delegate`` and ``updateInterval`` from any thread; the delegate is called on the main
 /// queue (`OperationQueue.main`), so the main thread must run its queue (an app's run loop, or
 /// `async` main). The delegate is held weakly, as in UIKit.
-public final class UIAccelerometer: @unchecked Sendable {
+open class UIAccelerometer: NSObject, @unchecked Sendable {
     // Sendable: UIKit's delegate is a non-Sendable class reference, held weakly here and only called on the
     // main queue as UIKit does; the lock makes every access to it exclusive, which the compiler cannot see
     // through the non-Sendable existential.
     private static let sharedInstance = UIAccelerometer(manager: CMMotionManager())
 
     /// The shared accelerometer, on the default motion source.
-    public static func shared() -> UIAccelerometer { sharedInstance }
+    open class func shared() -> UIAccelerometer { sharedInstance }
 
     private let manager: CMMotionManager
     private struct State {
@@ -61,10 +80,13 @@ public final class UIAccelerometer: @unchecked Sendable {
         self.init(manager: CMMotionManager(source: source))
     }
 
-    init(manager: CMMotionManager) { self.manager = manager }
+    init(manager: CMMotionManager) {
+        self.manager = manager
+        super.init()
+    }
 
     /// Seconds between readings, clamped to what the source supports. Default 0.1.
-    public var updateInterval: TimeInterval {
+    open var updateInterval: TimeInterval {
         get { state.withLock { $0.interval } }
         set {
             state.withLock { $0.interval = newValue }
@@ -73,7 +95,7 @@ public final class UIAccelerometer: @unchecked Sendable {
     }
 
     /// Receives the readings. Setting it starts the accelerometer; setting `nil` stops it.
-    public weak var delegate: (any UIAccelerometerDelegate)? {
+    open weak var delegate: (any UIAccelerometerDelegate)? {
         get { state.withLock { $0.delegate } }
         set {
             state.withLock { $0.delegate = newValue }

@@ -20,13 +20,17 @@ import MotionFusion
 /// Every member may be called from any thread. ``orientationDidChangeNotification`` is posted on
 /// the main queue, after ``orientation`` has changed; ``orientationUpdates`` yields from the
 /// accelerometer's private queue, in order.
-public final class UIDevice: Sendable {
+open class UIDevice: NSObject, @unchecked Sendable {
+    // Sendable: UIKit's shape makes this an `open` NSObject subclass, which cannot be checked for
+    // Sendable; its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
     /// Posted on `NotificationCenter.default` (object: the device) when ``orientation`` changes.
     public static let orientationDidChangeNotification = Notification.Name("UIDeviceOrientationDidChangeNotification")
 
     /// The device of the process, on the default motion source (`COREMOTION_SOURCE`, else the first
     /// motion hardware found).
-    public static let current = UIDevice(manager: CMMotionManager())
+    open class var current: UIDevice { shared }
+
+    private static let shared = UIDevice(manager: CMMotionManager())
 
     /// Seconds between accelerometer readings while notifications are generated. Default 0.1.
     public static let orientationUpdateInterval: TimeInterval = 0.1
@@ -42,6 +46,13 @@ public final class UIDevice: Sendable {
     }
     private let state = Locked(State())
 
+    /// Creates a device on the default motion source, as UIKit's `init()` (a test's subclass calls
+    /// `super.init()`; apps use ``current``).
+    public override init() {
+        manager = CMMotionManager()
+        super.init()
+    }
+
     /// Creates a device reading `source` (beyond Apple; for tests and for `--source`).
     public convenience init(source: any SensorSource) {
         self.init(manager: CMMotionManager(source: source))
@@ -49,16 +60,38 @@ public final class UIDevice: Sendable {
 
     init(manager: CMMotionManager) {
         self.manager = manager
+        super.init()
+    }
+
+    /// The device's name: on Linux, the host name.
+    open var name: String { ProcessInfo.processInfo.hostName }
+
+    /// The model: `"Linux"` (UIKit's is `"iPhone"`, `"iPad"`, …).
+    open var model: String { "Linux" }
+
+    /// The model, localized: `"Linux"`.
+    open var localizedModel: String { model }
+
+    /// The operating system's name: `"Linux"` (UIKit's is `"iOS"`).
+    open var systemName: String { "Linux" }
+
+    /// The operating system's version: the kernel release (`uname -r`), such as `"6.12.48"`.
+    open var systemVersion: String {
+        var info = utsname()
+        guard uname(&info) == 0 else { return "" }
+        return withUnsafeBytes(of: &info.release) { raw in
+            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
     }
 
     /// The physical orientation; ``UIDeviceOrientation/unknown`` unless notifications are being generated.
-    public var orientation: UIDeviceOrientation { state.withLock { $0.current } }
+    open var orientation: UIDeviceOrientation { state.withLock { $0.current } }
 
     /// `true` while more begins than ends have been called.
-    public var isGeneratingDeviceOrientationNotifications: Bool { state.withLock { $0.beginCount > 0 } }
+    open var isGeneratingDeviceOrientationNotifications: Bool { state.withLock { $0.beginCount > 0 } }
 
     /// Starts the accelerometer (on the first call) and the notifications. Calls nest.
-    public func beginGeneratingDeviceOrientationNotifications() {
+    open func beginGeneratingDeviceOrientationNotifications() {
         let start = state.withLock { s -> Int? in
             s.beginCount += 1
             guard s.beginCount == 1 else { return nil }
@@ -77,7 +110,7 @@ public final class UIDevice: Sendable {
 
     /// Balances one ``beginGeneratingDeviceOrientationNotifications()``; the last one stops the
     /// accelerometer and ``orientation`` becomes ``UIDeviceOrientation/unknown``. Extra calls are ignored.
-    public func endGeneratingDeviceOrientationNotifications() {
+    open func endGeneratingDeviceOrientationNotifications() {
         let stop = state.withLock { s -> Bool in
             guard s.beginCount > 0 else { return false }
             s.beginCount -= 1

@@ -1,0 +1,1 @@
+../iOSStyleTests/MockSwiftTests.swift

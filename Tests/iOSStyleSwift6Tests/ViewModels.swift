@@ -1,0 +1,1 @@
+../iOSStyleTests/ViewModels.swift
