@@ -27,7 +27,9 @@
 //   coremotion                       the executable: a one-line main over CoreMotionCLI
 // Tests: one test target per module (…Tests), MotionFusionSimulationTests (the filter against the
 // simulator's truth), AppleListingsTests (Apple's published listings, Swift 5 mode), LinuxKernelTests
-// (real drivers of Debian's kernel in a QEMU VM, scripts/vm).
+// (real drivers of Debian's kernel in a QEMU VM, scripts/vm), iOSStyleTests and iOSStyleSwift6Tests
+// (subclass and protocol mocks as iOS suites write them, Swift 5 and 6 modes), MotionTestSupport (child
+// processes and gates shared by the test targets).
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [

@@ -70,12 +70,12 @@ struct MosquittoWebSocketListenerTests {
         let source = try MQTTSensorSource(url: MQTTURL(parsing: "mqtt+ws://127.0.0.1:\(wsPort)/ws/+"), log: { _ in })
         let collector = MosquittoTests.Collector()
         source.startDevices { collector.handle($0) }
-        await collector.wait(until: { collector.subscribed.withLockedValue { $0 } }, timeout: 5)
+        await collector.wait(until: { collector.subscribed.withLockedValue { $0 } }, timeout: 30)
         #expect(collector.subscribed.withLockedValue { $0 })
         let config = try MQTTURL(parsing: "mqtt+ws://127.0.0.1:\(wsPort)/ws/robot").clientConfiguration(clientID: "ws-pub")
         let pub = MQTTMotionPublisher(configuration: config, topic: "ws/robot", deviceID: "robot", batchPeriod: 0.05)
         for s in MosquittoTests.samples(200, start: ProcessInfo.processInfo.systemUptime - 5) { pub.add(s) }
-        #expect(await pub.finish(timeout: 5))
+        #expect(await pub.finish(timeout: 60))
         var pahoSent = false
         if MosquittoTests.pahoAvailable, let python = Run.python {
             // An Android phone (m/s², gravity +9.81 on z face up) over paho's websocket transport, QoS 1.
@@ -100,7 +100,7 @@ struct MosquittoWebSocketListenerTests {
             #expect(r.status == 0, "\(r.stderr)")
             pahoSent = r.status == 0
         }
-        await collector.wait(until: { collector.total >= 200 + (pahoSent ? 50 : 0) }, timeout: 5)
+        await collector.wait(until: { collector.total >= 200 + (pahoSent ? 50 : 0) }, timeout: 60)
         await source.stopDevices()
         let got = collector.samples.withLockedValue { $0 }
         #expect(got["robot"]?.count == 200 && got["robot"]?.allSatisfy { abs($0.value.z + 1) < 1e-9 } == true)

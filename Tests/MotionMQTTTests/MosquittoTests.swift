@@ -47,13 +47,13 @@ struct MosquittoTests {
         let source = try MQTTSensorSource(url: MQTTURL(parsing: "mqtt://127.0.0.1:\(broker.port)/fleet/+"), log: { _ in })
         let collector = Collector()
         source.startDevices { collector.handle($0) }
-        await collector.wait(until: { collector.subscribed.withLockedValue { $0 } }, timeout: 5)
+        await collector.wait(until: { collector.subscribed.withLockedValue { $0 } }, timeout: 30)
         #expect(collector.subscribed.withLockedValue { $0 })
         let start = ProcessInfo.processInfo.systemUptime - 10
         let publishers = (0..<20).map { publisher(broker, device: "robot-\($0)", topic: "fleet/robot-\($0)") }
         for p in publishers { for s in Self.samples(400, start: start) { p.add(s) } }
-        for p in publishers { #expect(await p.finish(timeout: 10)) }
-        await collector.wait(until: { collector.total >= 20 * 400 }, timeout: 10)
+        for p in publishers { #expect(await p.finish(timeout: 60)) }
+        await collector.wait(until: { collector.total >= 20 * 400 }, timeout: 60)
         await source.stopDevices()
         let got = collector.samples.withLockedValue { $0 }
         #expect(got.count == 20)
@@ -70,7 +70,7 @@ struct MosquittoTests {
         let collector = Collector()
         let source = try MQTTSensorSource(url: MQTTURL(parsing: "mqtt://127.0.0.1:\(broker.port)/restart/#?client-id=restart-sub"), log: { _ in })
         source.startDevices { collector.handle($0) }
-        await collector.wait(until: { collector.subscribed.withLockedValue { $0 } }, timeout: 5)
+        await collector.wait(until: { collector.subscribed.withLockedValue { $0 } }, timeout: 30)
         let pub = publisher(broker, device: "walker", topic: "restart/walker")
         let all = Self.samples(300, start: 1000)
         // 300 samples over 1.5 s; the broker is stopped after 0.5 s and restarted 0.4 s later.
@@ -80,8 +80,8 @@ struct MosquittoTests {
             if i == 180 { try broker.start() }
             try await Task.sleep(nanoseconds: 5_000_000)
         }
-        #expect(await pub.finish(timeout: 15))
-        await collector.wait(until: { collector.total >= 300 }, timeout: 15)
+        #expect(await pub.finish(timeout: 60))
+        await collector.wait(until: { collector.total >= 300 }, timeout: 60)
         await source.stopDevices()
         let got = collector.samples.withLockedValue { $0["walker"] ?? [] }
         // The subscriber did lose its connection, and got everything anyway.
@@ -106,7 +106,7 @@ struct MosquittoTests {
         let collector = Collector()
         let source = try MQTTSensorSource(url: MQTTURL(parsing: "mqtt://127.0.0.1:\(broker.port)/e2e/#?client-id=e2e-sub"), log: { _ in })
         source.startDevices { collector.handle($0) }
-        await collector.wait(until: { collector.subscribed.withLockedValue { $0 } }, timeout: 5)
+        await collector.wait(until: { collector.subscribed.withLockedValue { $0 } }, timeout: 30)
         // paho-mqtt, when installed, as an independent second subscriber: its persistent session is made
         // now and read after the run, from what the broker kept for it across the restart.
         let paho = Self.pahoAvailable ? try script(Self.pahoSessionReader) : nil
@@ -145,7 +145,7 @@ struct MosquittoTests {
             read[device] = got
         }
         let expected = devices.reduce(0) { $0 + (read[$1] ?? 0) }
-        await collector.wait(until: { collector.total >= expected }, timeout: 20)
+        await collector.wait(until: { collector.total >= expected }, timeout: 60)
         await source.stopDevices()
         let got = collector.samples.withLockedValue { $0 }
         for device in devices {
@@ -222,7 +222,7 @@ struct MosquittoTests {
         let collector = Collector()
         let source = try MQTTSensorSource(url: MQTTURL(parsing: "mqtt://127.0.0.1:\(broker.port)/bound/#?client-id=bound-sub&silence=1"), log: { _ in })
         source.startDevices { collector.handle($0) }
-        await collector.wait(until: { collector.subscribed.withLockedValue { $0 } }, timeout: 5)
+        await collector.wait(until: { collector.subscribed.withLockedValue { $0 } }, timeout: 30)
         let run = Task {
             try await Run.commandAsync(Run.coremotion, ["publish", "--source", "sim:still", "--rate", "100", "--duration", "5", "--buffer-seconds", "0.2",
                                                         "--to", "mqtt://127.0.0.1:\(broker.port)/bound/b1", "--device-id", "b1"], timeout: 60)
@@ -244,7 +244,7 @@ struct MosquittoTests {
         let read = summary.range(of: ": ", options: .backwards).flatMap { Int(summary[$0.upperBound...].prefix { $0.isNumber }) } ?? -1
         let dropped = summary.range(of: "source, ").flatMap { Int(summary[$0.upperBound...].prefix { $0.isNumber }) } ?? -1
         #expect(dropped >= first && sent > 0 && sent + dropped == read && summary.hasSuffix("--buffer-seconds 0.2 s)"), "\(summary)")
-        await collector.wait(until: { collector.total >= sent }, timeout: 20)
+        await collector.wait(until: { collector.total >= sent }, timeout: 60)
         await source.stopDevices()
         let got = collector.samples.withLockedValue { $0["b1"] ?? [] }
         #expect(got.count == sent, "\(got.count) received of \(sent) sent")
@@ -266,12 +266,12 @@ struct MosquittoTests {
         let start = ProcessInfo.processInfo.systemUptime - 1
         let pub = publisher(broker, device: "q1", topic: "quiet/q1")
         for s in Self.samples(20, start: start) { pub.add(s) }
-        #expect(await pub.finish(timeout: 5))
+        #expect(await pub.finish(timeout: 60))
         try await Task.sleep(nanoseconds: 1_500_000_000)
         // Silent for 1.5 s: one interruption (not fatal), then the device's next samples resume delivery.
         let again = publisher(broker, device: "q1", topic: "quiet/q1")
         for s in Self.samples(20, start: start + 0.2) { again.add(s) }
-        #expect(await again.finish(timeout: 5))
+        #expect(await again.finish(timeout: 60))
         let end = Date().addingTimeInterval(5)
         while events.withLockedValue({ $0.filter { if case .sample = $0 { true } else { false } }.count }) < 40 && Date() < end {
             try await Task.sleep(nanoseconds: 20_000_000)
@@ -340,7 +340,7 @@ struct MosquittoTests {
         for device in ["robot-a", "robot-b"] {
             let p = publisher(broker, device: device, topic: "rec/\(device)")
             for s in Self.samples(100, start: now - 1) { p.add(s) }
-            #expect(await p.finish(timeout: 5))
+            #expect(await p.finish(timeout: 60))
         }
         var android = false
         if Self.pahoAvailable, let python = Run.python {

@@ -126,7 +126,7 @@ func waitFor(_ seconds: Double, until done: () -> Bool) {
         let port = try #require(source.boundAddress?.port)
         let phone = try PhoneEmulator(["hyperimu", "127.0.0.1", String(port), "0.8", "100"])
         #expect(phone.wait() == 0)
-        waitFor(1) { c.of(.magnetometer).count >= 60 }
+        waitFor(10) { c.of(.magnetometer).count >= 60 }
         _ = try? source.apply(.none) { _ in }
         checkPhysics(c, minimumCount: 50)
     }
@@ -138,7 +138,7 @@ func waitFor(_ seconds: Double, until done: () -> Bool) {
         let c = Collector()
         try source.apply(allSensors, sink: c.sink)
         _ = phone.wait()
-        waitFor(1) { c.of(.magnetometer).count >= 80 }
+        waitFor(10) { c.of(.magnetometer).count >= 80 }
         _ = try? source.apply(.none) { _ in }
         checkPhysics(c, minimumCount: 60)
         #expect(source.statistics.malformed == 0)
@@ -151,7 +151,7 @@ func waitFor(_ seconds: Double, until done: () -> Bool) {
         let c = Collector()
         try source.apply(allSensors, sink: c.sink)
         _ = phone.wait()
-        waitFor(1) { c.of(.magnetometer).count >= 80 }
+        waitFor(10) { c.of(.magnetometer).count >= 80 }
         _ = try? source.apply(.none) { _ in }
         checkPhysics(c, minimumCount: 60)
         #expect(source.statistics.malformed == 0)
@@ -164,7 +164,7 @@ func waitFor(_ seconds: Double, until done: () -> Bool) {
         let c = Collector()
         try source.apply(allSensors, sink: c.sink)
         _ = phone.wait()
-        waitFor(1) { c.of(.magnetometer).count >= 80 }
+        waitFor(10) { c.of(.magnetometer).count >= 80 }
         _ = try? source.apply(.none) { _ in }
         checkPhysics(c, minimumCount: 80)
         // Buffers of unequal length in one answer: nothing lost, nothing twice (100 Hz for 1 s, the
@@ -220,7 +220,7 @@ func waitFor(_ seconds: Double, until done: () -> Bool) {
         let port = try #require(source.boundAddress?.port)
         let phone = try PhoneEmulator(["hyperimu", "127.0.0.1", String(port), "1.5", "100"])
         _ = phone.wait()
-        waitFor(1) { motions.withLockedValue { $0.count } >= 100 }
+        waitFor(10) { motions.withLockedValue { $0.count } >= 100 }
         manager.stopDeviceMotionUpdates()
         let last = try #require(motions.withLockedValue { $0.last })
         #expect(abs(last.gravity.z + 1) < 0.05, "gravity \(last.gravity)")
@@ -256,7 +256,7 @@ func waitFor(_ seconds: Double, until done: () -> Bool) {
         // The phone sends again, to the same running source: readings flow without a restart.
         let before = c.of(.gyro).count
         _ = try PhoneEmulator(["hyperimu", "127.0.0.1", String(port), "0.3", "100"]).wait()
-        waitFor(1) { c.of(.gyro).count >= before + 20 }
+        waitFor(10) { c.of(.gyro).count >= before + 20 }
         #expect(c.of(.gyro).count >= before + 20)
         // A second silence is reported again, once.
         waitFor(2) { c.interruptions.withLockedValue { $0.count } >= 2 }
@@ -333,7 +333,7 @@ func waitFor(_ seconds: Double, until done: () -> Bool) {
         let phone = try PhoneEmulator(["sensorlog", "1.0", "100"], port: port)
         #expect(phone.port() == port)
         _ = phone.wait()
-        waitFor(1) { c.of(.gyro).count >= 50 }
+        waitFor(10) { c.of(.gyro).count >= 50 }
         _ = try? source.apply(.none) { _ in }
         #expect(source.statistics.connections == 1)
         #expect(c.of(.gyro).count >= 50)

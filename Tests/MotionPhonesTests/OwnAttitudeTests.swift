@@ -97,7 +97,7 @@ import Testing
     /// in both frames (``checkOwnMotion(north:arbitrary:sourceLocation:)``) and that nothing was malformed.
     func collectAndCheck(_ source: PhoneSource, _ north: Motions, _ arbitrary: Motions,
                          sourceLocation: SourceLocation = #_sourceLocation) {
-        waitFor(1) { north.all.count >= 80 }
+        waitFor(10) { north.all.count >= 80 }
         north.stop()
         arbitrary.stop()
         checkOwnMotion(north: north.all, arbitrary: arbitrary.all, sourceLocation: sourceLocation)
@@ -159,7 +159,7 @@ import Testing
         let port = try #require(source.boundAddress?.port)
         let phone = try PhoneEmulator(["sensorlogger", "http://127.0.0.1:\(port)/", "1.0", "100"], environment: Self.still)
         #expect(phone.wait() == 0)
-        waitFor(1) { arbitrary.all.count >= 80 }
+        waitFor(10) { arbitrary.all.count >= 80 }
         arbitrary.stop()
         let got = arbitrary.all
         #expect(got.count >= 40)

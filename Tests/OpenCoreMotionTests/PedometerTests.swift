@@ -74,7 +74,8 @@ private func storeWalk(at path: String, start: Date, seconds: Double, cadence: D
         // Another consumer of the same stream shows how much simulated time has passed.
         let watcher = CMMotionManager(source: device)
         watcher.startAccelerometerUpdates()
-        #expect(waitUntil(timeout: 30) { (watcher.accelerometerData?.timestamp ?? 0) > 1120 })
+        // Two simulated minutes of step detection: seconds alone, minutes under ThreadSanitizer on a loaded machine.
+        #expect(waitUntil(timeout: 300) { (watcher.accelerometerData?.timestamp ?? 0) > 1120 })
         pedometer.stopUpdates()
         pedometer.stopEventUpdates()
         watcher.stopAccelerometerUpdates()
