@@ -36,29 +36,3 @@ enum CLI {
         return CLIResult(status: r.status, stdout: r.stdout, stderr: r.stderr, timedOut: r.timedOut)
     }
 }
-
-extension Data {
-    /// Collects a pipe's output on a background thread.
-    final class Accumulator: @unchecked Sendable {
-        private var data = Data()
-        private let lock = NSLock()
-        private let done = DispatchSemaphore(value: 0)
-
-        init(_ handle: FileHandle) {
-            Thread.detachNewThread { [self] in
-                while true {
-                    let chunk = handle.availableData
-                    if chunk.isEmpty { break }
-                    lock.lock(); data.append(chunk); lock.unlock()
-                }
-                done.signal()
-            }
-        }
-
-        func string() -> String {
-            done.wait()
-            lock.lock(); defer { lock.unlock() }
-            return String(decoding: data, as: UTF8.self)
-        }
-    }
-}
