@@ -69,7 +69,7 @@ import Foundation
         let p = Process()
         p.executableURL = URL(fileURLWithPath: umockdevRun)
         p.arguments = ["--device", device.path, "--script", "/dev/iio:device0=\(script.path)", "--",
-                       "timeout", "30", OrientationCommandTests.executable.path, "orientation", "--source", "iio", "--count", "2"]
+                       "timeout", "30", CLI.executable.path, "orientation", "--source", "iio", "--count", "2"]
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "COREMOTION_SOURCE")
         env.removeValue(forKey: "COREMOTION_SYSFS_ROOT")
@@ -130,7 +130,7 @@ import Foundation
             p.arguments = ["--device", LinuxFixtures.url("umockdev/iio-sensor-proxy_input-accel-device.umockdev").path,
                            "--ioctl", "/dev/input/event4=\(LinuxFixtures.url("umockdev/iio-sensor-proxy_input-accel-capture.ioctl").path)",
                            "--script", "/dev/input/event4=\(scriptURL.path)", "--",
-                           "timeout", "30", OrientationCommandTests.executable.path, "orientation", "--source", "evdev", "--count", "2"]
+                           "timeout", "30", CLI.executable.path, "orientation", "--source", "evdev", "--count", "2"]
             var env = ProcessInfo.processInfo.environment
             for k in ["COREMOTION_SOURCE", "COREMOTION_SYSFS_ROOT", "COREMOTION_DEV_ROOT"] { env.removeValue(forKey: k) }
             p.environment = env
