@@ -17,6 +17,8 @@ import Testing
     final class Motions: Sendable {
         let manager: CMMotionManager
         let got = NIOLockedValueBox<[CMDeviceMotion]>([])
+        /// When collecting began (seconds since boot), before the phone started.
+        let began = MonotonicClock.now()
         init(_ source: PhoneSource, frame: CMAttitudeReferenceFrame) {
             manager = CMMotionManager(source: source)
             manager.deviceMotionUpdateInterval = 0.01
@@ -30,11 +32,15 @@ import Testing
 
     /// The phone's attitude as Core Motion reports it: yaw in the magnetic-north frame, 0 in the
     /// arbitrary one, gravity straight down, no user acceleration, the raw field uncalibrated.
-    func checkOwnMotion(north: [CMDeviceMotion], arbitrary: [CMDeviceMotion], sourceLocation: SourceLocation = #_sourceLocation) {
+    /// `began`: when collecting began (seconds since boot), before the phone started.
+    func checkOwnMotion(north: [CMDeviceMotion], arbitrary: [CMDeviceMotion], began: Double,
+                        sourceLocation: SourceLocation = #_sourceLocation) {
         let now = MonotonicClock.now()
         #expect(north.count >= 40 && arbitrary.count >= 40, "\(north.count), \(arbitrary.count) updates", sourceLocation: sourceLocation)
         #expect(zip(north.dropFirst(), north).allSatisfy { $0.0.timestamp > $0.1.timestamp }, sourceLocation: sourceLocation)
-        if let last = north.last { #expect(last.timestamp <= now && last.timestamp > now - 10, sourceLocation: sourceLocation) }
+        // In this machine's boot time: sampled after collecting began (less a second for the network),
+        // and not in the future.
+        if let last = north.last { #expect(last.timestamp <= now && last.timestamp > began - 1, sourceLocation: sourceLocation) }
         // Core Motion's heading is where the device's top (y, 90° counter-clockwise from x) points,
         // clockwise from north.
         let headingDegrees = 270 - Self.yaw * 180 / .pi
@@ -100,7 +106,7 @@ import Testing
         waitFor(10) { north.all.count >= 80 }
         north.stop()
         arbitrary.stop()
-        checkOwnMotion(north: north.all, arbitrary: arbitrary.all, sourceLocation: sourceLocation)
+        checkOwnMotion(north: north.all, arbitrary: arbitrary.all, began: north.began, sourceLocation: sourceLocation)
         #expect(source.statistics.malformed == 0, sourceLocation: sourceLocation)
     }
 
@@ -133,24 +139,29 @@ import Testing
         // Taking the batch's last attitude instead would repeat it for 9 of 10 updates (Sensor Logger)
         // or 2 of 3 (phyphox) and then jump by 0.05 or 0.015 rad.
         var steps: [Double] = []
-        var excess = 0.0
+        var excesses: [Double] = []
         for (b, a) in zip(got.dropFirst(), got) {
             var dyaw = b.attitude.yaw - a.attitude.yaw
             if dyaw > .pi { dyaw -= 2 * .pi }
             if dyaw < -.pi { dyaw += 2 * .pi }
             steps.append(dyaw)
-            // The emulator samples every 10 ms of phone time. The mapping to boot time follows the
-            // phone's clock through the network delay, so under load a mapped spacing can shrink by a
-            // millisecond or two; the spacing in phone time is the nearest multiple of 10 ms.
+            // The emulator samples every 10 ms of phone time: the spacing in phone time is the nearest
+            // multiple of 10 ms.
             let phoneSpacing = ((b.timestamp - a.timestamp) / 0.01).rounded() * 0.01
-            excess = max(excess, dyaw - 0.5 * phoneSpacing)
+            excesses.append(dyaw - 0.5 * phoneSpacing)
             #expect(abs(b.rotationRate.z - 0.5) < 1e-6)
         }
         let repeats = steps.filter { abs($0) < 0.001 }.count
         // Never backwards, never ahead of the turn by more than one sample's 0.005 rad (the catch-up
         // after a repeat), whatever updates the hub thinned out.
         #expect(steps.allSatisfy { $0 > -1e-9 }, "smallest yaw step \(steps.min() ?? 0) rad")
-        #expect(excess < 0.0055, "a yaw step exceeds the turn since the last update by \(excess) rad")
+        // The mapping to boot time follows the phone's clock through the network delay: when the
+        // estimate of the smallest delay improves (rare; under load by up to 20 ms), one mapped spacing
+        // shrinks. Attitude taken per batch or per poll would exceed on every 10th (Sensor Logger) or
+        // 3rd (phyphox) update.
+        let ahead = excesses.filter { $0 >= 0.0055 }
+        #expect(ahead.count <= max(1, excesses.count / 30),
+                "\(ahead.count) of \(excesses.count) yaw steps exceed the turn since the last update, by up to \(ahead.max() ?? 0) rad")
         #expect(Double(repeats) < Double(steps.count) * (app == "sensorlogger" ? 0.05 : 0.2), "\(repeats) of \(steps.count) updates repeat the attitude")
     }
 
