@@ -38,6 +38,10 @@ package struct BenchBroadCommand: ParsableCommand {
     @Option(name: .customLong("parameter"), help: "Override a filter parameter: NAME=VALUE (repeatable).")
     var parameterOverrides: [String] = []
 
+    @Option(name: .customLong("hard-iron"),
+            help: "Add a constant hard-iron offset X,Y,Z (µT, sensor frame) to every magnetometer sample, as an uncalibrated phone magnetometer reads.")
+    var hardIron: String?
+
     @Flag(name: .customLong("cross-validate"),
           help: "Leave-one-trial-out cross-validation of the tuned parameters, all four measures.")
     var crossValidate = false
@@ -66,12 +70,14 @@ package struct BenchBroadCommand: ParsableCommand {
             throw ValidationError("unknown parameter or bad value: \(o)")
         }
         let runner = BroadRunner(parameters: parameters, usesMagnetometer: !noMagnetometer, offline: offline)
+        let offset = try hardIronOffset()
         let names = try FileManager.default.contentsOfDirectory(atPath: directory)
             .filter { $0.hasSuffix(".csv") }.sorted()
         guard !names.isEmpty else { throw ValidationError("no .csv trials in \(directory)") }
         var results: [(String, BroadErrors)] = []
         for name in names {
-            let trial = try BroadTrial(contentsOf: url.appendingPathComponent(name))
+            var trial = try BroadTrial(contentsOf: url.appendingPathComponent(name))
+            if let offset { trial.magnetometer = trial.magnetometer.map { $0 + offset } }
             let e = try runner.score(trial)
             results.append((trial.name, e))
             if !json {
@@ -88,6 +94,16 @@ package struct BenchBroadCommand: ParsableCommand {
             print("mean over \(results.count) trials (\(noMagnetometer ? "6D" : "9D")\(offline ? ", offline" : "")): "
                 + "total \(fmt(mean.total))°  heading \(fmt(mean.heading))°  inclination \(fmt(mean.inclination))°")
         }
+    }
+
+    /// Parses `--hard-iron X,Y,Z`; `nil` without it.
+    func hardIronOffset() throws -> Vector3? {
+        guard let hardIron else { return nil }
+        let v = hardIron.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard v.count == 3, let x = v[0], let y = v[1], let z = v[2], x.isFinite, y.isFinite, z.isFinite else {
+            throw ValidationError("--hard-iron expects X,Y,Z in µT: \(hardIron)")
+        }
+        return Vector3(x, y, z)
     }
 
     private func fmt(_ x: Double) -> String { String(format: "%7.3f", x) }
@@ -117,6 +133,7 @@ package struct BenchBroadCommand: ParsableCommand {
         guard parameterOverrides.isEmpty else {
             throw ValidationError("--cross-validate does not take --parameter; use --grid")
         }
+        guard hardIron == nil else { throw ValidationError("--cross-validate does not take --hard-iron") }
         let axes = try gridAxes()
         if let axes, axes.reduce(1, { $0 * $1.values.count }) > 256 {
             throw ValidationError("--grid: more than 256 combinations")
