@@ -131,6 +131,15 @@ import Testing
         #expect(r.stderr.contains("--grid chooses among values in --cross-validate"), "\(r.stderr)")
     }
 
+    @Test func broadHardIronNeedsThreeComponentsAndNoCrossValidation() async throws {
+        let short = try await CLI.run(["bench", "broad", "../shared/data/broad", "--hard-iron=20,-12"])
+        #expect(short.status != 0 && short.stdout.isEmpty)
+        #expect(short.stderr.contains("--hard-iron expects X,Y,Z"), "\(short.stderr)")
+        let cv = try await CLI.run(["bench", "broad", "../shared/data/broad", "--cross-validate", "--hard-iron=20,-12,25"])
+        #expect(cv.status != 0 && cv.stdout.isEmpty)
+        #expect(cv.stderr.contains("--cross-validate does not take --hard-iron"), "\(cv.stderr)")
+    }
+
     @Test func benchCommandsAreRegistered() {
         let names = BenchCommand.configuration.subcommands.map { $0.configuration.commandName }
         #expect(names.contains("broad") && names.contains("fusion"))
