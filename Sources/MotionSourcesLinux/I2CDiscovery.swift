@@ -104,12 +104,26 @@ package enum I2CDiscovery {
                 continue
             }
             defer { bus.close() }
+            // A channel of a multiplexer (an i2c-mux, or inv_mpu6050's own bypass mux) also reaches the
+            // chips of its parent bus: those are listed once, under the parent.
+            let parent = muxParent(adapter, options).flatMap { p in reports.first { $0.path == joinPath(options.devRoot, "i2c-\(p)") } }
             for a in addresses {
+                if let parent, parent.addresses.contains(where: { $0.address == a }) { continue }
                 if let r = probe(bus, address: a, busNumber: number, options: options) { report.addresses.append(r) }
             }
+            if let parent, report.addresses.isEmpty, !parent.addresses.isEmpty { continue }
             reports.append(report)
         }
         return reports
+    }
+
+    /// The number of the parent bus of a multiplexer channel's adapter directory (it has a
+    /// `mux_device` link; its real path runs through the parent's `i2c-N`), or `nil`.
+    static func muxParent(_ adapter: String, _ options: LinuxDiscoveryOptions) -> String? {
+        let fs = options.fileSystem
+        guard fs.fileExists(joinPath(adapter, "mux_device")), let real = fs.canonicalPath(adapter) else { return nil }
+        let parts = real.split(separator: "/").dropLast()
+        return parts.last { $0.hasPrefix("i2c-") && Int($0.dropFirst(4)) != nil }.map { String($0.dropFirst(4)) }
     }
 
     /// What is at `address`: `nil` when nothing answers.
