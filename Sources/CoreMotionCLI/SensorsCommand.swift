@@ -11,7 +11,9 @@ struct SensorsCommand: AsyncParsableCommand {
         abstract: "List the motion sources found, with their sensors, rates and ranges.",
         discussion: """
             Without --source: the source named by COREMOTION_SOURCE, every IIO and evdev motion device under \
-            the sysfs and device roots (usable or not, with the reason and the fix), and the simulator.
+            the sysfs and device roots (usable or not, with the reason and the fix), what answers on the I2C \
+            buses this user may open (WHO_AM_I of the MPU-6050/6500/9250 addresses 0x68 and 0x69; nothing is \
+            written), and the simulator.
             """
     )
 
@@ -49,6 +51,7 @@ struct SensorsCommand: AsyncParsableCommand {
                     blocks.append(([report.identifier + "  " + report.name] + report.description.dropFirst(2).map { "  \($0.0): \($0.1)" }).joined(separator: "\n"))
                 }
             }
+            blocks.append(Self.i2cListing(sysfsRoot: roots.sysfsRoot, devRoot: roots.devRoot))
             let barometers = LinuxBarometers.scan(sysfsRoot: roots.sysfsRoot)
             for sensor in barometers.sensors {
                 var line = "\(sensor.identifier)  pressure sensor \(sensor.name)\n  pressure       kPa (\(sensor.valuePath.split(separator: "/").last ?? "")"
@@ -64,6 +67,15 @@ struct SensorsCommand: AsyncParsableCommand {
             blocks.append("sim:still, sim:stairs, sim:lift  simulated barometer (COREMOTION_BAROMETER=sim:SCENARIO)\n  pressure       25 Hz  kPa, 2 Pa rms noise, weather drift")
         }
         print(blocks.joined(separator: "\n\n"))
+    }
+
+    /// The I2C scan (`I2CDiscovery`): per bus, the chips found and the sources reading them, the
+    /// addresses kernel drivers hold, or why nothing is there.
+    static func i2cListing(sysfsRoot: String?, devRoot: String?) -> String {
+        let options = LinuxDiscoveryOptions.fromEnvironment(sysfsRoot: sysfsRoot, devRoot: devRoot)
+        let reports = I2CDiscovery.scan(options)
+        if reports.isEmpty { return I2CDiscovery.noBusLine(options) }
+        return reports.map { $0.lines.joined(separator: "\n") }.joined(separator: "\n\n")
     }
 
     /// The pressure line of a recording: readings, mean rate and range (kPa), or that it has none.

@@ -32,6 +32,8 @@ package struct LinuxDiscoveryOptions: Sendable {
     package var fileSystem: any LinuxFileSystem
     /// Opens evdev nodes; `nil` for the real ``POSIXEvdevOpener``. Tests pass twins.
     package var evdevOpener: (any EvdevOpener)?
+    /// Opens I2C buses (`/dev/i2c-N`); `nil` for the real ``POSIXI2CBusOpener``. Tests pass twins.
+    package var i2cOpener: (any I2CBusOpener)?
 
     /// Creates options; with default arguments, the real system.
     package init(sysfsRoot: String = "/sys", devRoot: String = "/dev", udevDataRoot: String? = nil,

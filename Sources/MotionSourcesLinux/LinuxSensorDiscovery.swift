@@ -111,7 +111,9 @@ package enum LinuxSensorDiscovery {
     /// - `iio`: the first usable IIO motion device;
     /// - `iio:NAME`: the IIO motion device with a member whose id (`iio:device2`), `name` or `label` is NAME;
     /// - `evdev`: the first evdev motion node;
-    /// - `evdev:/dev/input/eventN` (or `evdev:eventN`, or the node's name): that node.
+    /// - `evdev:/dev/input/eventN` (or `evdev:eventN`, or the node's name): that node;
+    /// - `i2c`, `i2c:/dev/i2c-N`, `i2c:/dev/i2c-N:0xAA`: an MPU-6050/6500/9250 driven from user space
+    ///   (see ``I2CDiscovery/source(forSpec:options:)``).
     ///
     /// - Throws: ``SourceError`` `.unavailable` when nothing matches (the message lists what exists),
     ///   `.permissionDenied` or `.malformedInput` when the matching device is not usable.
@@ -131,8 +133,9 @@ package enum LinuxSensorDiscovery {
         } else {
             backend = spec
         }
+        if backend == "i2c" { return try I2CDiscovery.source(forSpec: spec, options: options) }
         guard backend == "iio" || backend == "evdev" else {
-            throw SourceError(.unavailable, "unknown Linux source '\(spec)': use iio, iio:NAME, evdev or evdev:/dev/input/eventN")
+            throw SourceError(.unavailable, "unknown Linux source '\(spec)': use iio, iio:NAME, evdev, evdev:/dev/input/eventN, i2c or i2c:/dev/i2c-N[:0xAA]")
         }
         let reports = discover(options: options).filter { $0.backend == backend }
         let matching = reports.filter { r in

@@ -5,7 +5,8 @@ import MotionSourcesLinux
 
 extension CMMotionManager {
     /// A source from a spec, Linux hardware included (beyond Apple):
-    /// `iio`, `iio:NAME`, `evdev`, `evdev:/dev/input/eventN` go to `LinuxSensorDiscovery` (MotionSourcesLinux); every
+    /// `iio`, `iio:NAME`, `evdev`, `evdev:/dev/input/eventN`, `i2c`, `i2c:/dev/i2c-N`, `i2c:/dev/i2c-N:0xAA`
+    /// go to `LinuxSensorDiscovery` (MotionSourcesLinux); every
     /// other spec (`sim…`, `replay:PATH`) to ``source(named:)``.
     ///
     /// - Parameters:
@@ -14,11 +15,11 @@ extension CMMotionManager {
     ///   - devRoot: device root; `nil` uses `COREMOTION_DEV_ROOT`, else `/dev`.
     public static func linuxSource(named spec: String, sysfsRoot: String? = nil, devRoot: String? = nil) throws(SourceError) -> any SensorSource {
         let kind = spec.split(separator: ":", maxSplits: 1).first.map(String.init) ?? spec
-        if kind == "iio" || kind == "evdev" {
+        if kind == "iio" || kind == "evdev" || kind == "i2c" {
             #if LinuxHardware
             return try LinuxSensorDiscovery.source(forSpec: spec, options: .fromEnvironment(sysfsRoot: sysfsRoot, devRoot: devRoot))
             #else
-            throw SourceError(.unavailable, "'\(spec)': OpenCoreMotion was built without its LinuxHardware trait (IIO and evdev sources)")
+            throw SourceError(.unavailable, "'\(spec)': OpenCoreMotion was built without its LinuxHardware trait (IIO, evdev and I2C sources)")
             #endif
         }
         return try source(named: spec)

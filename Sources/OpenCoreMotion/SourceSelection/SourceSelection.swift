@@ -33,6 +33,7 @@ extension CMMotionManager {
     /// | `replay:PATH` | any recording MotionRecordings reads (file, folder or zip), merged by timestamp, played in real time |
     /// | `mqtt://[USER:PASS@]HOST:PORT/TOPIC_FILTER[?device=ID&silence=S&convention=apple]` | an MQTT broker carrying Sensor Logger push messages (see `MQTTSensorSource`) |
     /// | `sensorlogger://HOST:PORT`, `sensorserver://HOST:PORT`, `phyphox://HOST:PORT`, `sensorlog://HOST:PORT`, `hyperimu://HOST:PORT` | a phone app streaming over the network (see `PhoneSource`) |
+    /// | `i2c`, `i2c:/dev/i2c-N`, `i2c:/dev/i2c-N:0xAA` | an MPU-6050/6500/9250 on an I2C bus, driven from user space (a Raspberry Pi's IMU without a kernel driver), under `COREMOTION_DEV_ROOT` when set |
     /// | `iio`, `iio:NAME`, `evdev`, `evdev:/dev/input/eventN` | Linux hardware, under `COREMOTION_SYSFS_ROOT` / `COREMOTION_DEV_ROOT` when set (see ``linuxSource(named:sysfsRoot:devRoot:)`` for other roots) |
     ///
     /// - Throws: `SourceError` for an unknown spec or a source that cannot be opened.
@@ -50,14 +51,14 @@ extension CMMotionManager {
                 throw SourceError(.unavailable, "replay needs a file: replay:PATH")
             }
             return try ReplaySource(path: path)
-        case "iio", "evdev":
+        case "iio", "evdev", "i2c":
             return try linuxSource(named: spec)
         case "mqtt", "mqtts", "mqtt+ws", "mqtt+wss":
             return try MQTTSensorSource(spec: spec)
         case "sensorlogger", "sensorserver", "phyphox", "sensorlog", "hyperimu":
             return try PhoneSource.shared(spec: spec)
         default:
-            throw SourceError(.unavailable, "unknown source '\(spec)'; expected sim[:SCENARIO], replay:PATH, iio[:NAME], evdev[:PATH], mqtt://HOST:PORT/TOPIC or a phone: sensorlogger://, sensorserver://, phyphox://, sensorlog://, hyperimu://HOST:PORT")
+            throw SourceError(.unavailable, "unknown source '\(spec)'; expected sim[:SCENARIO], replay:PATH, iio[:NAME], evdev[:PATH], i2c[:/dev/i2c-N[:0xAA]], mqtt://HOST:PORT/TOPIC or a phone: sensorlogger://, sensorserver://, phyphox://, sensorlog://, hyperimu://HOST:PORT")
         }
     }
 }

@@ -1,0 +1,226 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import MotionSources
+
+/// What the I2C scan found at one address.
+package struct I2CAddressReport: Sendable {
+    /// What answered.
+    package enum Finding: Sendable, Hashable {
+        /// A chip this library drives.
+        case chip(MPUChip)
+        /// A chip whose `WHO_AM_I` is not one this library knows.
+        case otherChip(whoAmI: UInt8)
+        /// A kernel driver is bound to the address (from sysfs: the driver's and the device's names,
+        /// and its IIO devices), or the kernel refused the address with `EBUSY`.
+        case boundToKernel(driver: String?, device: String?, iio: [String])
+        /// The transfer failed for another reason.
+        case error(LinuxIOError)
+    }
+
+    /// The 7-bit address.
+    package var address: UInt8
+    /// What was found.
+    package var finding: Finding
+    /// The source for a ``Finding/chip(_:)``.
+    package var source: I2CSource?
+    /// One line for `coremotion sensors`, such as `0x68 answers WHO_AM_I 0x70: an MPU-6500, no magnetometer`.
+    package var message: String
+}
+
+/// What the I2C scan found on one bus.
+package struct I2CBusReport: Sendable {
+    /// `/dev/i2c-1`.
+    package var path: String
+    /// The adapter's `name` in sysfs (`bcm2835 (i2c@7e804000)`, `SMBus stub driver`), when readable.
+    package var adapterName: String?
+    /// Why the bus could not be scanned (no permission, open failed), with the fix.
+    package var problem: SourceError?
+    /// The addresses where something answered or a driver is bound, in address order.
+    package var addresses: [I2CAddressReport]
+    /// The addresses scanned.
+    package var scanned: [UInt8] = I2CDiscovery.candidateAddresses
+
+    /// The lines `coremotion sensors` prints: a title, then one line per finding, or why there is none.
+    package var lines: [String] {
+        var out = ["i2c:\(path)  I2C bus" + (adapterName.map { " (\($0))" } ?? "")]
+        if let problem {
+            out.append("  " + problem.message)
+        } else if addresses.isEmpty {
+            out.append("  no chip answers at " + scanned.map(I2CAddress.hex).joined(separator: " or ")
+                       + ": check the wiring (SDA, SCL, 3.3 V, GND) and the AD0 pin (MPU-6050/6500/9250 answer at 0x68, or 0x69 with AD0 high)")
+        } else {
+            out += addresses.map { "  " + $0.message }
+        }
+        return out
+    }
+}
+
+/// Finds MPU-6050/6500/9250 chips on the I2C buses (`/dev/i2c-N`) this process may open, and
+/// explains what it finds: a chip and the source that reads it, an address a kernel driver holds
+/// (use `iio`), an unknown chip, a bus it may not open (the fix), a bus where nothing answers.
+///
+/// The scan reads one register (`WHO_AM_I`, 0x75) at the family's two addresses (0x68, 0x69) of
+/// each bus, never an address a kernel driver is bound to, and writes nothing.
+///
+/// All entry points do blocking I/O and may be called from any thread.
+package enum I2CDiscovery {
+    /// The addresses scanned: 0x68 (AD0 low) and 0x69 (AD0 high).
+    package static let candidateAddresses: [UInt8] = [0x68, 0x69]
+
+    /// What to do when `/dev/i2c-N` cannot be opened.
+    package static let permissionFix = "add yourself to the i2c group (sudo usermod -aG i2c $USER, then log in again) or run as root"
+
+    /// The bus nodes under the device root, `i2c-N` in number order.
+    package static func busPaths(_ options: LinuxDiscoveryOptions) -> [String] {
+        let names = ((try? options.fileSystem.contents(ofDirectory: options.devRoot)) ?? []).compactMap { name -> (Int, String)? in
+            guard name.hasPrefix("i2c-"), let n = Int(name.dropFirst(4)), n >= 0 else { return nil }
+            return (n, name)
+        }
+        return names.sorted { $0.0 < $1.0 }.map { joinPath(options.devRoot, $0.1) }
+    }
+
+    /// The line `coremotion sensors` prints when there is no bus at all.
+    package static func noBusLine(_ options: LinuxDiscoveryOptions) -> String {
+        "no I2C bus (\(joinPath(options.devRoot, "i2c-*"))): on a Raspberry Pi enable I2C (raspi-config → Interface Options → I2C, or dtparam=i2c_arm=on in config.txt) and load i2c-dev"
+    }
+
+    /// Scans `buses` (default: every ``busPaths(_:)``) at `addresses` (default ``candidateAddresses``).
+    package static func scan(_ options: LinuxDiscoveryOptions, buses: [String]? = nil, addresses: [UInt8] = candidateAddresses) -> [I2CBusReport] {
+        let opener = options.i2cOpener ?? POSIXI2CBusOpener()
+        var reports: [I2CBusReport] = []
+        for path in buses ?? busPaths(options) {
+            let number = path.split(separator: "/").last.map { String($0.dropFirst(4)) } ?? ""
+            let adapter = joinPath(options.sysfsRoot, "bus/i2c/devices/i2c-\(number)")
+            var report = I2CBusReport(path: path, adapterName: options.fileSystem.attribute(joinPath(adapter, "name")), problem: nil, addresses: [], scanned: addresses)
+            let bus: any I2CBus
+            do { bus = try opener.open(path) } catch {
+                report.problem = error.isPermissionDenied
+                    ? SourceError(.permissionDenied, "no permission on \(path): \(permissionFix)", path: path)
+                    : error.sourceError("cannot open \(path)")
+                reports.append(report)
+                continue
+            }
+            defer { bus.close() }
+            // A channel of a multiplexer (an i2c-mux, or inv_mpu6050's own bypass mux) also reaches the
+            // chips of its parent bus: those are listed once, under the parent.
+            let parent = muxParent(adapter, options).flatMap { p in reports.first { $0.path == joinPath(options.devRoot, "i2c-\(p)") } }
+            for a in addresses {
+                if let parent, parent.addresses.contains(where: { $0.address == a }) { continue }
+                if let r = probe(bus, address: a, busNumber: number, options: options) { report.addresses.append(r) }
+            }
+            if let parent, report.addresses.isEmpty, !parent.addresses.isEmpty { continue }
+            reports.append(report)
+        }
+        return reports
+    }
+
+    /// The number of the parent bus of a multiplexer channel's adapter directory (it has a
+    /// `mux_device` link; its real path runs through the parent's `i2c-N`), or `nil`.
+    static func muxParent(_ adapter: String, _ options: LinuxDiscoveryOptions) -> String? {
+        let fs = options.fileSystem
+        guard fs.fileExists(joinPath(adapter, "mux_device")), let real = fs.canonicalPath(adapter) else { return nil }
+        let parts = real.split(separator: "/").dropLast()
+        return parts.last { $0.hasPrefix("i2c-") && Int($0.dropFirst(4)) != nil }.map { String($0.dropFirst(4)) }
+    }
+
+    /// What is at `address`: `nil` when nothing answers.
+    static func probe(_ bus: any I2CBus, address: UInt8, busNumber: String, options: LinuxDiscoveryOptions) -> I2CAddressReport? {
+        let hex = I2CAddress.hex(address)
+        if let bound = kernelBinding(busNumber: busNumber, address: address, options: options) {
+            return I2CAddressReport(address: address, finding: bound, source: nil, message: message(hex, bound))
+        }
+        let id: UInt8
+        do throws(LinuxIOError) {
+            guard let b = try bus.read(address: address, register: MPURegister.whoAmI, count: 1).first else { return nil }
+            id = b
+        } catch {
+            // No acknowledge: EREMOTEIO (i2c-bcm2835), ENXIO (most controllers), ENODEV (i2c-stub), ETIMEDOUT.
+            if error.code == ENXIO || error.code == EREMOTEIO || error.code == ENODEV || error.code == ETIMEDOUT { return nil }
+            let finding: I2CAddressReport.Finding = error.code == EBUSY ? .boundToKernel(driver: nil, device: nil, iio: []) : .error(error)
+            return I2CAddressReport(address: address, finding: finding, source: nil, message: message(hex, finding))
+        }
+        guard let chip = MPUChip(whoAmI: id) else {
+            let f = I2CAddressReport.Finding.otherChip(whoAmI: id)
+            return I2CAddressReport(address: address, finding: f, source: nil, message: message(hex, f))
+        }
+        let source = makeSource(busPath: bus.path, address: address, chip: chip, options: options)
+        return I2CAddressReport(address: address, finding: .chip(chip), source: source,
+                                message: message(hex, .chip(chip)) + " (--source \(source.info.identifier))")
+    }
+
+    static func message(_ hex: String, _ f: I2CAddressReport.Finding) -> String {
+        switch f {
+        case .chip(let c): return "\(hex) answers WHO_AM_I \(I2CAddress.hex(c.whoAmI)): \(c.explanation)"
+        case .otherChip(let id): return "\(hex) answers WHO_AM_I \(I2CAddress.hex(id)): not an MPU-6050/6500/9250 (they answer 0x68, 0x70, 0x71 or 0x73)"
+        case .boundToKernel(let driver, let device, let iio):
+            var s = "\(hex) is bound to " + (driver.map { "the kernel driver \($0)" } ?? "a kernel driver")
+            if let device { s += " (\(device)" + (iio.isEmpty ? "" : ", " + iio.joined(separator: ", ")) + ")" }
+            return s + ": use --source iio"
+        case .error(let e): return "\(hex): \(e.reason) (\(e.operation) \(e.path))"
+        }
+    }
+
+    /// The kernel driver bound to `busNumber-00XX` in sysfs, when there is one.
+    static func kernelBinding(busNumber: String, address: UInt8, options: LinuxDiscoveryOptions) -> I2CAddressReport.Finding? {
+        let digits = String(address, radix: 16)
+        let client = joinPath(options.sysfsRoot, "bus/i2c/devices/\(busNumber)-" + String(repeating: "0", count: 4 - digits.count) + digits)
+        let fs = options.fileSystem
+        guard fs.fileExists(joinPath(client, "driver")) else { return nil }
+        let driver = fs.canonicalPath(joinPath(client, "driver")).flatMap { $0.split(separator: "/").last.map(String.init) }
+        let iio = ((try? fs.contents(ofDirectory: client)) ?? []).filter { $0.hasPrefix("iio:device") }.sorted()
+        return .boundToKernel(driver: driver, device: fs.attribute(joinPath(client, "name")), iio: iio)
+    }
+
+    /// A source with the mount matrix override for it, if any (keys: the identifier, `BUS:ADDR`, or the chip's name).
+    static func makeSource(busPath: String, address: UInt8, chip: MPUChip, options: LinuxDiscoveryOptions) -> I2CSource {
+        let hex = I2CAddress.hex(address)
+        let keys = ["i2c:\(busPath):\(hex)", "\(busPath):\(hex)", chip.rawValue]
+        let override = keys.lazy.compactMap { options.mountMatrixOverrides[$0] }.first
+        let fresh = I2CSource(busPath: busPath, address: address, chip: chip, opener: options.i2cOpener ?? POSIXI2CBusOpener(),
+                              mountMatrix: override ?? .identity, mountMatrixSource: override == nil ? "none (identity)" : "override")
+        guard options.i2cOpener == nil, let shared = SourceRegistry.shared.canonical(fresh, key: "i2c|\(fresh.info.identifier)") as? I2CSource else {
+            return fresh
+        }
+        return shared
+    }
+
+    /// The source for `i2c`, `i2c:/dev/i2c-N` (or `i2c:i2c-N`, `i2c:N`) or `i2c:/dev/i2c-N:0xAA`: the
+    /// first chip found, the first on that bus, or the chip at that address.
+    ///
+    /// - Throws: ``SourceError``: `.permissionDenied` with the fix, `.unavailable` with what was found
+    ///   instead (a kernel driver holding the address, another chip, nothing).
+    package static func source(forSpec spec: String, options: LinuxDiscoveryOptions) throws(SourceError) -> I2CSource {
+        var argument = spec.hasPrefix("i2c:") ? String(spec.dropFirst(4)) : (spec == "i2c" ? "" : spec)
+        var address: UInt8?
+        if let colon = argument.lastIndex(of: ":") {
+            guard let a = I2CAddress.parse(String(argument[argument.index(after: colon)...])) else {
+                throw SourceError(.unavailable, "'\(spec)': the address must be hex within 0x03…0x77, as i2c:/dev/i2c-1:0x68")
+            }
+            address = a
+            argument = String(argument[..<colon])
+        }
+        var buses: [String]?
+        if !argument.isEmpty {
+            let path = argument.hasPrefix("/") ? argument : joinPath(options.devRoot, Int(argument) != nil ? "i2c-\(argument)" : argument)
+            buses = [path]
+        }
+        let all = scan(options, buses: buses, addresses: address.map { [$0] } ?? candidateAddresses)
+        if let s = all.lazy.flatMap(\.addresses).compactMap(\.source).first { return s }
+        if let p = all.lazy.compactMap(\.problem).first { throw p }
+        if all.isEmpty { throw SourceError(.unavailable, noBusLine(options)) }
+        let what = all.map { r in r.lines.dropFirst().map { $0.trimmingCharacters(in: " ") }.map { "\(r.path): \($0)" }.joined(separator: "; ") }
+        throw SourceError(.unavailable, "no MPU-6050/6500/9250 to read from user space: " + what.joined(separator: "; "))
+    }
+}
+
+extension String {
+    fileprivate func trimmingCharacters(in set: Character) -> String {
+        var s = Substring(self)
+        while s.first == set { s = s.dropFirst() }
+        while s.last == set { s = s.dropLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,154 @@
+import MotionSources
+import MotionFusion
+import Logging
+
+/// An MPU-6050/6500/9250 on an I2C bus, driven from user space through `/dev/i2c-N` (``MPUDriver``
+/// on an ``I2CBus``): accelerometer in g and gyroscope in rad/s, Core Motion's axes and signs.
+///
+/// Each ``apply(_:sink:)`` opens the bus, checks `WHO_AM_I`, writes the configuration (ranges
+/// ±2 g and ±2000 °/s as the kernel's `inv_mpu6050` sets them, the lowest rate the chip offers at or
+/// above the demand, 4…1000 Hz) and reads it back, then polls the 14 data registers at that rate
+/// on its own thread; each read gives one sample of each sensor, stamped with the read's time on
+/// `CLOCK_MONOTONIC`.
+///
+/// ## Threading
+/// As ``IIOSource``: `apply` from any thread; events on the source's thread, serialised; none after
+/// `apply(.none)` returns.
+///
+/// ## Faults
+/// A chip that stops answering (`EREMOTEIO`, `ENXIO`: unplugged, loose wire) or an adapter that goes
+/// away ends the stream with `.failed(SourceError(.deviceRemoved, …))`; set-up problems (wrong chip,
+/// an address a kernel driver holds, no permission) are thrown by `apply`.
+package final class I2CSource: SensorSource, Sendable {
+    /// `i2c:/dev/i2c-1:0x68`, the chip's name, its sensors, details.
+    package let info: SourceInfo
+    /// The bus node.
+    package let busPath: String
+    /// The chip's 7-bit address.
+    package let address: UInt8
+    /// The chip identified when the source was made.
+    package let chip: MPUChip
+    /// Chip axes → device axes.
+    package let mountMatrix: MountMatrix
+    let opener: any I2CBusOpener
+    static let logger = Logger(label: "OpenCoreMotion.I2C")
+
+    private let running = Locked<(worker: SourceWorker, bus: any I2CBus)?>(nil)
+
+    /// Creates a source for `chip` at `address` on `busPath`.
+    ///
+    /// - Parameters:
+    ///   - mountMatrix: chip axes → device axes, as the kernel's `mount_matrix` (default identity).
+    ///   - mountMatrixSource: where the matrix came from, for `coremotion sensors`.
+    package init(busPath: String, address: UInt8, chip: MPUChip, opener: any I2CBusOpener = POSIXI2CBusOpener(),
+                 mountMatrix: MountMatrix = .identity, mountMatrixSource: String = "none (identity)") {
+        self.busPath = busPath
+        self.address = address
+        self.chip = chip
+        self.opener = opener
+        self.mountMatrix = mountMatrix
+        let c = MPUConfiguration()
+        let rates = MPUConfiguration.rateLimits
+        let sensors: [SensorKind: SensorCapability] = [
+            .accelerometer: SensorCapability(minimumRate: rates.lowerBound, maximumRate: rates.upperBound,
+                                             range: Double(c.accelerometerRange), resolution: 1 / c.accelerometerCountsPerG),
+            .gyro: SensorCapability(minimumRate: rates.lowerBound, maximumRate: rates.upperBound,
+                                    range: Double(c.gyroRange) * .pi / 180, resolution: .pi / 180 / c.gyroCountsPerDegree),
+        ]
+        let details: [(String, String)] = [
+            ("bus", busPath),
+            ("address", I2CAddress.hex(address)),
+            ("chip", "\(chip.displayName) (WHO_AM_I \(I2CAddress.hex(chip.whoAmI)))"),
+            ("driver", "user space through i2c-dev, polled"),
+            ("ranges", "±\(c.accelerometerRange) g (\(formatNumber(c.accelerometerCountsPerG)) counts per g), ±\(c.gyroRange) °/s (\(formatNumber(c.gyroCountsPerDegree)) counts per °/s)"),
+            ("rates", "1000 / (1 + SMPLRT_DIV) Hz"),
+            ("mount matrix", "\(mountMatrix) (\(mountMatrixSource)); acceleration negated: the chip reads +1 g up"),
+        ]
+        info = SourceInfo(identifier: "i2c:\(busPath):\(I2CAddress.hex(address))",
+                          name: "InvenSense \(chip.displayName) at \(I2CAddress.hex(address)) on \(busPath)", sensors: sensors, details: details)
+    }
+
+    package func apply(_ demand: SensorDemand, sink: @escaping @Sendable (SourceEvent) -> Void) throws(SourceError) -> [SensorKind: Double] {
+        if let old = running.withLock({ r in defer { r = nil }; return r }) {
+            old.worker.requestStop()
+            old.bus.close()
+            old.worker.join()
+        }
+        if demand.isEmpty { return [:] }
+        let wanted = demand.rates.filter { info.sensors[$0.key] != nil }
+        guard !wanted.isEmpty else {
+            throw SourceError(.unavailable, "\(info.name) has no \(demand.rates.keys.map(\.rawValue).sorted().joined(separator: ", "))")
+        }
+        let fastest = wanted.map { info.sensors[$0.key]!.clamp(rate: $0.value) }.max() ?? 100
+        let configuration = MPUConfiguration(rate: fastest)
+        let bus: any I2CBus
+        do { bus = try opener.open(busPath) } catch {
+            throw error.sourceError("cannot open \(busPath)", gone: "no I2C bus \(busPath)", permissionFix: I2CDiscovery.permissionFix)
+        }
+        var driver = MPUDriver(address: address, busPath: busPath, configuration: configuration, mountMatrix: mountMatrix)
+        // Set-up: identify, configure, verify, on this thread (a few transfers).
+        var queue = driver.start()
+        setUp: while !queue.isEmpty {
+            switch queue.removeFirst() {
+            case .read(let register, let count):
+                do throws(LinuxIOError) {
+                    queue += driver.received(try bus.read(address: address, register: register, count: count), at: LinuxClock.monotonic())
+                } catch { queue = driver.transferFailed(error) }
+            case .write(let register, let value):
+                do throws(LinuxIOError) { try bus.write(address: address, register: register, value: value) } catch {
+                    queue = driver.transferFailed(error)
+                }
+            case .fail(let e):
+                bus.close()
+                throw e
+            case .streaming:
+                break setUp
+            case .deliver:
+                continue
+            }
+        }
+        guard driver.isStreaming else {
+            bus.close()
+            throw SourceError(.io, "\(info.name) did not finish its set-up", path: busPath)
+        }
+        let keep = Set(wanted.keys)
+        let period = 1 / configuration.actualRate
+        let initial = driver
+        let address = self.address
+        let worker = SourceWorker(sink: sink)
+        let started = worker.spawn(name: "i2c-poll", realtime: true) { worker in
+            var driver = initial
+            var next = LinuxClock.monotonic()
+            guard case .read(let register, let count) = MPUDriver.sampleRead else { return }
+            while !worker.isStopping {
+                var actions: [MPUDriver.Action]
+                do throws(LinuxIOError) {
+                    let bytes = try bus.read(address: address, register: register, count: count)
+                    actions = driver.received(bytes, at: LinuxClock.monotonic())
+                } catch {
+                    if worker.isStopping { return }
+                    actions = driver.transferFailed(error)
+                }
+                for action in actions {
+                    switch action {
+                    case .deliver(let samples): worker.deliver(samples.lazy.filter { keep.contains($0.sensor) })
+                    case .fail(let e):
+                        worker.end(.failed(e))
+                        return
+                    default: continue
+                    }
+                }
+                next += period
+                let now = LinuxClock.monotonic()
+                if next < now { next = now }
+                if !worker.sleep(until: next) { return }
+            }
+        }
+        guard started else {
+            bus.close()
+            throw SourceError(.io, "cannot start the I2C thread", path: busPath)
+        }
+        running.withLock { $0 = (worker, bus) }
+        return wanted.mapValues { _ in configuration.actualRate }
+    }
+}

@@ -1,0 +1,284 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import MotionSources
+import MotionFusion
+
+/// The chips of InvenSense's MPU-6050/6500/9250 family this library drives from user space, told
+/// apart by their `WHO_AM_I` register (0x75).
+///
+/// Their accelerometer and gyroscope share one register map (product specifications and register
+/// maps: MPU-6000/6050 RM-MPU-6000A, MPU-6500 RM-MPU-6500A, MPU-9250 RM-MPU-9250A): the data at
+/// 0x3B…0x48 (accelerometer X, Y, Z, temperature, gyroscope X, Y, Z, each a signed big-endian 16-bit
+/// word), `SMPLRT_DIV` 0x19, `CONFIG` 0x1A, `GYRO_CONFIG` 0x1B, `ACCEL_CONFIG` 0x1C, `PWR_MGMT_1` 0x6B.
+package enum MPUChip: String, Sendable, Hashable, CaseIterable {
+    /// MPU-6050 (`WHO_AM_I` 0x68; the MPU-6000 and the MPU-9150's accelerometer and gyroscope answer the same).
+    case mpu6050
+    /// MPU-6500 (`WHO_AM_I` 0x70): accelerometer and gyroscope, no magnetometer.
+    case mpu6500
+    /// MPU-9250 (`WHO_AM_I` 0x71): an MPU-6500 with an AK8963 magnetometer behind its I2C bypass.
+    case mpu9250
+    /// MPU-9255 (`WHO_AM_I` 0x73): as the MPU-9250.
+    case mpu9255
+
+    /// The chip answering `WHO_AM_I` with `value`, or `nil` for another chip.
+    package init?(whoAmI value: UInt8) {
+        guard let c = Self.allCases.first(where: { $0.whoAmI == value }) else { return nil }
+        self = c
+    }
+
+    /// The value of its `WHO_AM_I` register.
+    package var whoAmI: UInt8 {
+        switch self {
+        case .mpu6050: 0x68
+        case .mpu6500: 0x70
+        case .mpu9250: 0x71
+        case .mpu9255: 0x73
+        }
+    }
+
+    /// `MPU-6050`, `MPU-6500`, …
+    package var displayName: String {
+        switch self {
+        case .mpu6050: "MPU-6050"
+        case .mpu6500: "MPU-6500"
+        case .mpu9250: "MPU-9250"
+        case .mpu9255: "MPU-9255"
+        }
+    }
+
+    /// What `coremotion sensors` says of it: `an MPU-6500, no magnetometer`.
+    package var explanation: String {
+        switch self {
+        case .mpu6050: "an MPU-6050 (or MPU-6000, MPU-9150), no magnetometer read"
+        case .mpu6500: "an MPU-6500, no magnetometer"
+        case .mpu9250, .mpu9255: "an \(displayName); its AK8963 magnetometer (behind the I2C bypass) is not read yet"
+        }
+    }
+
+    /// `true` for the MPU-6500 generation, which has `ACCEL_CONFIG2` (0x1D) for the accelerometer's filter.
+    var hasAccelConfig2: Bool { self != .mpu6050 }
+}
+
+/// The registers of the MPU family used here.
+enum MPURegister {
+    static let sampleRateDivider: UInt8 = 0x19, config: UInt8 = 0x1A, gyroConfig: UInt8 = 0x1B
+    static let accelConfig: UInt8 = 0x1C, accelConfig2: UInt8 = 0x1D
+    static let accelXHigh: UInt8 = 0x3B, powerManagement1: UInt8 = 0x6B, powerManagement2: UInt8 = 0x6C
+    static let whoAmI: UInt8 = 0x75
+}
+
+/// How an MPU chip is set up: full-scale ranges and the sample rate.
+package struct MPUConfiguration: Sendable, Hashable {
+    /// Accelerometer full scale in g: 2, 4, 8 or 16. Default 2, as the kernel's `inv_mpu6050` sets at
+    /// probe, so `i2c:` and `iio:` read a chip alike.
+    package var accelerometerRange: Int
+    /// Gyroscope full scale in °/s: 250, 500, 1000 or 2000. Default 2000, as the kernel's driver.
+    package var gyroRange: Int
+    /// Sample rate in Hz, 4…1000; the chip's is `1000 / (1 + SMPLRT_DIV)` (see ``actualRate``).
+    package var rate: Double
+
+    /// The accelerometer ranges the chips offer, in g.
+    package static let accelerometerRanges = [2, 4, 8, 16]
+    /// The gyroscope ranges the chips offer, in °/s.
+    package static let gyroRanges = [250, 500, 1000, 2000]
+    /// The slowest and fastest rates, Hz (`SMPLRT_DIV` 255 and 0 at the 1 kHz internal rate).
+    package static let rateLimits: ClosedRange<Double> = 1000.0 / 256...1000
+
+    /// Creates a configuration; ranges not offered fall back to the defaults, the rate is clamped.
+    package init(accelerometerRange: Int = 2, gyroRange: Int = 2000, rate: Double = 100) {
+        self.accelerometerRange = Self.accelerometerRanges.contains(accelerometerRange) ? accelerometerRange : 2
+        self.gyroRange = Self.gyroRanges.contains(gyroRange) ? gyroRange : 2000
+        self.rate = rate.isFinite && rate > 0 ? min(max(rate, Self.rateLimits.lowerBound), Self.rateLimits.upperBound) : 100
+    }
+
+    /// `SMPLRT_DIV`: the divider of the 1 kHz internal rate giving the lowest rate at or above ``rate``.
+    package var sampleRateDivider: UInt8 {
+        UInt8(min(255, max(0, Int((1000 / rate).rounded(.down)) - 1)))
+    }
+
+    /// The rate the chip really runs at, Hz: `1000 / (1 + SMPLRT_DIV)`.
+    package var actualRate: Double { 1000 / Double(1 + Int(sampleRateDivider)) }
+
+    /// `DLPF_CFG`: the digital low-pass filter with a bandwidth below half the rate (which also keeps
+    /// the internal rate at 1 kHz): 184, 94, 44, 21, 10 or 5 Hz.
+    package var lowPassSetting: UInt8 {
+        let r = actualRate
+        if r >= 400 { return 1 }
+        if r >= 200 { return 2 }
+        if r >= 100 { return 3 }
+        if r >= 50 { return 4 }
+        if r >= 20 { return 5 }
+        return 6
+    }
+
+    /// `FS_SEL` / `AFS_SEL` bits 4:3 for a range.
+    static func rangeBits(_ range: Int, in ranges: [Int]) -> UInt8 { UInt8(ranges.firstIndex(of: range) ?? 0) << 3 }
+
+    /// Accelerometer counts per g (datasheet sensitivity): 16384 at ±2 g, halving with each range.
+    package var accelerometerCountsPerG: Double { 32768 / Double(accelerometerRange) }
+
+    /// Gyroscope counts per °/s (datasheet sensitivity): 131, 65.5, 32.8, 16.4.
+    package var gyroCountsPerDegree: Double {
+        switch gyroRange {
+        case 250: 131
+        case 500: 65.5
+        case 1000: 32.8
+        default: 16.4
+        }
+    }
+}
+
+/// The user-space driver of an MPU-6050/6500/9250 chip as a pure state machine: it says which
+/// registers to read and write, and turns what was read into Core Motion samples. ``I2CSource``
+/// carries its actions out on an ``I2CBus``; tests feed it bytes.
+///
+/// Sequence: read `WHO_AM_I` → write `PWR_MGMT_1` (wake, gyro PLL clock), `PWR_MGMT_2` (all axes
+/// on), `SMPLRT_DIV`, `CONFIG`, `GYRO_CONFIG`, `ACCEL_CONFIG` (and `ACCEL_CONFIG2` on the 6500
+/// generation) → read them back → ``Action/streaming``; then each ``sampleRead`` of 14 bytes decodes
+/// into one accelerometer and one gyroscope sample.
+///
+/// Units and signs are those of the IIO path for `inv_mpu6050` (see ``IIOUnits``): the chip measures
+/// specific force (face up, +1 g on its Z), which Core Motion reads as −1 g, so the accelerometer goes
+/// through the mount matrix times −1; the gyroscope through the matrix alone, in rad/s.
+package struct MPUDriver: Sendable {
+    /// What the driver asks for.
+    package enum Action: Sendable, Hashable {
+        /// Read `count` registers from `register` and pass them to ``MPUDriver/received(_:at:)``.
+        case read(register: UInt8, count: Int)
+        /// Write one register.
+        case write(register: UInt8, value: UInt8)
+        /// The chip is set up: read ``MPUDriver/sampleRead`` at the rate.
+        case streaming
+        /// Deliver these samples.
+        case deliver([RawSample])
+        /// Give up with this error.
+        case fail(SourceError)
+    }
+
+    private enum Phase: Sendable, Hashable { case identifying, verifying, streaming, failed }
+
+    /// The chip's address and bus, for messages.
+    package let address: UInt8
+    package let busPath: String
+    /// Ranges and rate.
+    package let configuration: MPUConfiguration
+    /// Chip axes → device axes (the kernel's `mount_matrix` sense). Default identity.
+    package let mountMatrix: MountMatrix
+    /// The chip identified, once `WHO_AM_I` was read.
+    package private(set) var chip: MPUChip?
+    private var phase = Phase.identifying
+    private let accelFrame: MountMatrix
+    private let gyroFrame: MountMatrix
+
+    /// Creates the driver of the chip at `address` on `busPath`.
+    package init(address: UInt8, busPath: String, configuration: MPUConfiguration = MPUConfiguration(), mountMatrix: MountMatrix = .identity) {
+        self.address = address
+        self.busPath = busPath
+        self.configuration = configuration
+        self.mountMatrix = mountMatrix
+        accelFrame = IIOUnits.frame(kind: .accelerometer, matrix: mountMatrix, gravityTuned: false, sign: .specificForce)
+        gyroFrame = IIOUnits.frame(kind: .gyro, matrix: mountMatrix, gravityTuned: false, sign: .specificForce)
+    }
+
+    /// The read of one sample: accelerometer, temperature and gyroscope, 0x3B…0x48.
+    package static let sampleRead = Action.read(register: MPURegister.accelXHigh, count: 14)
+
+    /// `true` once the chip is set up.
+    package var isStreaming: Bool { phase == .streaming }
+
+    private var place: String { "\(I2CAddress.hex(address)) on \(busPath)" }
+
+    /// The first actions: read `WHO_AM_I`.
+    package mutating func start() -> [Action] {
+        phase = .identifying
+        return [.read(register: MPURegister.whoAmI, count: 1)]
+    }
+
+    /// The configuration writes, in order.
+    package func configurationWrites(for chip: MPUChip) -> [(register: UInt8, value: UInt8)] {
+        let c = configuration
+        var w: [(UInt8, UInt8)] = [
+            (MPURegister.powerManagement1, 0x01),  // SLEEP off, clock from the X gyro's PLL
+            (MPURegister.powerManagement2, 0x00),  // every axis on
+            (MPURegister.sampleRateDivider, c.sampleRateDivider),
+            (MPURegister.config, c.lowPassSetting),
+            (MPURegister.gyroConfig, MPUConfiguration.rangeBits(c.gyroRange, in: MPUConfiguration.gyroRanges)),
+            (MPURegister.accelConfig, MPUConfiguration.rangeBits(c.accelerometerRange, in: MPUConfiguration.accelerometerRanges)),
+        ]
+        if chip.hasAccelConfig2 { w.append((MPURegister.accelConfig2, c.lowPassSetting)) }
+        return w.map { (register: $0.0, value: $0.1) }
+    }
+
+    /// Bytes read for the last ``Action/read(register:count:)``, at `timestamp` (seconds on `CLOCK_MONOTONIC`).
+    package mutating func received(_ bytes: [UInt8], at timestamp: Double) -> [Action] {
+        switch phase {
+        case .identifying:
+            guard let id = bytes.first else { return fail(SourceError(.io, "no WHO_AM_I from \(place)", path: busPath)) }
+            guard let c = MPUChip(whoAmI: id) else {
+                return fail(SourceError(.unavailable, "\(place) answers WHO_AM_I \(I2CAddress.hex(id)): not a chip of the MPU-6050/6500/9250 family", path: busPath))
+            }
+            chip = c
+            phase = .verifying
+            return configurationWrites(for: c).map { .write(register: $0.register, value: $0.value) }
+                + [.read(register: MPURegister.sampleRateDivider, count: 4), .read(register: MPURegister.powerManagement1, count: 1)]
+        case .verifying:
+            // Two reads come back in turn: 0x19…0x1C, then PWR_MGMT_1.
+            guard let c = chip else { return [] }
+            let w = configurationWrites(for: c)
+            if bytes.count == 4 {
+                let expected = w.filter { (MPURegister.sampleRateDivider...MPURegister.accelConfig).contains($0.register) }.sorted { $0.register < $1.register }.map { $0.value }
+                // Bits 7:5 of the range registers start self-tests, bits 2:0 are reserved: compare 4:3.
+                let got = [bytes[0], bytes[1] & 0x07, bytes[2] & 0x18, bytes[3] & 0x18]
+                let want = [expected[0], expected[1] & 0x07, expected[2] & 0x18, expected[3] & 0x18]
+                if got != want {
+                    return fail(SourceError(.io, "the \(c.displayName) at \(place) did not keep its configuration (wrote \(want.map(I2CAddress.hex)), read back \(got.map(I2CAddress.hex)))", path: busPath))
+                }
+                return []
+            }
+            if let p = bytes.first, p & 0x40 != 0 {
+                return fail(SourceError(.io, "the \(c.displayName) at \(place) stays asleep (PWR_MGMT_1 \(I2CAddress.hex(p)))", path: busPath))
+            }
+            phase = .streaming
+            return [.streaming]
+        case .streaming:
+            guard bytes.count == 14 else {
+                return fail(SourceError(.malformedInput, "\(bytes.count) bytes instead of 14 from \(place)", path: busPath))
+            }
+            return [.deliver(decode(bytes, at: timestamp))]
+        case .failed:
+            return []
+        }
+    }
+
+    /// A failed transfer: the error as Core Motion reports it (a chip that stops answering is a removed device).
+    package mutating func transferFailed(_ error: LinuxIOError) -> [Action] {
+        let name = chip?.displayName ?? "chip"
+        let e: SourceError
+        if error.code == EREMOTEIO || error.code == ENXIO || error.code == ETIMEDOUT {
+            e = SourceError(.deviceRemoved, "the \(name) at \(place) stopped answering (\(error.reason))", path: busPath)
+        } else if error.code == ENODEV || error.code == ENOENT {
+            e = SourceError(.deviceRemoved, "the I2C adapter \(busPath) is gone", path: busPath)
+        } else {
+            e = error.sourceError("the \(name) at \(place): \(error.operation)", permissionFix: I2CDiscovery.permissionFix)
+        }
+        return fail(e)
+    }
+
+    private mutating func fail(_ error: SourceError) -> [Action] {
+        phase = .failed
+        return [.fail(error)]
+    }
+
+    /// Decodes 14 bytes from 0x3B into an accelerometer and a gyroscope sample.
+    package func decode(_ b: [UInt8], at timestamp: Double) -> [RawSample] {
+        func word(_ i: Int) -> Double { Double(Int16(bitPattern: UInt16(b[i]) << 8 | UInt16(b[i + 1]))) }
+        let c = configuration
+        let accel = Vector3(word(0), word(2), word(4)) * (1 / c.accelerometerCountsPerG)
+        let gyro = Vector3(word(8), word(10), word(12)) * (.pi / 180 / c.gyroCountsPerDegree)
+        return [RawSample(sensor: .accelerometer, timestamp: timestamp, value: accelFrame.apply(accel) + .zero),
+                RawSample(sensor: .gyro, timestamp: timestamp, value: gyroFrame.apply(gyro) + .zero)]
+    }
+}

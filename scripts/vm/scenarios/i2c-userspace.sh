@@ -1,0 +1,72 @@
+#!/bin/bash
+# The user-space MPU driver (`--source i2c:…`, through /dev/i2c-N) against the kernel's own inv_mpu6050
+# (`--source iio`): i2c-stub holds two chips, 0x68 bound to the kernel driver and 0x69 left to user
+# space; the same register contents (known poses) are written into both and read both ways. Then what
+# `coremotion sensors` says of the bus: a chip found, an address the kernel driver holds, another
+# WHO_AM_I, no permission, an empty bus.
+# Run: scripts/vm/run scripts/vm/scenarios/i2c-userspace.sh
+. "$(dirname "$0")/lib.sh"
+
+modprobe i2c-stub chip_addr=0x68,0x69 && modprobe i2c-dev && modprobe inv-mpu6050-i2c || { value error=modprobe; exit 1; }
+bus=$(stub_bus) || { value error=no-stub-bus; exit 1; }
+value bus "$bus"
+node=/dev/i2c-$bus
+for _ in 1 2 3 4 5 6 7 8 9 10; do [ -e "$node" ] && break; sleep 0.2; done
+value node "$node"
+i2cset -f -y "$bus" 0x68 0x75 0x68                       # WHO_AM_I of an MPU-6050, both chips
+i2cset -f -y "$bus" 0x69 0x75 0x68
+echo mpu6050 0x68 > "/sys/bus/i2c/devices/i2c-$bus/new_device"
+dev=""
+for _ in 1 2 3 4 5 6 7 8 9 10; do dev=$(iio_device mpu6050) && break; sleep 0.2; done
+[ -n "$dev" ] || { value probed=no; dmesg | tail -n 20; exit 1; }
+value probed yes
+value iio "$(basename "$dev")"
+value in_accel_scale "$(cat "$dev/in_accel_scale")"
+value in_anglvel_scale "$(cat "$dev/in_anglvel_scale")"
+
+# pose NAME AX AY AZ GX GY GZ: the same data registers in both chips; then both ways of reading them.
+pose() {
+    local name=$1; shift
+    local regs=(0x3b 0x3d 0x3f 0x43 0x45 0x47) i=0
+    for v in "$@"; do
+        put16 "$bus" 0x68 "${regs[$i]}" "$v" be; put16 "$bus" 0x69 "${regs[$i]}" "$v" be
+        i=$((i + 1))
+    done
+    for a in accel_x accel_y accel_z anglvel_x anglvel_y anglvel_z; do value "$name.in_${a}_raw" "$(cat "$dev/in_${a}_raw")"; done
+    run "$name.iio" "$CM" stream --source iio --sensor raw --interval 0.05 --duration 2 --format csv
+    run "$name.i2c" "$CM" stream --source "i2c:$node:0x69" --sensor raw --interval 0.05 --duration 2 --format csv
+}
+pose faceup 0 0 16384 0 0 470                           # face up, turning counter-clockwise at ~0.5 rad/s
+pose upright 0 16384 0 0 0 0                            # upright in portrait
+pose tilted 3000 -5000 15000 100 -200 -1234              # every axis, both signs
+value user.PWR_MGMT_1 "$(i2cget -f -y "$bus" 0x69 0x6b)"   # what the user-space driver wrote
+value user.SMPLRT_DIV "$(i2cget -f -y "$bus" 0x69 0x19)"
+value user.GYRO_CONFIG "$(i2cget -f -y "$bus" 0x69 0x1b)"
+value user.ACCEL_CONFIG "$(i2cget -f -y "$bus" 0x69 0x1c)"
+run tilted.i2c50hz "$CM" stream --source "i2c:$node:0x69" --sensor accelerometer --interval 0.02 --duration 1 --format csv
+value user.SMPLRT_DIV.50hz "$(i2cget -f -y "$bus" 0x69 0x19)"
+
+# What `coremotion sensors` says, and the sources `i2c` and `i2c:BUS` pick.
+run sensors.found "$CM" sensors
+run busy.i2c "$CM" stream --source "i2c:$node:0x68" --sensor accelerometer --duration 1 --format csv
+run first.i2c "$CM" stream --source i2c --sensor accelerometer --interval 0.05 --duration 1 --format csv
+i2cset -f -y "$bus" 0x69 0x75 0x70                       # an MPU-6500
+run sensors.mpu6500 "$CM" sensors
+run mpu6500.i2c "$CM" stream --source "i2c:$node" --sensor raw --interval 0.05 --duration 1 --format csv
+value user.ACCEL_CONFIG2 "$(i2cget -f -y "$bus" 0x69 0x1d)"
+i2cset -f -y "$bus" 0x69 0x75 0x12                       # another chip
+run sensors.other "$CM" sensors
+run other.i2c "$CM" stream --source "i2c:$node:0x69" --sensor accelerometer --duration 1 --format csv
+run sensors.denied setpriv --reuid 65534 --regid 65534 --clear-groups "$CM" sensors
+run denied.i2c setpriv --reuid 65534 --regid 65534 --clear-groups "$CM" stream --source "i2c:$node:0x69" --sensor accelerometer --duration 1 --format csv
+
+# An empty bus: the stub again, with its only chip at 0x50.
+echo 0x68 > "/sys/bus/i2c/devices/i2c-$bus/delete_device"
+modprobe -r inv-mpu6050-i2c; modprobe -r i2c-stub || { value error=rmmod; exit 1; }
+modprobe i2c-stub chip_addr=0x50 || { value error=modprobe2; exit 1; }
+bus=$(stub_bus) || { value error=no-stub-bus2; exit 1; }
+node=/dev/i2c-$bus
+for _ in 1 2 3 4 5 6 7 8 9 10; do [ -e "$node" ] && break; sleep 0.2; done
+value empty.node "$node"
+run sensors.empty "$CM" sensors
+run empty.i2c "$CM" stream --source i2c --sensor accelerometer --duration 1 --format csv
