@@ -21,7 +21,7 @@ public enum CMMotionActivityConfidence: Int, Sendable {
 ///
 /// ## Threading
 /// Immutable; safe to pass between threads.
-open class CMMotionActivity: CMLogItem, @unchecked Sendable {
+open class CMMotionActivity: CMLogItem {
     // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
     // Sendable; its stored state is immutable, so sharing it between threads is safe.
     private let storedKind: ActivityKind

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// ## Threading
 /// Immutable; safe to pass between threads.
-open class CMAltitudeData: CMLogItem, @unchecked Sendable {
+open class CMAltitudeData: CMLogItem {
     // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
     // Sendable; its stored state is immutable, so sharing it between threads is safe.
     private let storedRelativeAltitude: NSNumber
@@ -49,7 +49,7 @@ open class CMAltitudeData: CMLogItem, @unchecked Sendable {
 ///
 /// ## Threading
 /// Immutable; safe to pass between threads.
-open class CMAbsoluteAltitudeData: CMLogItem, @unchecked Sendable {
+open class CMAbsoluteAltitudeData: CMLogItem {
     // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
     // Sendable; its stored state is immutable, so sharing it between threads is safe.
     private let storedAltitude: Double

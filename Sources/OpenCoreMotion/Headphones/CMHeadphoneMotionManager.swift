@@ -32,7 +32,7 @@ extension CMHeadphoneMotionManagerDelegate {
 ///
 /// ## Threading
 /// Every member may be called from any thread; handlers run on the queue given.
-open class CMHeadphoneMotionManager: NSObject, @unchecked Sendable {
+open class CMHeadphoneMotionManager: NSObject {
     // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
     // Sendable; its state is behind a `Locked`, so sharing it between threads is safe.
     private struct State {
@@ -101,7 +101,7 @@ open class CMHeadphoneMotionManager: NSObject, @unchecked Sendable {
 ///
 /// ## Threading
 /// Every member may be called from any thread; handlers run on the queue given.
-open class CMHeadphoneActivityManager: NSObject, @unchecked Sendable {
+open class CMHeadphoneActivityManager: NSObject {
     // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
     // Sendable; it has no mutable state.
 

@@ -47,7 +47,7 @@ import MotionSources
 /// Every member may be called from any thread. Handlers run on a private serial queue, one call at a
 /// time, in order. Once ``stopUpdates()`` (or ``stopEventUpdates()``) returns, no further call of that
 /// handler begins.
-open class CMPedometer: NSObject, @unchecked Sendable {
+open class CMPedometer: NSObject {
     // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
     // Sendable; its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
     /// The source read, or `nil` when the process has none.
@@ -192,8 +192,10 @@ open class CMPedometer: NSObject, @unchecked Sendable {
     /// recorded samples gives 0 steps. Only the last 7 days are kept.
     open func queryPedometerData(from start: Date, to end: Date, withHandler handler: @escaping CMPedometerHandler) {
         nonisolated(unsafe) let handler = handler
-        queue.addOperation { [self] in
-            switch history(from: start, to: end) {
+        // The pedometer is thread-safe by construction (its state is in a `Locked`).
+        let pedometer = UncheckedSendable(self)
+        queue.addOperation {
+            switch pedometer.value.history(from: start, to: end) {
             case .success(let h):
                 handler(CMPedometerData(startDate: start, endDate: end, numberOfSteps: h.steps, distance: h.distance,
                                         averageActivePace: h.averageActivePace), nil)

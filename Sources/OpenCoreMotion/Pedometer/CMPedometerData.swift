@@ -7,7 +7,7 @@ import Foundation
 ///
 /// ## Threading
 /// Immutable; safe to pass between threads.
-open class CMPedometerData: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
+open class CMPedometerData: NSObject, NSCopying, NSSecureCoding {
     // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
     // Sendable; its stored state is immutable, so sharing it between threads is safe.
     private let storedStartDate: Date
@@ -124,7 +124,7 @@ public enum CMPedometerEventType: Int, Sendable {
 ///
 /// ## Threading
 /// Immutable; safe to pass between threads.
-open class CMPedometerEvent: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
+open class CMPedometerEvent: NSObject, NSCopying, NSSecureCoding {
     // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
     // Sendable; its stored state is immutable, so sharing it between threads is safe.
     private let storedDate: Date

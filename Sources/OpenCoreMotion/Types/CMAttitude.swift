@@ -14,7 +14,7 @@ import MotionFusion
 ///
 /// ## Threading
 /// Every member may be used from any thread; ``multiply(byInverseOf:)`` is atomic.
-open class CMAttitude: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
+open class CMAttitude: NSObject, NSCopying, NSSecureCoding {
     // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
     // Sendable; its stored state is behind a `Locked`, so sharing it between threads is safe.
     private let storage: Locked<Quaternion>

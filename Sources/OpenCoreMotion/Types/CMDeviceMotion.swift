@@ -7,7 +7,7 @@ import Foundation
 /// `super.init()` and override ``attitude`` or any other property. `init()` creates a sample at rest
 /// in nothing: identity attitude, every vector zero, heading 0 (the zero of Apple's `alloc`/`init`).
 /// It conforms to `NSCopying` and `NSSecureCoding` through ``CMLogItem``.
-open class CMDeviceMotion: CMLogItem, @unchecked Sendable {
+open class CMDeviceMotion: CMLogItem {
     // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
     // Sendable; its stored state is immutable, so sharing it between threads is safe.
     /// Where the sensors sit, as Core Motion names it.

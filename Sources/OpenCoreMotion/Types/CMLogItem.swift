@@ -8,7 +8,7 @@ import Foundation
 ///
 /// ## Threading
 /// Samples the package creates are immutable and may be passed between threads freely.
-open class CMLogItem: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
+open class CMLogItem: NSObject, NSCopying, NSSecureCoding {
     // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
     // Sendable; its stored state is immutable, so sharing it between threads is safe.
     private let storedTimestamp: TimeInterval
@@ -48,7 +48,7 @@ open class CMLogItem: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
 }
 
 /// One accelerometer reading.
-open class CMAccelerometerData: CMLogItem, @unchecked Sendable {
+open class CMAccelerometerData: CMLogItem {
     // Sendable: see CMLogItem.
     private let storedAcceleration: CMAcceleration
 
@@ -88,7 +88,7 @@ open class CMAccelerometerData: CMLogItem, @unchecked Sendable {
 }
 
 /// One gyroscope reading, raw: the sensor's bias is still in it (``CMDeviceMotion/rotationRate`` has it removed).
-open class CMGyroData: CMLogItem, @unchecked Sendable {
+open class CMGyroData: CMLogItem {
     // Sendable: see CMLogItem.
     private let storedRotationRate: CMRotationRate
 
@@ -128,7 +128,7 @@ open class CMGyroData: CMLogItem, @unchecked Sendable {
 }
 
 /// One magnetometer reading, raw: the device's own hard and soft iron are still in it.
-open class CMMagnetometerData: CMLogItem, @unchecked Sendable {
+open class CMMagnetometerData: CMLogItem {
     // Sendable: see CMLogItem.
     private let storedMagneticField: CMMagneticField
 

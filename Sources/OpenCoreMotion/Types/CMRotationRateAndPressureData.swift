@@ -3,7 +3,7 @@ import Foundation
 /// A rotation rate sample, as Core Motion's `CMRotationRateData` (the high-rate gyroscope samples Apple
 /// records on some devices). Here it is a plain sample type, for code and tests that use it: no
 /// OpenCoreMotion API delivers it yet (``CMGyroData`` carries the live gyroscope).
-open class CMRotationRateData: CMLogItem, @unchecked Sendable {
+open class CMRotationRateData: CMLogItem {
     // Sendable: see CMLogItem.
     private let storedRotationRate: CMRotationRate
 
@@ -40,7 +40,7 @@ open class CMRotationRateData: CMLogItem, @unchecked Sendable {
 /// A recorded rotation rate sample, as Core Motion's `CMRecordedRotationRateData`: a
 /// ``CMRotationRateData`` with the wall-clock time it was taken. ``CMSensorRecorder`` records the
 /// accelerometer only, so nothing here produces it yet.
-open class CMRecordedRotationRateData: CMRotationRateData, @unchecked Sendable {
+open class CMRecordedRotationRateData: CMRotationRateData {
     // Sendable: see CMLogItem.
     private let storedStartDate: Date
 
@@ -74,7 +74,7 @@ open class CMRecordedRotationRateData: CMRotationRateData, @unchecked Sendable {
 
 /// An air pressure and temperature sample, as Core Motion's `CMAmbientPressureData`. A plain sample
 /// type here: ``CMAltimeter`` delivers pressure as ``CMAltitudeData``.
-open class CMAmbientPressureData: CMLogItem, @unchecked Sendable {
+open class CMAmbientPressureData: CMLogItem {
     // Sendable: see CMLogItem.
     private let storedPressure: Measurement<UnitPressure>
     private let storedTemperature: Measurement<UnitTemperature>
@@ -116,7 +116,7 @@ open class CMAmbientPressureData: CMLogItem, @unchecked Sendable {
 /// A recorded pressure sample, as Core Motion's `CMRecordedPressureData`: a ``CMAmbientPressureData``
 /// with its batch identifier and wall-clock time. ``CMSensorRecorder`` records the accelerometer only,
 /// so nothing here produces it yet.
-open class CMRecordedPressureData: CMAmbientPressureData, @unchecked Sendable {
+open class CMRecordedPressureData: CMAmbientPressureData {
     // Sendable: see CMLogItem.
     private let storedIdentifier: UInt64
     private let storedStartDate: Date
