@@ -42,8 +42,8 @@ import MotionSources
 /// Every member may be called from any thread. Handlers run on the queue given, in order. Once
 /// ``stopActivityUpdates()`` returns (called off that queue), no further call of the handler begins.
 open class CMMotionActivityManager: NSObject {
-    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
+    // Not `Sendable`, as Apple's (a subclass would have to restate it; see Delivery/Unchecked.swift),
+    // yet thread-safe: its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
     /// The source read, or `nil` when the process has none.
     let source: (any SensorSource)?
     /// The recorder database history is read from.

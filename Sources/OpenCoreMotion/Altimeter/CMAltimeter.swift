@@ -39,8 +39,8 @@ import MotionPhones
 /// Every member may be called from any thread. Handlers run on the queue given, in order. Once a stop
 /// method returns (called off that queue), no further call of that handler begins.
 open class CMAltimeter: NSObject {
-    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
+    // Not `Sendable`, as Apple's (a subclass would have to restate it; see Delivery/Unchecked.swift),
+    // yet thread-safe: its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
     /// The barometer read, or `nil` when there is none.
     public let barometer: (any BarometerSource)?
 

@@ -5,8 +5,8 @@ import Foundation
 /// ## Threading
 /// Immutable; safe to pass between threads.
 open class CMAltitudeData: CMLogItem {
-    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its stored state is immutable, so sharing it between threads is safe.
+    // Not `Sendable`, as Apple's (a subclass would have to restate it; see Delivery/Unchecked.swift),
+    // yet thread-safe: its stored state is immutable, so sharing it between threads is safe.
     private let storedRelativeAltitude: NSNumber
     private let storedPressure: NSNumber
 
@@ -50,8 +50,8 @@ open class CMAltitudeData: CMLogItem {
 /// ## Threading
 /// Immutable; safe to pass between threads.
 open class CMAbsoluteAltitudeData: CMLogItem {
-    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its stored state is immutable, so sharing it between threads is safe.
+    // Not `Sendable`, as Apple's (a subclass would have to restate it; see Delivery/Unchecked.swift),
+    // yet thread-safe: its stored state is immutable, so sharing it between threads is safe.
     private let storedAltitude: Double
     private let storedAccuracy: Double
     private let storedPrecision: Double

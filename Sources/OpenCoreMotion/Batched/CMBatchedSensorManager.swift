@@ -29,8 +29,8 @@ import MotionSources
 /// Every member may be called from any thread. Handlers run on a private serial queue, one batch at a
 /// time, in order; once a stop method returns (called off that queue), no further batch begins.
 open class CMBatchedSensorManager: NSObject {
-    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its state is behind a `Locked`, so sharing it between threads is safe.
+    // Not `Sendable`, as Apple's (a subclass would have to restate it; see Delivery/Unchecked.swift),
+    // yet thread-safe: its state is behind a `Locked`, so sharing it between threads is safe.
 
     /// Seconds of samples in one batch (beyond Apple).
     public static let batchDuration: TimeInterval = 1

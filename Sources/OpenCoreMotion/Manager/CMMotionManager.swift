@@ -45,8 +45,8 @@ public typealias CMDeviceMotionHandler = (CMDeviceMotion?, (any Error)?) -> Void
 /// ## Threading
 /// Every member may be called from any thread.
 open class CMMotionManager: NSObject {
-    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
+    // Not `Sendable`, as Apple's (a subclass would have to restate it; see Delivery/Unchecked.swift),
+    // yet thread-safe: its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
     enum Slot: Int, CaseIterable {
         case accelerometer, gyro, magnetometer, deviceMotion
     }

@@ -48,8 +48,8 @@ import MotionSources
 /// time, in order. Once ``stopUpdates()`` (or ``stopEventUpdates()``) returns, no further call of that
 /// handler begins.
 open class CMPedometer: NSObject {
-    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
+    // Not `Sendable`, as Apple's (a subclass would have to restate it; see Delivery/Unchecked.swift),
+    // yet thread-safe: its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
     /// The source read, or `nil` when the process has none.
     let source: (any SensorSource)?
     /// The recorder database history is read from.

@@ -32,8 +32,8 @@ import MotionSources
 /// ## Threading
 /// Every member may be called from any thread.
 open class CMSensorRecorder: NSObject {
-    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
+    // Not `Sendable`, as Apple's (a subclass would have to restate it; see Delivery/Unchecked.swift),
+    // yet thread-safe: its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
     /// The source recorded from, or `nil` when the process has none.
     let source: (any SensorSource)?
     /// The database file.

@@ -9,8 +9,8 @@ import Foundation
 /// ## Threading
 /// Samples the package creates are immutable and may be passed between threads freely.
 open class CMLogItem: NSObject, NSCopying, NSSecureCoding {
-    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its stored state is immutable, so sharing it between threads is safe.
+    // Not `Sendable`, as Apple's (a subclass would have to restate it; see Delivery/Unchecked.swift),
+    // yet thread-safe: its stored state is immutable, so sharing it between threads is safe.
     private let storedTimestamp: TimeInterval
 
     /// When the sample was taken, in seconds since boot: the base of
@@ -49,7 +49,7 @@ open class CMLogItem: NSObject, NSCopying, NSSecureCoding {
 
 /// One accelerometer reading.
 open class CMAccelerometerData: CMLogItem {
-    // Sendable: see CMLogItem.
+    // Not `Sendable` yet thread-safe: see CMLogItem.
     private let storedAcceleration: CMAcceleration
 
     /// The acceleration in g, device frame, gravity included and pointing down (face up: z ≈ −1).
@@ -89,7 +89,7 @@ open class CMAccelerometerData: CMLogItem {
 
 /// One gyroscope reading, raw: the sensor's bias is still in it (``CMDeviceMotion/rotationRate`` has it removed).
 open class CMGyroData: CMLogItem {
-    // Sendable: see CMLogItem.
+    // Not `Sendable` yet thread-safe: see CMLogItem.
     private let storedRotationRate: CMRotationRate
 
     /// The rotation rate in rad/s, device frame.
@@ -129,7 +129,7 @@ open class CMGyroData: CMLogItem {
 
 /// One magnetometer reading, raw: the device's own hard and soft iron are still in it.
 open class CMMagnetometerData: CMLogItem {
-    // Sendable: see CMLogItem.
+    // Not `Sendable` yet thread-safe: see CMLogItem.
     private let storedMagneticField: CMMagneticField
 
     /// The magnetic field in µT, device frame.

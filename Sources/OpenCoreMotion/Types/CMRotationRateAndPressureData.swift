@@ -4,7 +4,7 @@ import Foundation
 /// records on some devices). Here it is a plain sample type, for code and tests that use it: no
 /// OpenCoreMotion API delivers it yet (``CMGyroData`` carries the live gyroscope).
 open class CMRotationRateData: CMLogItem {
-    // Sendable: see CMLogItem.
+    // Not `Sendable` yet thread-safe: see CMLogItem.
     private let storedRotationRate: CMRotationRate
 
     /// The rotation rate in rad/s, device frame.
@@ -41,7 +41,7 @@ open class CMRotationRateData: CMLogItem {
 /// ``CMRotationRateData`` with the wall-clock time it was taken. ``CMSensorRecorder`` records the
 /// accelerometer only, so nothing here produces it yet.
 open class CMRecordedRotationRateData: CMRotationRateData {
-    // Sendable: see CMLogItem.
+    // Not `Sendable` yet thread-safe: see CMLogItem.
     private let storedStartDate: Date
 
     /// The wall-clock time at which the sample was taken.
@@ -75,7 +75,7 @@ open class CMRecordedRotationRateData: CMRotationRateData {
 /// An air pressure and temperature sample, as Core Motion's `CMAmbientPressureData`. A plain sample
 /// type here: ``CMAltimeter`` delivers pressure as ``CMAltitudeData``.
 open class CMAmbientPressureData: CMLogItem {
-    // Sendable: see CMLogItem.
+    // Not `Sendable` yet thread-safe: see CMLogItem.
     private let storedPressure: Measurement<UnitPressure>
     private let storedTemperature: Measurement<UnitTemperature>
 
@@ -117,7 +117,7 @@ open class CMAmbientPressureData: CMLogItem {
 /// with its batch identifier and wall-clock time. ``CMSensorRecorder`` records the accelerometer only,
 /// so nothing here produces it yet.
 open class CMRecordedPressureData: CMAmbientPressureData {
-    // Sendable: see CMLogItem.
+    // Not `Sendable` yet thread-safe: see CMLogItem.
     private let storedIdentifier: UInt64
     private let storedStartDate: Date
 
