@@ -118,6 +118,10 @@ open class CMSensorRecorder: NSObject {
     /// The recorded samples whose wall-clock time lies in `fromDate…toDate` (both inclusive), oldest
     /// first; gaps in the recording are simply absent.
     ///
+    /// Both ends are inclusive because Apple's current reference for this method says so for each
+    /// parameter (entries before `fromDate` and after `toDate` are excluded); a sample stamped exactly
+    /// `fromDate` is returned.
+    ///
     /// - Returns: `nil` when the range is longer than 12 hours (Apple's limit), ends before it starts,
     ///   or the database cannot be read (the error is logged); otherwise a list, possibly empty.
     open func accelerometerData(from fromDate: Date, to toDate: Date) -> CMSensorDataList? {
