@@ -46,7 +46,9 @@ package struct BenchIIOCommand: ParsableCommand {
             m.startAccelerometerUpdates(to: q) { data, _ in
                 if let data { deliver(data.timestamp, data.acceleration.x) }
             }
-            return { m.stopAccelerometerUpdates() }
+            // Like Apple's, CMMotionManager is not `Sendable`, but it is callable from any thread.
+            nonisolated(unsafe) let stopping = m
+            return { stopping.stopAccelerometerUpdates() }
         } : nil)
         if json {
             try printJSON(result)

@@ -45,7 +45,9 @@ struct RecordCommand: AsyncParsableCommand {
         } catch {
             throw CLIError(error.description)
         }
-        let manager = CMMotionManager(source: source)
+        // Read from several tasks: like Apple's, CMMotionManager is not `Sendable`, but it is callable from
+        // any thread (its state is behind a lock).
+        nonisolated(unsafe) let manager = CMMotionManager(source: source)
         let stop = StopSignals()
         defer { stop.cancel() }
         var failure: (any Error)?

@@ -84,7 +84,9 @@ struct StreamCommand: AsyncParsableCommand {
         if sensor == .raw, let broker = source as? MQTTSensorSource, broker.boundDevice == nil {
             return try await Self.streamDevices(broker, writer: try LineWriter(path: output), format: format, duration: duration)
         }
-        let manager = CMMotionManager(source: source)
+        // Read from several tasks: like Apple's, CMMotionManager is not `Sendable`, but it is callable from
+        // any thread (its state is behind a lock).
+        nonisolated(unsafe) let manager = CMMotionManager(source: source)
         manager.location = location?.location
         let writer = try LineWriter(path: output)
         let format = format

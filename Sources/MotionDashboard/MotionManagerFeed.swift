@@ -17,7 +17,10 @@ import OpenCoreMotion
 ///
 /// ## Threading
 /// All members may be called from any thread. Handlers run on a private serial `OperationQueue`.
-package final class MotionManagerFeed: DashboardFeed {
+package final class MotionManagerFeed: DashboardFeed, @unchecked Sendable {
+    // Sendable: every stored property is Sendable except the Core Motion managers, which, like Apple's,
+    // are not `Sendable` but are callable from any thread (their state is behind a lock); the ones this
+    // feed creates are held in a `Locked`.
     /// The manager the dashboard drives.
     package let manager: CMMotionManager
     /// What the dashboard shows in its header; built once from the manager's source.

@@ -134,7 +134,8 @@ import Testing
             // The recorder's simulator runs on a virtual clock: 30 s of samples written as fast as
             // they are made, in batches, while the processes write theirs.
             let device = SimulatedDevice(scenario: .rotate, clock: .virtual(startTime: ProcessInfo.processInfo.systemUptime))
-            let recorder = CMSensorRecorder(source: device, databasePath: db)
+            // Used on a thread: like Apple's, CMSensorRecorder is not `Sendable`, but it is callable from any thread.
+            nonisolated(unsafe) let recorder = CMSensorRecorder(source: device, databasePath: db)
             let inProcess = Thread { recorder.recordAccelerometer(forDuration: 30) }
             inProcess.start()
             let results = await recordAtOnce(sources, database: db)

@@ -14,7 +14,9 @@ import Testing
     static let still = ["PHONE_RATE_Z": "0", "PHONE_YAW": String(yaw)]
 
     /// Device motion in `frame` from a manager on `source`.
-    final class Motions: Sendable {
+    final class Motions: @unchecked Sendable {
+        // Sendable: like Apple's, CMMotionManager and CMDeviceMotion are not `Sendable`, but the manager is
+        // callable from any thread and the samples are immutable; the list is behind a lock.
         let manager: CMMotionManager
         let got = NIOLockedValueBox<[CMDeviceMotion]>([])
         /// When collecting began (seconds since boot), before the phone started.

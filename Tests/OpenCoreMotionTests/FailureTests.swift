@@ -102,7 +102,9 @@ import Testing
 @Suite struct AsyncSequenceTests {
     @Test func leavingTheLoopStopsTheSensor() async throws {
         let source = ManualSource()
-        let manager = CMMotionManager(source: source)
+        // Shared with the reading task: like Apple's, the manager is not `Sendable`, but it is callable
+        // from any thread (its state is behind a lock).
+        nonisolated(unsafe) let manager = CMMotionManager(source: source)
         let reader = Task {
             var got: [Double] = []
             for try await sample in manager.gyroUpdates(interval: 0.01) {
@@ -121,7 +123,8 @@ import Testing
 
     @Test func cancellingTheTaskStopsTheSensorUnlessAnotherConsumerNeedsIt() async throws {
         let source = ManualSource()
-        let manager = CMMotionManager(source: source)
+        // Shared with the reading task; see leavingTheLoopStopsTheSensor.
+        nonisolated(unsafe) let manager = CMMotionManager(source: source)
         manager.gyroUpdateInterval = 0.1
         manager.startGyroUpdates()
         let reader = Task {
@@ -172,7 +175,9 @@ import Testing
     /// `swift test --sanitize=thread` this must report no race.
     @Test func membersAreCallableFromAnyThread() {
         let source = ManualSource()
-        let managers = (0..<3).map { _ in CMMotionManager(source: source) }
+        // The managers are documented as callable from any thread (their state is behind a lock), which
+        // is what this test checks; like Apple's, the class is not `Sendable`.
+        nonisolated(unsafe) let managers = (0..<3).map { _ in CMMotionManager(source: source) }
         let emitter = Thread {
             for i in 0..<3000 {
                 source.emit(accel(Double(i) * 0.001))

@@ -6,7 +6,9 @@ import Testing
 @Suite struct MaximumLatencyTests {
     @Test func theSourceRunsWithTheSmallestLatencyAnyConsumerAccepts() async {
         let source = ManualSource()
-        let manager = CMMotionManager(source: source)
+        // Shared with the reading task: like Apple's, the manager is not `Sendable`, but it is callable
+        // from any thread (its state is behind a lock).
+        nonisolated(unsafe) let manager = CMMotionManager(source: source)
         let batched = Task { for try await _ in manager.gyroUpdates(interval: 0.01, maximumLatency: 0.2) {} }
         #expect(await eventually { source.demand.maximumLatency == 0.2 })
         manager.startGyroUpdates()  // Apple's API: every sample at once.

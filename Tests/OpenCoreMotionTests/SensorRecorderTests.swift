@@ -37,6 +37,30 @@ private func temporaryDatabase() -> String {
                 "another recorder on the same database sees the recording")
     }
 
+    /// Apple's reference for `accelerometerData(from:to:)` calls both dates inclusive ("Entries
+    /// occurring before this date are excluded", "after this date are excluded"), so a query whose ends
+    /// are two samples' own dates returns both of them and everything between, nothing else.
+    @Test func bothEndsOfTheQueryAreInclusiveAsApplesReferenceSays() throws {
+        let device = SimulatedDevice(scenario: .still, clock: .virtual(startTime: ProcessInfo.processInfo.systemUptime))
+        let recorder = CMSensorRecorder(source: device, databasePath: temporaryDatabase())
+        let requested = Date()
+        recorder.recordAccelerometer(forDuration: 2)
+        #expect(waitUntil(timeout: 60) { !recorder.isRecording })
+        let all = try #require(recorder.accelerometerData(from: requested.addingTimeInterval(-5), to: requested.addingTimeInterval(60))).samples
+        #expect(all.count == 100, "2 s at 50 Hz")
+        guard all.count == 100 else { return }
+        let ids = { (list: CMSensorDataList?) in list?.samples.map(\.identifier) ?? [] }
+        let stamps = { (list: CMSensorDataList?) in list?.samples.map(\.timestamp) ?? [] }
+        let inside = recorder.accelerometerData(from: all[10].startDate, to: all[20].startDate)
+        #expect(stamps(inside) == all[10...20].map(\.timestamp), "samples 10…20, both ends included")
+        #expect(ids(inside) == all[10...20].map(\.identifier))
+        let justInside = recorder.accelerometerData(from: all[10].startDate.addingTimeInterval(0.001),
+                                                    to: all[20].startDate.addingTimeInterval(-0.001))
+        #expect(stamps(justInside) == all[11...19].map(\.timestamp), "a millisecond in from each end drops both")
+        let single = recorder.accelerometerData(from: all[42].startDate, to: all[42].startDate)
+        #expect(stamps(single) == [all[42].timestamp], "an empty range at a sample's date holds that sample")
+    }
+
     @Test func callingAgainWhileRecordingExtendsTheRecording() throws {
         let source = ManualSource(sensors: [.accelerometer])
         let path = temporaryDatabase()

@@ -14,7 +14,10 @@ func waitUntil(timeout: Double = 5, _ condition: () -> Bool) -> Bool {
 }
 
 /// A thread-safe list that handlers append to.
-final class Recorder<T: Sendable>: Sendable {
+///
+/// `@unchecked`: as on Apple platforms, Core Motion's sample classes are not `Sendable`; what the tests
+/// record are the package's samples, which are immutable, so handing them between threads is safe.
+final class Recorder<T>: @unchecked Sendable {
     private let items = Locked<[T]>([])
     func append(_ item: T) { items.withLock { $0.append(item) } }
     var all: [T] { items.withLock { $0 } }

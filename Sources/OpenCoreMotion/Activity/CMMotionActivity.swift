@@ -21,9 +21,9 @@ public enum CMMotionActivityConfidence: Int, Sendable {
 ///
 /// ## Threading
 /// Immutable; safe to pass between threads.
-open class CMMotionActivity: CMLogItem, @unchecked Sendable {
-    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its stored state is immutable, so sharing it between threads is safe.
+open class CMMotionActivity: CMLogItem {
+    // Not `Sendable`, as Apple's (a subclass would have to restate it; see Delivery/Unchecked.swift),
+    // yet thread-safe: its stored state is immutable, so sharing it between threads is safe.
     private let storedKind: ActivityKind
     private let storedConfidence: CMMotionActivityConfidence
     private let storedStartDate: Date

@@ -41,9 +41,9 @@ import MotionSources
 /// ## Threading
 /// Every member may be called from any thread. Handlers run on the queue given, in order. Once
 /// ``stopActivityUpdates()`` returns (called off that queue), no further call of the handler begins.
-open class CMMotionActivityManager: NSObject, @unchecked Sendable {
-    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
+open class CMMotionActivityManager: NSObject {
+    // Not `Sendable`, as Apple's (a subclass would have to restate it; see Delivery/Unchecked.swift),
+    // yet thread-safe: its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
     /// The source read, or `nil` when the process has none.
     let source: (any SensorSource)?
     /// The recorder database history is read from.
@@ -125,10 +125,12 @@ open class CMMotionActivityManager: NSObject, @unchecked Sendable {
     open func queryActivityStarting(from start: Date, to end: Date, to queue: OperationQueue,
                                     withHandler handler: @escaping CMMotionActivityQueryHandler) {
         nonisolated(unsafe) let handler = handler
-        sensorQueue.addOperation { [self] in
-            let result = history(from: start, to: end)
+        // The manager is thread-safe by construction and the activities are immutable samples.
+        let manager = UncheckedSendable(self)
+        sensorQueue.addOperation {
+            let result = UncheckedSendable(manager.value.history(from: start, to: end))
             queue.addOperation {
-                switch result {
+                switch result.value {
                 case .success(let list): handler(list, nil)
                 case .failure(let error): handler(nil, error)
                 }
@@ -276,9 +278,12 @@ open class CMMotionActivityManager: NSObject, @unchecked Sendable {
             s.live = live
         }
         if let (queue, activity) = out {
-            queue.addOperation { [weak self] in
-                guard let handler = self?.state.withLock({ $0.live?.generation == generation ? $0.live?.handler : nil }) else { return }
-                handler(activity)
+            // The manager is thread-safe by construction and the activity is an immutable sample.
+            let weakSelf = UncheckedWeak(self)
+            let activity = UncheckedSendable(activity)
+            queue.addOperation {
+                guard let handler = weakSelf.value?.state.withLock({ $0.live?.generation == generation ? $0.live?.handler : nil }) else { return }
+                handler(activity.value)
             }
         }
         if let failed {
@@ -315,11 +320,17 @@ extension CMMotionActivityManager {
         let queue = OperationQueue.serial()
         return AsyncThrowingStream(bufferingPolicy: .unbounded) { continuation in
             manager.start(queue: queue, handler: { activity in
-                if let activity { continuation.yield(activity) }
+                // Immutable samples the manager made for this consumer (see Unchecked.swift).
+                if let activity {
+                    nonisolated(unsafe) let activity = activity
+                    continuation.yield(activity)
+                }
             }, failure: { error in
                 continuation.finish(throwing: error)
             })
-            continuation.onTermination = { _ in manager.stopActivityUpdates() }
+            // The manager is thread-safe by construction (its state is in a `Locked`).
+            let stopping = UncheckedSendable(manager)
+            continuation.onTermination = { _ in stopping.value.stopActivityUpdates() }
         }
     }
 }

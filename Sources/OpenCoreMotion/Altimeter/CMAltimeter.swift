@@ -38,9 +38,9 @@ import MotionPhones
 /// ## Threading
 /// Every member may be called from any thread. Handlers run on the queue given, in order. Once a stop
 /// method returns (called off that queue), no further call of that handler begins.
-open class CMAltimeter: NSObject, @unchecked Sendable {
-    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
+open class CMAltimeter: NSObject {
+    // Not `Sendable`, as Apple's (a subclass would have to restate it; see Delivery/Unchecked.swift),
+    // yet thread-safe: its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
     /// The barometer read, or `nil` when there is none.
     public let barometer: (any BarometerSource)?
 
@@ -233,18 +233,17 @@ open class CMAltimeter: NSObject, @unchecked Sendable {
     /// Runs `body` on the run's queue with the handlers current there, if the run is still current.
     private func deliver(_ run: Run, generation: Int, _ body: @escaping (Run) -> Void) {
         nonisolated(unsafe) let body = body
-        run.queue.addOperation { [weak self] in
-            guard let current = self?.state.withLock({ $0.run?.generation == generation ? $0.run : nil }) else { return }
+        let weakSelf = WeakAltimeter(self)
+        run.queue.addOperation {
+            guard let current = weakSelf.value?.state.withLock({ $0.run?.generation == generation ? $0.run : nil }) else { return }
             body(current)
         }
     }
 }
 
-/// A weak reference to an altimeter, for its reading thread.
-private final class WeakAltimeter: Sendable {
-    weak let value: CMAltimeter?
-    init(_ value: CMAltimeter) { self.value = value }
-}
+/// A weak reference to an altimeter, for its reading thread and its queue's operations (the altimeter is
+/// thread-safe by construction: its state is in a `Locked`).
+private typealias WeakAltimeter = UncheckedWeak<CMAltimeter>
 
 /// The process's default barometer and sea-level reference.
 enum AltimeterSelection {

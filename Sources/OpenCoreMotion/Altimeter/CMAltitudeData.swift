@@ -4,9 +4,9 @@ import Foundation
 ///
 /// ## Threading
 /// Immutable; safe to pass between threads.
-open class CMAltitudeData: CMLogItem, @unchecked Sendable {
-    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its stored state is immutable, so sharing it between threads is safe.
+open class CMAltitudeData: CMLogItem {
+    // Not `Sendable`, as Apple's (a subclass would have to restate it; see Delivery/Unchecked.swift),
+    // yet thread-safe: its stored state is immutable, so sharing it between threads is safe.
     private let storedRelativeAltitude: NSNumber
     private let storedPressure: NSNumber
 
@@ -49,9 +49,9 @@ open class CMAltitudeData: CMLogItem, @unchecked Sendable {
 ///
 /// ## Threading
 /// Immutable; safe to pass between threads.
-open class CMAbsoluteAltitudeData: CMLogItem, @unchecked Sendable {
-    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its stored state is immutable, so sharing it between threads is safe.
+open class CMAbsoluteAltitudeData: CMLogItem {
+    // Not `Sendable`, as Apple's (a subclass would have to restate it; see Delivery/Unchecked.swift),
+    // yet thread-safe: its stored state is immutable, so sharing it between threads is safe.
     private let storedAltitude: Double
     private let storedAccuracy: Double
     private let storedPrecision: Double

@@ -28,9 +28,9 @@ import MotionSources
 /// ## Threading
 /// Every member may be called from any thread. Handlers run on a private serial queue, one batch at a
 /// time, in order; once a stop method returns (called off that queue), no further batch begins.
-open class CMBatchedSensorManager: NSObject, @unchecked Sendable {
-    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its state is behind a `Locked`, so sharing it between threads is safe.
+open class CMBatchedSensorManager: NSObject {
+    // Not `Sendable`, as Apple's (a subclass would have to restate it; see Delivery/Unchecked.swift),
+    // yet thread-safe: its state is behind a `Locked`, so sharing it between threads is safe.
 
     /// Seconds of samples in one batch (beyond Apple).
     public static let batchDuration: TimeInterval = 1
@@ -216,7 +216,7 @@ open class CMBatchedSensorManager: NSObject, @unchecked Sendable {
         public func makeAsyncIterator() -> Iterator { Iterator(base: makeStream().makeAsyncIterator()) }
     }
 
-    private static func stream<T: Sendable>(
+    private static func stream<T>(
         source: (any SensorSource)?,
         start: (CMBatchedSensorManager, @escaping ([T]?, (any Error)?) -> Void) -> Void
     ) -> AsyncThrowingStream<[T], any Error> {
@@ -227,11 +227,17 @@ open class CMBatchedSensorManager: NSObject, @unchecked Sendable {
             }
             let batcher = CMBatchedSensorManager(source: source)
             start(batcher) { batch, error in
-                if let batch { continuation.yield(batch) } else { continuation.finish(throwing: error) }
+                // Immutable samples the manager made for this consumer (see Unchecked.swift).
+                if let batch {
+                    nonisolated(unsafe) let batch = batch
+                    continuation.yield(batch)
+                } else { continuation.finish(throwing: error) }
             }
+            // The manager is thread-safe by construction (its state is in a `Locked`).
+            let stopping = UncheckedSendable(batcher)
             continuation.onTermination = { _ in
-                batcher.stopAccelerometerUpdates()
-                batcher.stopDeviceMotionUpdates()
+                stopping.value.stopAccelerometerUpdates()
+                stopping.value.stopDeviceMotionUpdates()
             }
         }
     }

@@ -26,7 +26,9 @@ enum MotionStream: Hashable, Sendable {
 }
 
 /// What a hub hands a consumer.
-enum HubOutput: Sendable {
+enum HubOutput: @unchecked Sendable {
+    // Sendable: the samples are created by the hub for this output and are immutable (their stored state
+    // is `let`); Core Motion's sample classes are not `Sendable` (see Unchecked.swift).
     case accelerometer(CMAccelerometerData)
     case gyro(CMGyroData)
     case magnetometer(CMMagnetometerData)

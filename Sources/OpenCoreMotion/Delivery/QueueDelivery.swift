@@ -14,10 +14,12 @@ import Foundation
 /// no further handler call begins. A call already under way runs to its end. Operations the caller
 /// put on the same queue are never touched (Core Motion on Apple platforms cancels the whole queue;
 /// OpenCoreMotion deliberately does not).
-final class QueueDelivery<Item: Sendable>: @unchecked Sendable {
+final class QueueDelivery<Item>: @unchecked Sendable {
     // Sendable: Core Motion's handler types (`CMAccelerometerHandler`, …) are non-Sendable closures that
     // Apple calls on the caller's `OperationQueue`; the handler is only ever called there, one call at a
-    // time, and every other stored property is Sendable.
+    // time. The items are the package's own samples, immutable once made (Core Motion's sample classes
+    // are not `Sendable`, see Unchecked.swift); each is handed from the enqueuing thread to the queue
+    // once, under the lock. Every other stored property is Sendable.
     typealias Handler = (Item?, (any Error)?) -> Void
 
     private enum Payload {

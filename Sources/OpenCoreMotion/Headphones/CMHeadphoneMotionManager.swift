@@ -32,9 +32,9 @@ extension CMHeadphoneMotionManagerDelegate {
 ///
 /// ## Threading
 /// Every member may be called from any thread; handlers run on the queue given.
-open class CMHeadphoneMotionManager: NSObject, @unchecked Sendable {
-    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its state is behind a `Locked`, so sharing it between threads is safe.
+open class CMHeadphoneMotionManager: NSObject {
+    // Not `Sendable`, as Apple's (a subclass would have to restate it; see Delivery/Unchecked.swift),
+    // yet thread-safe: its state is behind a `Locked`, so sharing it between threads is safe.
     private struct State {
         weak var delegate: (any CMHeadphoneMotionManagerDelegate)?
         var connectionStatusActive = false
@@ -101,9 +101,9 @@ open class CMHeadphoneMotionManager: NSObject, @unchecked Sendable {
 ///
 /// ## Threading
 /// Every member may be called from any thread; handlers run on the queue given.
-open class CMHeadphoneActivityManager: NSObject, @unchecked Sendable {
-    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; it has no mutable state.
+open class CMHeadphoneActivityManager: NSObject {
+    // Not `Sendable`, as Apple's (a subclass would have to restate it; see Delivery/Unchecked.swift),
+    // yet thread-safe: it has no mutable state.
 
     /// Whether compatible headphones are connected; raw values are Apple's.
     public enum Status: Int, Sendable {

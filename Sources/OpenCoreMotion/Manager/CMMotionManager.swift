@@ -44,9 +44,9 @@ public typealias CMDeviceMotionHandler = (CMDeviceMotion?, (any Error)?) -> Void
 ///
 /// ## Threading
 /// Every member may be called from any thread.
-open class CMMotionManager: NSObject, @unchecked Sendable {
-    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
+open class CMMotionManager: NSObject {
+    // Not `Sendable`, as Apple's (a subclass would have to restate it; see Delivery/Unchecked.swift),
+    // yet thread-safe: its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
     enum Slot: Int, CaseIterable {
         case accelerometer, gyro, magnetometer, deviceMotion
     }
@@ -222,8 +222,10 @@ open class CMMotionManager: NSObject, @unchecked Sendable {
         spec.showsDeviceMovementDisplay = showsMovement
         spec.declination = declination
         spec.maximumLatency = maximumLatency
-        spec.deliver = { [weak self] output in
-            self?.receive(output, slot: slot, generation: generation, push: push)
+        // The manager is thread-safe by construction (its state is in a `Locked`).
+        let weakSelf = UncheckedWeak(self)
+        spec.deliver = { output in
+            weakSelf.value?.receive(output, slot: slot, generation: generation, push: push)
         }
         do {
             let id = try hub.add(spec)

@@ -21,9 +21,15 @@ extension CMPedometer {
         pedometer.stepLengthModel = stepLengthModel
         return AsyncThrowingStream(bufferingPolicy: .unbounded) { continuation in
             pedometer.startUpdates(from: start) { data, error in
-                if let data { continuation.yield(data) } else { continuation.finish(throwing: error) }
+                // Immutable records the pedometer made for this consumer (see Unchecked.swift).
+                if let data {
+                    nonisolated(unsafe) let data = data
+                    continuation.yield(data)
+                } else { continuation.finish(throwing: error) }
             }
-            continuation.onTermination = { _ in pedometer.stopUpdates() }
+            // The pedometer is thread-safe by construction (its state is in a `Locked`).
+            let stopping = UncheckedSendable(pedometer)
+            continuation.onTermination = { _ in stopping.value.stopUpdates() }
         }
     }
 
@@ -33,9 +39,15 @@ extension CMPedometer {
         let pedometer = CMPedometer(optionalSource: source, databasePath: databasePath, barometer: barometer)
         return AsyncThrowingStream(bufferingPolicy: .unbounded) { continuation in
             pedometer.startEventUpdates { event, error in
-                if let event { continuation.yield(event) } else { continuation.finish(throwing: error) }
+                // Immutable records the pedometer made for this consumer (see Unchecked.swift).
+                if let event {
+                    nonisolated(unsafe) let event = event
+                    continuation.yield(event)
+                } else { continuation.finish(throwing: error) }
             }
-            continuation.onTermination = { _ in pedometer.stopEventUpdates() }
+            // The pedometer is thread-safe by construction (its state is in a `Locked`).
+            let stopping = UncheckedSendable(pedometer)
+            continuation.onTermination = { _ in stopping.value.stopEventUpdates() }
         }
     }
 }

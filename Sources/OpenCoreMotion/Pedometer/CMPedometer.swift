@@ -47,9 +47,9 @@ import MotionSources
 /// Every member may be called from any thread. Handlers run on a private serial queue, one call at a
 /// time, in order. Once ``stopUpdates()`` (or ``stopEventUpdates()``) returns, no further call of that
 /// handler begins.
-open class CMPedometer: NSObject, @unchecked Sendable {
-    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
+open class CMPedometer: NSObject {
+    // Not `Sendable`, as Apple's (a subclass would have to restate it; see Delivery/Unchecked.swift),
+    // yet thread-safe: its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
     /// The source read, or `nil` when the process has none.
     let source: (any SensorSource)?
     /// The recorder database history is read from.
@@ -192,8 +192,10 @@ open class CMPedometer: NSObject, @unchecked Sendable {
     /// recorded samples gives 0 steps. Only the last 7 days are kept.
     open func queryPedometerData(from start: Date, to end: Date, withHandler handler: @escaping CMPedometerHandler) {
         nonisolated(unsafe) let handler = handler
-        queue.addOperation { [self] in
-            switch history(from: start, to: end) {
+        // The pedometer is thread-safe by construction (its state is in a `Locked`).
+        let pedometer = UncheckedSendable(self)
+        queue.addOperation {
+            switch pedometer.value.history(from: start, to: end) {
             case .success(let h):
                 handler(CMPedometerData(startDate: start, endDate: end, numberOfSteps: h.steps, distance: h.distance,
                                         averageActivePace: h.averageActivePace), nil)

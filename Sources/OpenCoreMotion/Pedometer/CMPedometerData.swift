@@ -7,9 +7,9 @@ import Foundation
 ///
 /// ## Threading
 /// Immutable; safe to pass between threads.
-open class CMPedometerData: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
-    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its stored state is immutable, so sharing it between threads is safe.
+open class CMPedometerData: NSObject, NSCopying, NSSecureCoding {
+    // Not `Sendable`, as Apple's (a subclass would have to restate it; see Delivery/Unchecked.swift),
+    // yet thread-safe: its stored state is immutable, so sharing it between threads is safe.
     private let storedStartDate: Date
     private let storedEndDate: Date
     private let storedNumberOfSteps: NSNumber
@@ -124,9 +124,9 @@ public enum CMPedometerEventType: Int, Sendable {
 ///
 /// ## Threading
 /// Immutable; safe to pass between threads.
-open class CMPedometerEvent: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
-    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its stored state is immutable, so sharing it between threads is safe.
+open class CMPedometerEvent: NSObject, NSCopying, NSSecureCoding {
+    // Not `Sendable`, as Apple's (a subclass would have to restate it; see Delivery/Unchecked.swift),
+    // yet thread-safe: its stored state is immutable, so sharing it between threads is safe.
     private let storedDate: Date
     private let storedType: CMPedometerEventType
 

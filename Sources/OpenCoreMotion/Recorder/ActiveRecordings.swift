@@ -71,7 +71,10 @@ enum ActiveRecordings {
     private static let starting = Locked<Void>(())
 
     /// One recording: a manager pushing accelerometer samples at 50 Hz to the recording.
-    final class Running: Sendable {
+    final class Running: @unchecked Sendable {
+        // Sendable: every stored property is Sendable except `manager`, a `CMMotionManager`, which is
+        // thread-safe by construction (its state is in a `Locked`) but not `Sendable`, as Apple's
+        // (see Unchecked.swift).
         let recording: AccelerometerRecording
         let manager: CMMotionManager
         let queue: OperationQueue

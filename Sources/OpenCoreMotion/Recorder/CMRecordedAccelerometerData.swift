@@ -4,9 +4,9 @@ import Foundation
 ///
 /// As every ``CMLogItem``, ``CMLogItem/timestamp`` is in seconds since boot; ``startDate`` is the
 /// same instant on the wall clock. Samples are immutable and may be passed between threads freely.
-open class CMRecordedAccelerometerData: CMAccelerometerData, @unchecked Sendable {
-    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its stored state is immutable, so sharing it between threads is safe.
+open class CMRecordedAccelerometerData: CMAccelerometerData {
+    // Not `Sendable`, as Apple's (a subclass would have to restate it; see Delivery/Unchecked.swift),
+    // yet thread-safe: its stored state is immutable, so sharing it between threads is safe.
     private let storedIdentifier: UInt64
     private let storedStartDate: Date
 

@@ -19,9 +19,9 @@ import Foundation
 ///
 /// The list holds the samples in memory (at 50 Hz, 12 hours is 2.16 million samples). It is
 /// immutable and may be passed between threads freely.
-open class CMSensorDataList: NSObject, NSFastEnumeration, @unchecked Sendable {
-    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
+open class CMSensorDataList: NSObject, NSFastEnumeration {
+    // Not `Sendable`, as Apple's (a subclass would have to restate it; see Delivery/Unchecked.swift),
+    // yet thread-safe: its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
     /// The samples, oldest first (beyond Apple).
     public let samples: [CMRecordedAccelerometerData]
 

@@ -31,9 +31,9 @@ import MotionSources
 ///
 /// ## Threading
 /// Every member may be called from any thread.
-open class CMSensorRecorder: NSObject, @unchecked Sendable {
-    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
+open class CMSensorRecorder: NSObject {
+    // Not `Sendable`, as Apple's (a subclass would have to restate it; see Delivery/Unchecked.swift),
+    // yet thread-safe: its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
     /// The source recorded from, or `nil` when the process has none.
     let source: (any SensorSource)?
     /// The database file.
@@ -117,6 +117,10 @@ open class CMSensorRecorder: NSObject, @unchecked Sendable {
 
     /// The recorded samples whose wall-clock time lies in `fromDate…toDate` (both inclusive), oldest
     /// first; gaps in the recording are simply absent.
+    ///
+    /// Both ends are inclusive because Apple's current reference for this method says so for each
+    /// parameter (entries before `fromDate` and after `toDate` are excluded); a sample stamped exactly
+    /// `fromDate` is returned.
     ///
     /// - Returns: `nil` when the range is longer than 12 hours (Apple's limit), ends before it starts,
     ///   or the database cannot be read (the error is logged); otherwise a list, possibly empty.

@@ -14,9 +14,9 @@ import MotionFusion
 ///
 /// ## Threading
 /// Every member may be used from any thread; ``multiply(byInverseOf:)`` is atomic.
-open class CMAttitude: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
-    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its stored state is behind a `Locked`, so sharing it between threads is safe.
+open class CMAttitude: NSObject, NSCopying, NSSecureCoding {
+    // Not `Sendable`, as Apple's (a subclass would have to restate it; see Delivery/Unchecked.swift),
+    // yet thread-safe: its stored state is behind a `Locked`, so sharing it between threads is safe.
     private let storage: Locked<Quaternion>
 
     /// The identity attitude (roll, pitch and yaw 0). Apple documents no value for it.

@@ -7,9 +7,9 @@ import Foundation
 /// `super.init()` and override ``attitude`` or any other property. `init()` creates a sample at rest
 /// in nothing: identity attitude, every vector zero, heading 0 (the zero of Apple's `alloc`/`init`).
 /// It conforms to `NSCopying` and `NSSecureCoding` through ``CMLogItem``.
-open class CMDeviceMotion: CMLogItem, @unchecked Sendable {
-    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its stored state is immutable, so sharing it between threads is safe.
+open class CMDeviceMotion: CMLogItem {
+    // Not `Sendable`, as Apple's (a subclass would have to restate it; see Delivery/Unchecked.swift),
+    // yet thread-safe: its stored state is immutable, so sharing it between threads is safe.
     /// Where the sensors sit, as Core Motion names it.
     public enum SensorLocation: Int, Sendable {
         /// The device itself.

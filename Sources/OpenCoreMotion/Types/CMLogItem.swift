@@ -8,9 +8,9 @@ import Foundation
 ///
 /// ## Threading
 /// Samples the package creates are immutable and may be passed between threads freely.
-open class CMLogItem: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
-    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its stored state is immutable, so sharing it between threads is safe.
+open class CMLogItem: NSObject, NSCopying, NSSecureCoding {
+    // Not `Sendable`, as Apple's (a subclass would have to restate it; see Delivery/Unchecked.swift),
+    // yet thread-safe: its stored state is immutable, so sharing it between threads is safe.
     private let storedTimestamp: TimeInterval
 
     /// When the sample was taken, in seconds since boot: the base of
@@ -48,8 +48,8 @@ open class CMLogItem: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
 }
 
 /// One accelerometer reading.
-open class CMAccelerometerData: CMLogItem, @unchecked Sendable {
-    // Sendable: see CMLogItem.
+open class CMAccelerometerData: CMLogItem {
+    // Not `Sendable` yet thread-safe: see CMLogItem.
     private let storedAcceleration: CMAcceleration
 
     /// The acceleration in g, device frame, gravity included and pointing down (face up: z ≈ −1).
@@ -88,8 +88,8 @@ open class CMAccelerometerData: CMLogItem, @unchecked Sendable {
 }
 
 /// One gyroscope reading, raw: the sensor's bias is still in it (``CMDeviceMotion/rotationRate`` has it removed).
-open class CMGyroData: CMLogItem, @unchecked Sendable {
-    // Sendable: see CMLogItem.
+open class CMGyroData: CMLogItem {
+    // Not `Sendable` yet thread-safe: see CMLogItem.
     private let storedRotationRate: CMRotationRate
 
     /// The rotation rate in rad/s, device frame.
@@ -128,8 +128,8 @@ open class CMGyroData: CMLogItem, @unchecked Sendable {
 }
 
 /// One magnetometer reading, raw: the device's own hard and soft iron are still in it.
-open class CMMagnetometerData: CMLogItem, @unchecked Sendable {
-    // Sendable: see CMLogItem.
+open class CMMagnetometerData: CMLogItem {
+    // Not `Sendable` yet thread-safe: see CMLogItem.
     private let storedMagneticField: CMMagneticField
 
     /// The magnetic field in µT, device frame.

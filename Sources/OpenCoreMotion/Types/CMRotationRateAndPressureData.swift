@@ -3,8 +3,8 @@ import Foundation
 /// A rotation rate sample, as Core Motion's `CMRotationRateData` (the high-rate gyroscope samples Apple
 /// records on some devices). Here it is a plain sample type, for code and tests that use it: no
 /// OpenCoreMotion API delivers it yet (``CMGyroData`` carries the live gyroscope).
-open class CMRotationRateData: CMLogItem, @unchecked Sendable {
-    // Sendable: see CMLogItem.
+open class CMRotationRateData: CMLogItem {
+    // Not `Sendable` yet thread-safe: see CMLogItem.
     private let storedRotationRate: CMRotationRate
 
     /// The rotation rate in rad/s, device frame.
@@ -40,8 +40,8 @@ open class CMRotationRateData: CMLogItem, @unchecked Sendable {
 /// A recorded rotation rate sample, as Core Motion's `CMRecordedRotationRateData`: a
 /// ``CMRotationRateData`` with the wall-clock time it was taken. ``CMSensorRecorder`` records the
 /// accelerometer only, so nothing here produces it yet.
-open class CMRecordedRotationRateData: CMRotationRateData, @unchecked Sendable {
-    // Sendable: see CMLogItem.
+open class CMRecordedRotationRateData: CMRotationRateData {
+    // Not `Sendable` yet thread-safe: see CMLogItem.
     private let storedStartDate: Date
 
     /// The wall-clock time at which the sample was taken.
@@ -74,8 +74,8 @@ open class CMRecordedRotationRateData: CMRotationRateData, @unchecked Sendable {
 
 /// An air pressure and temperature sample, as Core Motion's `CMAmbientPressureData`. A plain sample
 /// type here: ``CMAltimeter`` delivers pressure as ``CMAltitudeData``.
-open class CMAmbientPressureData: CMLogItem, @unchecked Sendable {
-    // Sendable: see CMLogItem.
+open class CMAmbientPressureData: CMLogItem {
+    // Not `Sendable` yet thread-safe: see CMLogItem.
     private let storedPressure: Measurement<UnitPressure>
     private let storedTemperature: Measurement<UnitTemperature>
 
@@ -116,8 +116,8 @@ open class CMAmbientPressureData: CMLogItem, @unchecked Sendable {
 /// A recorded pressure sample, as Core Motion's `CMRecordedPressureData`: a ``CMAmbientPressureData``
 /// with its batch identifier and wall-clock time. ``CMSensorRecorder`` records the accelerometer only,
 /// so nothing here produces it yet.
-open class CMRecordedPressureData: CMAmbientPressureData, @unchecked Sendable {
-    // Sendable: see CMLogItem.
+open class CMRecordedPressureData: CMAmbientPressureData {
+    // Not `Sendable` yet thread-safe: see CMLogItem.
     private let storedIdentifier: UInt64
     private let storedStartDate: Date
 

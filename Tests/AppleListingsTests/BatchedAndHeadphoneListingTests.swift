@@ -1,0 +1,153 @@
+import Foundation
+import Testing
+#if canImport(CoreMotion)
+import CoreMotion
+#else
+import OpenCoreMotion
+#endif
+
+/// Suspends until every operation added to the serial `queue` so far has run (without blocking a thread).
+func drained(_ queue: OperationQueue) async -> Bool {
+    final class Flag: @unchecked Sendable {  // Sendable: `ran` is only touched under `lock`.
+        let lock = NSLock()
+        var ran = false
+    }
+    let flag = Flag()
+    queue.addOperation { flag.lock.withLock { flag.ran = true } }
+    return await eventually(10) { flag.lock.withLock { flag.ran } }
+}
+
+/// Suspends (without blocking a thread) until `condition` holds or `seconds` pass.
+func eventually(_ seconds: Double, _ condition: () -> Bool) async -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if condition() { return true }
+        try? await Task.sleep(nanoseconds: 20_000_000)
+    }
+    return condition()
+}
+
+@Suite(.serialized) struct BatchedSensorListingTests {
+    init() { _ = simulatorSelected }
+
+    /// On the simulator (COREMOTION_SOURCE=sim:handheld) the listing receives one-second batches: 200
+    /// device-motion samples and `accelerometerDataFrequency` accelerometer samples each, in time order,
+    /// with gravity down the held screen.
+    @Test func streamsOneSecondBatchesFromTheSimulator() async {
+        #expect(CMBatchedSensorManager.isAccelerometerSupported)
+        #expect(CMBatchedSensorManager.isDeviceMotionSupported)
+        let listing = BatchedSensorListing()
+        listing.startStreaming()
+        let got = await eventually(30) {
+            listing.lock.withLock { listing.motionBatches.count >= 2 && listing.accelerometerBatches.count >= 2 }
+        }
+        listing.stopStreaming()
+        #expect(got)
+        let (motion, accel, errors) = listing.lock.withLock {
+            (listing.motionBatches, listing.accelerometerBatches, listing.errors)
+        }
+        #expect(errors.isEmpty, "\(errors)")
+        let rate = listing.manager.deviceMotionDataFrequency
+        let accelRate = listing.manager.accelerometerDataFrequency
+        #expect(rate == 200)
+        for batch in motion.prefix(2) {
+            #expect(abs(batch.count - rate) <= rate / 20, "about one second at \(rate) Hz: \(batch.count)")
+            #expect(zip(batch, batch.dropFirst()).allSatisfy { $0.timestamp < $1.timestamp })
+            #expect(batch.allSatisfy { $0.gravity.z < -0.5 }, "held screen up: gravity along −z")
+        }
+        for batch in accel.prefix(2) {
+            #expect(abs(batch.count - accelRate) <= accelRate / 20, "about one second at \(accelRate) Hz: \(batch.count)")
+            #expect(zip(batch, batch.dropFirst()).allSatisfy { $0.timestamp < $1.timestamp })
+        }
+        if motion.count >= 2, let end = motion[0].last, let next = motion[1].first {
+            #expect(next.timestamp > end.timestamp, "consecutive batches follow on")
+            #expect(next.timestamp - end.timestamp < 2.5 / Double(rate), "no sample lost between batches")
+        }
+    }
+}
+
+/// Headphones that report motion, as an iOS test would stub them: available, connecting at once and
+/// delivering the given head attitudes.
+final class StubHeadphones: CMHeadphoneMotionManager {
+    let yaws: [Double]
+    init(yaws: [Double]) { self.yaws = yaws; super.init() }
+    override var isDeviceMotionAvailable: Bool { true }
+    override func startDeviceMotionUpdates(to queue: OperationQueue, withHandler handler: @escaping CMHeadphoneDeviceMotionHandler) {
+        delegate?.headphoneMotionManagerDidConnect(self)
+        for (i, yaw) in yaws.enumerated() {
+            let motion = StubHeadMotion(yaw: yaw, timestamp: Double(i) * 0.04)
+            queue.addOperation { handler(motion, nil) }
+        }
+    }
+}
+
+final class StubHeadMotion: CMDeviceMotion {
+    let stub: CMAttitude
+    let time: TimeInterval
+    init(yaw: Double, timestamp: TimeInterval) {
+        stub = CMAttitude(quaternion: CMQuaternion(x: 0, y: 0, z: sin(yaw / 2), w: cos(yaw / 2)))
+        time = timestamp
+        super.init()
+    }
+    required init?(coder: NSCoder) { nil }
+    override var attitude: CMAttitude { stub }
+    override var timestamp: TimeInterval { time }
+}
+
+@Suite struct HeadphoneMotionListingTests {
+    /// Linux has no headphone that reports motion: the listing's guard returns before it sets the
+    /// delegate or starts updates, and nothing is delivered.
+    @Test func stopsAtTheAvailabilityCheckOnLinux() async {
+        let listing = HeadphoneMotionListing()
+        #expect(!listing.manager.isDeviceMotionAvailable)
+        #expect(CMHeadphoneMotionManager.authorizationStatus() == .restricted)
+        listing.startTracking()
+        #expect(!listing.started)
+        #expect(listing.manager.delegate == nil)
+        listing.queue.maxConcurrentOperationCount = 1
+        #expect(await drained(listing.queue))
+        #expect(listing.lock.withLock { listing.poses.isEmpty && listing.errors.isEmpty && listing.connectEvents == 0 })
+        listing.stopTracking()
+        #expect(!listing.manager.isDeviceMotionActive)
+    }
+
+    /// Started anyway (skipping the guard), the manager reports `CMErrorNotAvailable` once to the handler.
+    @Test func updatesReportNotAvailableOnLinux() async {
+        let manager = CMHeadphoneMotionManager()
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        let lock = NSLock()
+        var codes: [Int] = []
+        var samples = 0
+        manager.startDeviceMotionUpdates(to: queue) { motion, error in
+            lock.withLock {
+                if motion != nil { samples += 1 }
+                if let error = error as NSError?, error.domain == CMErrorDomain { codes.append(error.code) }
+            }
+        }
+        #expect(await eventually(5) { lock.withLock { !codes.isEmpty } })
+        #expect(await drained(queue))
+        #expect(lock.withLock { codes } == [Int(CMErrorNotAvailable.rawValue)])
+        #expect(lock.withLock { samples } == 0)
+    }
+
+    /// With stubbed headphones the listing runs as on iOS: the delegate hears the connection and each
+    /// pose is the head's attitude relative to the first (yaw 0.1 rad, then 0.4 and 0.6: 0.3 and 0.5).
+    @Test func tracksTheHeadRelativeToTheStartingPoseWithStubbedHeadphones() async {
+        let listing = HeadphoneMotionListing()
+        listing.manager = StubHeadphones(yaws: [0.1, 0.4, 0.6])
+        listing.queue.maxConcurrentOperationCount = 1
+        listing.startTracking()
+        #expect(listing.started)
+        #expect(await eventually(5) { listing.lock.withLock { listing.poses.count == 3 } })
+        let (poses, connects) = listing.lock.withLock { (listing.poses, listing.connectEvents) }
+        #expect(connects == 1)
+        let yaws = poses.map(\.yaw)
+        #expect(yaws.count == 3)
+        if yaws.count == 3 {
+            #expect(abs(yaws[0] - 0.1) < 1e-9, "the starting pose itself is left as it is")
+            #expect(abs(yaws[1] - 0.3) < 1e-9, "\(yaws)")
+            #expect(abs(yaws[2] - 0.5) < 1e-9, "\(yaws)")
+        }
+    }
+}
