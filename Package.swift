@@ -330,7 +330,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CoreMotionCLITests",
-            dependencies: ["CoreMotionCLI", "coremotion", "MotionRecorder", "MotionRecordings", "MotionSourcesLinux", "OpenCoreMotion", "MotionSources",
+            dependencies: ["CoreMotionCLI", "coremotion", "MotionBenchmarks", "MotionRecorder", "MotionRecordings", "MotionSourcesLinux", "OpenCoreMotion", "MotionSources",
                            "MotionTestSupport"],
             swiftSettings: swiftSettings
         ),

@@ -108,7 +108,9 @@ package struct ReferenceFrameOptions: ParsableArguments {
     package var referenceFrame: ReferenceFrameArgument?
 
     /// Where the device is, for true north.
+    // Unconditional: a southern latitude (-33.9,18.4) is a value, not an option.
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp("Latitude and longitude in degrees, for xTrueNorthZVertical, e.g. 52.52,13.40.", valueName: "lat,lon"),
         transform: LocationArgument.parse
     )
