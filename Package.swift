@@ -21,7 +21,8 @@
 //   MotionMQTT                   [0] the MQTT 3.1.1 client on SwiftNIO, the broker source, the publisher
 //   MotionPhones                 [0] phone apps streaming over the network as sources (SwiftNIO)
 //   OpenCoreMotion             [345] the public Core Motion API (CMMotionManager, CM* types, the hub, delivery)
-//   MotionBenchmarks             [0] BROAD, fusion throughput, step counting and IIO latency benchmarks
+//   MotionBenchmarks             [0] the benchmark harnesses: BROAD, fusion throughput, step counting, IIO latency,
+//                                    fuse time and memory, phone and MQTT fleet delivery (the `bench` commands print them)
 //   MotionDashboard              [0] the live web dashboard (Hummingbird)
 //   CoreMotionCLI                [0] the `coremotion` commands (swift-argument-parser), testable as a library
 //   coremotion                       the executable: a one-line main over CoreMotionCLI
@@ -158,7 +159,13 @@ let package = Package(
         ),
         .target(
             name: "MotionBenchmarks",
-            dependencies: ["MotionFusion", "MotionSources", "MotionRecordings", "MotionSourcesLinux"],
+            dependencies: [
+                "MotionFusion", "MotionSources", "MotionRecordings", "MotionSourcesLinux", "OpenCoreMotion", "MotionPhones",
+                "MotionMQTT",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -323,7 +330,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CoreMotionCLITests",
-            dependencies: ["CoreMotionCLI", "coremotion", "MotionRecorder", "MotionRecordings", "MotionSourcesLinux", "OpenCoreMotion", "MotionSources",
+            dependencies: ["CoreMotionCLI", "coremotion", "MotionBenchmarks", "MotionRecorder", "MotionRecordings", "MotionSourcesLinux", "OpenCoreMotion", "MotionSources",
                            "MotionTestSupport"],
             swiftSettings: swiftSettings
         ),

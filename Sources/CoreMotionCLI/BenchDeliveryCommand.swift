@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MotionBenchmarks
 import MotionSources
 import OpenCoreMotion
 

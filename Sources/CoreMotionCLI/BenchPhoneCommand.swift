@@ -1,14 +1,10 @@
 import ArgumentParser
 import Foundation
-import MotionPhones
-import MotionSources
-import OpenCoreMotion
-#if canImport(Glibc)
-import Glibc
-#endif
+import MotionBenchmarks
 
 /// `coremotion bench phone`: a phone played in this process over loopback, through a phone source and
-/// `CMMotionManager` to three raw-sensor handlers.
+/// `CMMotionManager` to three raw-sensor handlers (MotionBenchmarks' ``PhoneBenchmark``), or the clock
+/// mapping on simulated links (``ClockSimulation``).
 struct BenchPhoneCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "phone",
@@ -35,52 +31,7 @@ struct BenchPhoneCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        guard ["hyperimu", "sensorlog", "sensorlogger"].contains(app) else { throw ValidationError("--app must be hyperimu, sensorlog or sensorlogger") }
-    }
-
-    struct Result: Codable {
-        var app: String
-        var rate_hz: Double
-        var seconds: Double
-        var sent: Int
-        var delivered: Int
-        var lost: Int
-        var out_of_order: Int
-        var latency_us: Percentiles
-        var clock_error_us: Percentiles
-    }
-
-    /// What the sender and the handlers record, behind one lock.
-    final class Tally: Sendable {
-        struct State {
-            var sendTimes: [Double]
-            var sampleTimes: [Double]
-            var latencies: [Double] = []
-            var clockErrors: [Double] = []
-            var last: [Int: Int] = [:]
-            var outOfOrder = 0
-            var delivered = 0
-        }
-        let state: Locked<State>
-        init(count: Int) {
-            let unset = Array(repeating: Double.nan, count: count)
-            state = Locked(State(sendTimes: unset, sampleTimes: unset))
-        }
-
-        func record(sensor: Int, seq: Double, timestamp: Double) {
-            let now = MonotonicClock.now()
-            state.withLock { t in
-                guard seq.isFinite, seq >= 0, seq < Double(t.sendTimes.count) else { return }
-                let i = Int(seq)
-                let sent = t.sendTimes[i]
-                guard sent.isFinite else { return }
-                t.delivered += 1
-                t.latencies.append((now - sent) * 1e6)
-                t.clockErrors.append(abs(timestamp - t.sampleTimes[i]) * 1e6)
-                if let l = t.last[sensor], i <= l { t.outOfOrder += 1 }
-                t.last[sensor] = i
-            }
-        }
+        guard PhoneBenchmark.App(rawValue: app) != nil else { throw ValidationError("--app must be hyperimu, sensorlog or sensorlogger") }
     }
 
     @Flag(help: "Instead, measure the clock mapping on simulated links (drift, jitter, batching) and print its error.")
@@ -98,61 +49,12 @@ struct BenchPhoneCommand: AsyncParsableCommand {
             }
             return
         }
-        let count = Int(rate * seconds)  // safe: --rate ≤ 500 Hz, --seconds ≤ 600, validated
-        let tally = Tally(count: count)
-        let peer: Peer
-        let spec: String
-        switch app {
-        case "sensorlog":
-            let server = try TCPServer()
-            peer = .sensorLog(server)
-            spec = "sensorlog://127.0.0.1:\(server.port)?silence=30"
-        case "sensorlogger":
-            peer = .sensorLogger
-            spec = "sensorlogger://127.0.0.1:0?silence=30"
-        default:
-            peer = .hyperIMU
-            spec = "hyperimu://127.0.0.1:0?silence=30"
-        }
-        let source: PhoneSource
-        do { source = try PhoneSource(spec: PhoneSpec(parsing: spec), log: { _ in }) } catch { throw CLIError(error.description) }
-        let manager = CMMotionManager(source: source)
-        manager.accelerometerUpdateInterval = 1 / rate
-        manager.gyroUpdateInterval = 1 / rate
-        manager.magnetometerUpdateInterval = 1 / rate
-        let queue = OperationQueue()
-        manager.startAccelerometerUpdates(to: queue) { d, _ in
-            guard let d else { return }
-            // The peer sends x = −seq in g (Android: +seq · 9.80665 m/s²).
-            tally.record(sensor: 0, seq: (-d.acceleration.x).rounded(), timestamp: d.timestamp)
-        }
-        manager.startGyroUpdates(to: queue) { d, _ in
-            guard let d else { return }
-            tally.record(sensor: 1, seq: d.rotationRate.x, timestamp: d.timestamp)
-        }
-        manager.startMagnetometerUpdates(to: queue) { d, _ in
-            guard let d else { return }
-            tally.record(sensor: 2, seq: d.magneticField.x, timestamp: d.timestamp)
-        }
-        let port = source.boundAddress?.port ?? 0
-        let rate = self.rate
-        let sender = Thread {
-            peer.send(count: count, rate: rate, port: port, tally: tally)
-        }
-        sender.start()
-        while !peer.finished.withLock({ $0 }) { try await Task.sleep(nanoseconds: 20_000_000) }
-        // Let the last samples through.
-        let deadline = MonotonicClock.now() + 2
-        while MonotonicClock.now() < deadline, tally.state.withLock({ $0.delivered }) < 3 * count {
-            try await Task.sleep(nanoseconds: 10_000_000)
-        }
-        manager.stopAccelerometerUpdates()
-        manager.stopGyroUpdates()
-        manager.stopMagnetometerUpdates()
-        let result = tally.state.withLock { tally in
-            Result(app: app, rate_hz: rate, seconds: seconds, sent: 3 * count, delivered: tally.delivered,
-                          lost: max(0, 3 * count - tally.delivered), out_of_order: tally.outOfOrder,
-                          latency_us: Percentiles(tally.latencies), clock_error_us: Percentiles(tally.clockErrors))
+        let result: PhoneBenchmark.Result
+        do {
+            // safe: validate() has checked the name
+            result = try await PhoneBenchmark.run(app: PhoneBenchmark.App(rawValue: app) ?? .hyperimu, rate: rate, seconds: seconds)
+        } catch {
+            throw CLIError(String(describing: error))
         }
         if json {
             try printJSON(result)
@@ -170,172 +72,3 @@ struct BenchPhoneCommand: AsyncParsableCommand {
     }
 }
 
-/// A TCP listener on 127.0.0.1 (a free port) for the SensorLog peer.
-final class TCPServer: Sendable {
-    let fd: Int32
-    let port: Int
-    init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        self.fd = fd
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } } == 0 && listen(fd, 1) == 0
-        guard ok else { close(fd); throw CLIError("bench phone: cannot listen on 127.0.0.1") }
-        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
-        port = Int(UInt16(bigEndian: addr.sin_port))
-    }
-}
-
-/// The phone side of the benchmark.
-enum Peer: Sendable {
-    case hyperIMU
-    case sensorLog(TCPServer)
-    case sensorLogger
-
-    private static let done = Locked(false)
-    var finished: Locked<Bool> { Self.done }
-
-    func send(count: Int, rate: Double, port: Int, tally: BenchPhoneCommand.Tally) {
-        defer { Self.done.withLock { $0 = true } }
-        let g = 9.80665
-        let wallStart = Date().timeIntervalSince1970
-        let monoStart = MonotonicClock.now()
-        var fd: Int32 = -1
-        var dest = sockaddr_in()
-        dest.sin_family = sa_family_t(AF_INET)
-        dest.sin_addr.s_addr = inet_addr("127.0.0.1")
-        dest.sin_port = in_port_t(UInt16(port)).bigEndian
-        switch self {
-        case .hyperIMU:
-            fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        case .sensorLog(let server):
-            fd = accept(server.fd, nil, nil)
-            close(server.fd)
-        case .sensorLogger:
-            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            let ok = withUnsafePointer(to: &dest) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-            if ok != 0 { return }
-        }
-        guard fd >= 0 else { return }
-        defer { close(fd) }
-        var one: Int32 = 1
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        var response = [UInt8](repeating: 0, count: 4096)
-        for seq in 0..<count {
-            let target = monoStart + 0.05 + Double(seq) / rate
-            while true {
-                let wait = target - MonotonicClock.now()
-                if wait <= 0 { break }
-                usleep(UInt32(min(wait, 0.01) * 1e6))
-            }
-            let s = Double(seq)
-            let now = MonotonicClock.now()
-            // The phone sampled at `target` (its own clock); a late send keeps that time.
-            let sampled = target
-            let payload: String
-            switch self {
-            case .hyperIMU:
-                let ms = ((wallStart + (sampled - monoStart)) * 1000).rounded(.down)
-                payload = "\(Int64(ms)),\(s * g),0,\(g),\(s),0,0.5,\(s),-5,-40\r\n"
-            case .sensorLog:
-                payload = "{\"accelerometerTimestamp_sinceReboot\":\"\(sampled)\",\"accelerometerAccelerationX\":\"\(-s)\",\"accelerometerAccelerationY\":\"0\",\"accelerometerAccelerationZ\":\"-1\",\"gyroTimestamp_sinceReboot\":\"\(sampled)\",\"gyroRotationX\":\"\(s)\",\"gyroRotationY\":\"0\",\"gyroRotationZ\":\"0.5\",\"magnetometerTimestamp_sinceReboot\":\"\(sampled)\",\"magnetometerX\":\"\(s)\",\"magnetometerY\":\"-5\",\"magnetometerZ\":\"-40\"}"
-            case .sensorLogger:
-                let ns = Int64(((wallStart + (sampled - monoStart)) * 1e9).rounded())
-                let body = "{\"messageId\":\(seq),\"sessionId\":\"bench\",\"deviceId\":\"bench\",\"payload\":[{\"name\":\"totalacceleration\",\"time\":\(ns),\"values\":{\"x\":\(s * g),\"y\":0,\"z\":\(g)}},{\"name\":\"gyroscope\",\"time\":\(ns),\"values\":{\"x\":\(s),\"y\":0,\"z\":0.5}},{\"name\":\"magnetometer\",\"time\":\(ns),\"values\":{\"x\":\(s),\"y\":-5,\"z\":-40}}]}"
-                payload = "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body
-            }
-            tally.state.withLock {
-                $0.sendTimes[seq] = now
-                $0.sampleTimes[seq] = sampled
-            }
-            let bytes = Array(payload.utf8)
-            switch self {
-            case .hyperIMU:
-                _ = withUnsafePointer(to: &dest) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(fd, bytes, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-            case .sensorLog:
-                _ = Glibc.send(fd, bytes, bytes.count, Int32(MSG_NOSIGNAL))
-            case .sensorLogger:
-                _ = Glibc.send(fd, bytes, bytes.count, Int32(MSG_NOSIGNAL))
-                // Wait for the answer (the app waits too): the end of the headers, empty body.
-                var got: [UInt8] = []
-                while !got.suffix(4).elementsEqual(Array("\r\n\r\n".utf8)) {
-                    let n = recv(fd, &response, 1, 0)
-                    if n <= 0 { return }
-                    got.append(response[0])
-                }
-            }
-        }
-        usleep(50_000)
-    }
-}
-
-/// A simulated phone link for the clock mapping: samples on a drifting phone clock, sent alone or in
-/// batches, each message delayed by a minimum plus exponential jitter (seeded, reproducible).
-struct ClockSimulation {
-    var name: String
-    var rate = 100.0
-    var drift: Double
-    var batch: Double
-    var minimumDelay = 0.004
-    var jitterMean: Double
-    var duration: Double
-
-    struct Row: Codable {
-        var name: String
-        var p50_us: Double
-        var p99_us: Double
-        var max_us: Double
-        var spacing_max_us: Double
-    }
-
-    static let standardCases = [
-        ClockSimulation(name: "per sample, 80 ppm drift, 10 ms mean jitter", drift: 80e-6, batch: 0, jitterMean: 0.010, duration: 300),
-        ClockSimulation(name: "batches of 0.2 s (Sensor Logger), -40 ppm, 20 ms jitter", drift: -40e-6, batch: 0.2, jitterMean: 0.020, duration: 300),
-        ClockSimulation(name: "batches of 1 s, 300 ppm, 50 ms jitter", drift: 300e-6, batch: 1, jitterMean: 0.050, duration: 600),
-    ]
-
-    func run() -> Row {
-        var state: UInt64 = 12345
-        func uniform() -> Double {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            z ^= z >> 31
-            return Double(z >> 11) / Double(1 << 53)
-        }
-        var mapper = PhoneClockMapper()
-        var errors: [Double] = []
-        var spacing = 0.0
-        var previous: Double?
-        var pending: [(truth: Double, phone: Double)] = []
-        let start = 5000.0
-        var nextSend = start + batch
-        var i = 0
-        while true {
-            let truth = start + Double(i) / rate
-            if truth > start + duration { break }
-            pending.append((truth, (truth + 1_700_000_000) * (1 + drift)))
-            i += 1
-            guard batch == 0 || truth >= nextSend else { continue }
-            nextSend += batch
-            let arrival = truth + minimumDelay - jitterMean * log(1 - uniform())
-            for p in pending { mapper.observe(phoneTime: p.phone, arrival: arrival) }
-            for p in pending {
-                let mapped = min(mapper.hostTime(forPhoneTime: p.phone) ?? arrival, arrival)
-                if p.truth > start + 30 {
-                    errors.append(abs(mapped - p.truth - minimumDelay) * 1e6)
-                    if let previous { spacing = max(spacing, abs(mapped - previous - 1 / rate) * 1e6) }
-                }
-                previous = mapped
-            }
-            pending.removeAll()
-        }
-        let error = Percentiles(errors)
-        return Row(name: name, p50_us: error.p50, p99_us: error.p99, max_us: error.max, spacing_max_us: spacing.rounded())
-    }
-}

@@ -15,8 +15,7 @@ package struct BenchReadCommand: ParsableCommand {
     @Argument(help: "A recording: file, export folder or zip archive, in any format coremotion reads.")
     var path: String
 
-    @Option(name: .customLong("input-format"), help: "Force the format (\(RecordingFormat.allCases.map(\.rawValue).joined(separator: ", "))); default: detected from content.")
-    var inputFormat: String?
+    @OptionGroup var inputFormatOption: InputFormatOption
 
     @Option(parsing: .unconditional, help: "Times to read the recording (1–100); the best run is reported.", transform: OptionValue.count(1...100))
     var runs = 3
@@ -46,13 +45,7 @@ package struct BenchReadCommand: ParsableCommand {
 
     /// Runs the command: one line on stderr and exit status 1 on a recording error.
     package func run() throws {
-        var format: RecordingFormat? = nil
-        if let inputFormat {
-            guard let f = RecordingFormat(rawValue: inputFormat) else {
-                throw ValidationError("unknown --input-format '\(inputFormat)'; expected one of \(RecordingFormat.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            format = f
-        }
+        let format = inputFormatOption.inputFormat
         var best = Double.infinity
         var count = 0
         var detected = RecordingFormat.csv

@@ -1,29 +1,9 @@
 import Foundation
+import MotionBenchmarks
 import MotionSources
 
-// What the benchmarks share in their reports: the percentiles of a list of measurements and the
-// `--json` line.
-
-/// The median, the 99th percentile (nearest rank) and the maximum of a set of measurements, as the
-/// benchmarks report latencies and errors (`{"p50": …, "p99": …, "max": …}`).
-struct Percentiles: Codable, Equatable, Sendable {
-    var p50: Double
-    var p99: Double
-    var max: Double
-
-    /// The percentiles of `values` times `scale`, rounded to whole units when `rounded`; all 0 when
-    /// `values` is empty.
-    init(_ values: [Double], scale: Double = 1, rounded: Bool = true) {
-        let sorted = values.sorted()
-        func value(_ v: Double?) -> Double {
-            let scaled = (v ?? 0) * scale
-            return rounded ? scaled.rounded() : scaled
-        }
-        p50 = value(sorted.nearestRankPercentile(0.5))
-        p99 = value(sorted.nearestRankPercentile(0.99))
-        max = value(sorted.last)
-    }
-}
+// What the benchmark commands share in their reports: the `--json` line (the percentiles are
+// MotionBenchmarks' `Percentiles`).
 
 /// Prints `value` as JSON with sorted keys on standard output: one line, or indented when `pretty`.
 func printJSON<Value: Encodable>(_ value: Value, pretty: Bool = false) throws {

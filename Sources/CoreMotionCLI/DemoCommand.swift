@@ -7,16 +7,17 @@ struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
         abstract: "Show live device motion from a simulated handheld device (no hardware needed).",
-        discussion: "Roll, pitch and yaw in degrees, gravity and user acceleration in g, rotation rate in rad/s. The live web dashboard is served too (its URL is printed). Ctrl-C stops."
+        discussion: "Device motion is in xMagneticNorthZVertical when the source has a magnetometer, else xArbitraryZVertical, unless --reference-frame says otherwise. Roll, pitch and yaw in degrees, gravity and user acceleration in g, rotation rate in rad/s. The live web dashboard is served too (its URL is printed). Ctrl-C stops."
     )
 
     @OptionGroup var sourceOptions: SourceOptions
 
-    @Option(parsing: .unconditional, help: "Stop after this many seconds (default: until Ctrl-C).", transform: OptionValue.seconds())
-    var duration: Double?
+    @OptionGroup var durationOption: DurationOption
+    var duration: Double? { durationOption.duration }
 
-    @Option(help: "Reference frame: x-arbitrary-z-vertical, x-arbitrary-corrected-z-vertical or x-magnetic-north-z-vertical (default when the source has a magnetometer).")
-    var referenceFrame: ReferenceFrameOption?
+    /// `--reference-frame` (default xMagneticNorthZVertical when the source has a magnetometer, else
+    /// xArbitraryZVertical) and `--location`.
+    @OptionGroup var frameOptions: ReferenceFrameOptions
 
     @Option(parsing: .unconditional, help: "Seconds between screen refreshes (0.02…3600).", transform: OptionValue.seconds(0.02...3600))
     var refresh: Double = 0.1
@@ -27,13 +28,18 @@ struct DemoCommand: AsyncParsableCommand {
     @Flag(help: "Do not serve the web dashboard.")
     var noDashboard = false
 
+    func validate() throws {
+        _ = try frameOptions.coreMotionFrame()
+    }
+
     func run() async throws {
         let source = try sourceOptions.resolve(defaultSpec: "sim:handheld")
         let manager = CMMotionManager(source: source)
         guard manager.isDeviceMotionAvailable else {
             throw CLIError("\(source.info.identifier) has no accelerometer and gyroscope: device motion is not available")
         }
-        let frame = referenceFrame?.frame
+        manager.location = frameOptions.location?.location
+        let frame = try frameOptions.coreMotionFrame()
             ?? (manager.availableReferenceFrames.contains(.xMagneticNorthZVertical) ? .xMagneticNorthZVertical : .xArbitraryZVertical)
         manager.deviceMotionUpdateInterval = 0.01
         manager.startDeviceMotionUpdates(using: frame)
@@ -79,8 +85,9 @@ struct DemoCommand: AsyncParsableCommand {
         }
     }
 
+    /// The frame's name in dashed lower case (`x-magnetic-north-z-vertical`), as the banner shows it.
     static func name(of frame: CMAttitudeReferenceFrame) -> String {
-        ReferenceFrameOption.allCases.first { $0.frame == frame }?.rawValue ?? "frame \(frame.rawValue)"
+        ReferenceFrameArgument.dashedName(of: frame) ?? "frame \(frame.rawValue)"
     }
 
     /// The screen for one sample, one string per line.

@@ -44,19 +44,14 @@ package struct FuseCommand: ParsableCommand {
     @Option(help: "Output format: csv, jsonl or broad (default: broad for BROAD input, else csv).")
     var format: OutputFormat?
 
-    @Option(name: .customLong("input-format"),
-            help: "Read the input as this format instead of detecting it: \(RecordingFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
-    var inputFormat: String?
+    @OptionGroup var inputFormatOption: InputFormatOption
 
     @Flag(name: .customLong("no-magnetometer"), help: "6D: ignore the magnetometer.")
     var noMagnetometer = false
 
-    @Option(name: .customLong("reference-frame"),
-            help: "xArbitraryZVertical, xArbitraryCorrectedZVertical, xMagneticNorthZVertical, xTrueNorthZVertical or enu.")
-    var referenceFrame: String?
-
-    @Option(help: "Location for xTrueNorthZVertical: LAT,LON in degrees.")
-    var location: String?
+    /// `--reference-frame` (default: enu for --format broad, else xMagneticNorthZVertical, or
+    /// xArbitraryZVertical with --no-magnetometer) and `--location`.
+    @OptionGroup var frameOptions: ReferenceFrameOptions
 
     @Flag(help: "Smooth with past and future samples (the same rows as without it).")
     var offline = false
@@ -66,33 +61,24 @@ package struct FuseCommand: ParsableCommand {
 
     /// Runs the command. Errors are one line on stderr, exit status 1, after every good row.
     package func run() throws {
-        var forced: RecordingFormat?
-        if let inputFormat {
-            guard let f = RecordingFormat(rawValue: inputFormat.lowercased()) else {
-                throw ValidationError("unknown --input-format '\(inputFormat)'; expected one of \(RecordingFormat.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            forced = f
-        }
         let recording: RecordingInput
         do {
-            recording = try RecordingInput.open(path: input, format: forced)
+            recording = try RecordingInput.open(path: input, format: inputFormatOption.inputFormat)
         } catch {
             throw CLIError(error.description)
         }
         let outputFormat = format ?? (recording.format == .broad ? .broad : .csv)
 
         var frame: AttitudeReferenceFrame
-        if let name = referenceFrame {
-            guard let f = Self.frame(named: name) else {
-                throw ValidationError("unknown reference frame '\(name)'; expected xArbitraryZVertical, xArbitraryCorrectedZVertical, xMagneticNorthZVertical, xTrueNorthZVertical or enu")
-            }
+        if let f = frameOptions.referenceFrame?.frame {
             frame = f
         } else if outputFormat == .broad {
             frame = .eastNorthUp
         } else {
             frame = noMagnetometer ? .arbitrary : .magneticNorth
         }
-        if case .trueNorth = frame { frame = .trueNorth(declination: try trueNorthDeclination()) }
+        // ReferenceFrameOptions has refused true north without a location.
+        if case .trueNorth = frame, let location = frameOptions.location { frame = .trueNorth(declination: try Self.declination(at: location)) }
         if noMagnetometer && frame.usesMagnetometer && frame != .eastNorthUp {
             throw ValidationError("--no-magnetometer conflicts with a magnetometer-based reference frame")
         }
@@ -100,7 +86,7 @@ package struct FuseCommand: ParsableCommand {
                                               offline: offline)
         // The default frame needs a magnetometer; a recording without one (a phone export of the
         // accelerometer and gyroscope only) is fused 6D in xArbitraryZVertical, Core Motion's own default.
-        options.fallsBackWithoutMagnetometer = referenceFrame == nil && outputFormat != .broad
+        options.fallsBackWithoutMagnetometer = frameOptions.referenceFrame == nil && outputFormat != .broad
 
         let file: OutputFile
         do {
@@ -145,30 +131,13 @@ package struct FuseCommand: ParsableCommand {
         return files
     }
 
-    /// Parses a `CMAttitudeReferenceFrame` name (case-insensitive, with or without the `x` prefix,
-    /// dashes and underscores ignored: `xMagneticNorthZVertical`, `x-magnetic-north-z-vertical`) or `enu`.
-    /// True north gets declination 0 here.
-    static func frame(named name: String) -> AttitudeReferenceFrame? {
-        let n = name.lowercased().replacingOccurrences(of: "-", with: "").replacingOccurrences(of: "_", with: "")
-        switch n {
-        case "xarbitraryzvertical", "arbitraryzvertical", "arbitrary": return .arbitrary
-        case "xarbitrarycorrectedzvertical", "arbitrarycorrectedzvertical", "arbitrarycorrected": return .arbitraryCorrected
-        case "xmagneticnorthzvertical", "magneticnorthzvertical", "magneticnorth": return .magneticNorth
-        case "xtruenorthzvertical", "truenorthzvertical", "truenorth": return .trueNorth(declination: 0)
-        case "enu": return .eastNorthUp
-        default: return nil
+    /// The declination of `location` in radians, positive east.
+    private static func declination(at location: LocationArgument) throws -> Double {
+        do {
+            return try MagneticModelResource.declination(latitude: location.latitude, longitude: location.longitude)
+        } catch {
+            throw CLIError("true north: the bundled magnetic model cannot be read (\(error))")
         }
-    }
-
-    private func trueNorthDeclination() throws -> Double {
-        guard let location else {
-            throw ValidationError("xTrueNorthZVertical needs --location LAT,LON (Core Motion error 102: true north not available)")
-        }
-        let parts = location.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-        guard parts.count == 2, abs(parts[0]) <= 90, abs(parts[1]) <= 360 else {
-            throw ValidationError("--location must be LAT,LON in degrees")
-        }
-        return try MagneticModelResource.declination(latitude: parts[0], longitude: parts[1])
     }
 }
 

@@ -31,8 +31,8 @@ struct PublishCommand: AsyncParsableCommand {
     @Option(help: "The deviceId sent in every message (default: this machine's host name).")
     var deviceId: String?
 
-    @Option(parsing: .unconditional, help: "Stop after this many seconds (default: until Ctrl-C or the end of a recording).", transform: OptionValue.seconds())
-    var duration: Double?
+    @OptionGroup var durationOption: DurationOption
+    var duration: Double? { durationOption.duration }
 
     @Option(parsing: .unconditional, help: "Sampling rate asked of the source, in Hz (clamped to what it supports), at most 10000.", transform: OptionValue.hertz(maximum: 10_000))
     var rate: Double = 100

@@ -13,35 +13,6 @@ enum StreamSensor: String, ExpressibleByArgument, CaseIterable {
     case raw
 }
 
-/// Names of Core Motion's reference frames on the command line.
-enum ReferenceFrameOption: String, ExpressibleByArgument, CaseIterable {
-    case arbitrary = "x-arbitrary-z-vertical"
-    case arbitraryCorrected = "x-arbitrary-corrected-z-vertical"
-    case magneticNorth = "x-magnetic-north-z-vertical"
-    case trueNorth = "x-true-north-z-vertical"
-
-    var frame: CMAttitudeReferenceFrame {
-        switch self {
-        case .arbitrary: .xArbitraryZVertical
-        case .arbitraryCorrected: .xArbitraryCorrectedZVertical
-        case .magneticNorth: .xMagneticNorthZVertical
-        case .trueNorth: .xTrueNorthZVertical
-        }
-    }
-}
-
-/// `--location LAT,LON` for true north.
-struct LocationArgument: ExpressibleByArgument {
-    var location: CMMotionManager.Location
-    init?(argument: String) {
-        let parts = argument.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
-        guard parts.count == 2, let lat = parts[0], let lon = parts[1],
-              (-90...90).contains(lat), (-180...180).contains(lon)
-        else { return nil }
-        location = CMMotionManager.Location(latitude: lat, longitude: lon)
-    }
-}
-
 struct StreamCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stream",
@@ -49,7 +20,8 @@ struct StreamCommand: AsyncParsableCommand {
         discussion: """
             CSV columns: accelerometer, gyro, magnetometer: timestamp,x,y,z (then a '# sensor=NAME' comment); \
             raw: timestamp,sensor,x,y,z; device-motion: see the README. Units: g, rad/s, µT, timestamps in \
-            seconds since boot. A raw or one-sensor CSV can be played back with --source replay:PATH.
+            seconds since boot. A raw or one-sensor CSV can be played back with --source replay:PATH. Device motion \
+            is in xArbitraryZVertical unless --reference-frame says otherwise.
             """
     )
 
@@ -61,23 +33,24 @@ struct StreamCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Seconds between samples; clamped to what the source supports.", transform: OptionValue.seconds(allowZero: true))
     var interval: Double = 0.01
 
-    @Option(parsing: .unconditional, help: "Stop after this many seconds (default: until Ctrl-C or the end of a recording).", transform: OptionValue.seconds())
-    var duration: Double?
+    @OptionGroup var durationOption: DurationOption
+    var duration: Double? { durationOption.duration }
 
     @Option(help: "Line format: csv or jsonl.")
     var format: SampleFormat = .csv
 
-    @Option(help: "Reference frame for device-motion: x-arbitrary-z-vertical, x-arbitrary-corrected-z-vertical, x-magnetic-north-z-vertical or x-true-north-z-vertical.")
-    var referenceFrame: ReferenceFrameOption = .arbitrary
-
-    @Option(help: "Latitude and longitude in degrees, for x-true-north-z-vertical, e.g. 52.52,13.40.")
-    var location: LocationArgument?
+    /// `--reference-frame` (default xArbitraryZVertical) and `--location`.
+    @OptionGroup var frameOptions: ReferenceFrameOptions
 
     @Option(parsing: .unconditional, help: "Seconds a sample may wait so that samples are written in batches and the process wakes less often; 0 writes each at once (at most 1).", transform: OptionValue.seconds(0...1, allowZero: true))
     var latency: Double = 0.1
 
     @Option(name: .shortAndLong, help: "Write to this file instead of standard output.")
     var output: String?
+
+    func validate() throws {
+        _ = try frameOptions.coreMotionFrame()
+    }
 
     func run() async throws {
         let source = try sourceOptions.resolve()
@@ -87,7 +60,7 @@ struct StreamCommand: AsyncParsableCommand {
         // Read from several tasks: like Apple's, CMMotionManager is not `Sendable`, but it is callable from
         // any thread (its state is behind a lock).
         nonisolated(unsafe) let manager = CMMotionManager(source: source)
-        manager.location = location?.location
+        manager.location = frameOptions.location?.location
         let writer = try LineWriter(path: output)
         let format = format
         let interval = interval
@@ -128,7 +101,7 @@ struct StreamCommand: AsyncParsableCommand {
                     loops = kinds.count
                 case .deviceMotion:
                     if format == .csv { writer.write(DeviceMotionWriter.header) }
-                    let frame = referenceFrame.frame
+                    let frame = try frameOptions.coreMotionFrame() ?? .xArbitraryZVertical
                     let lineFormat: DeviceMotionWriter.Format = format == .csv ? .csv : .jsonl
                     group.addTask {
                         for try await motion in manager.deviceMotionUpdates(using: frame, interval: interval, maximumLatency: latency) {

@@ -53,12 +53,7 @@ package final class MotionManagerFeed: DashboardFeed, @unchecked Sendable {
     }
 
     /// The Core Motion reference frames by the names used on the wire, in the order the page lists them.
-    static let frameNames: [(CMAttitudeReferenceFrame, String)] = [
-        (.xArbitraryZVertical, "xArbitraryZVertical"),
-        (.xArbitraryCorrectedZVertical, "xArbitraryCorrectedZVertical"),
-        (.xMagneticNorthZVertical, "xMagneticNorthZVertical"),
-        (.xTrueNorthZVertical, "xTrueNorthZVertical"),
-    ]
+    static let frameNames: [(CMAttitudeReferenceFrame, String)] = CMAttitudeReferenceFrame.named.map { ($0.frame, $0.name) }
 
     /// Creates a feed driving `manager`. True north is offered only when the manager has a `location`.
     ///

@@ -1,5 +1,6 @@
 @testable import CoreMotionCLI
 import Foundation
+import MotionBenchmarks
 import MotionFusion
 import MotionRecordings
 import OpenCoreMotion
@@ -17,7 +18,7 @@ import Testing
     /// A simulated handheld recording in the layout `stream --sensor raw` writes: 0.1 s per-sensor blocks.
     static func blockRecording(bytes: Int = 120_000) throws -> String {
         let path = try temp("blocks.csv")
-        _ = try BenchFuseCommand.generate(path: path, bytes: bytes)
+        _ = try FuseBenchmark.writeRecording(path: path, bytes: bytes)
         return path
     }
 

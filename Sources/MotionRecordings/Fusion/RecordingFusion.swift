@@ -56,17 +56,6 @@ package enum RecordingFusion {
         package var fellBackWithoutMagnetometer = false
     }
 
-    /// The name of a frame in messages.
-    static func name(_ frame: AttitudeReferenceFrame) -> String {
-        switch frame {
-        case .arbitrary: "xArbitraryZVertical"
-        case .arbitraryCorrected: "xArbitraryCorrectedZVertical"
-        case .magneticNorth: "xMagneticNorthZVertical"
-        case .trueNorth: "xTrueNorthZVertical"
-        case .eastNorthUp: "enu"
-        }
-    }
-
     /// Fuses `input` and hands each row to `write`, in order.
     /// - Parameters:
     ///   - input: the merged recording.
@@ -117,7 +106,7 @@ package enum RecordingFusion {
                 options.usesMagnetometer = false
                 fellBack = true
             } else if needsMagnetometer && !has.mag {
-                throw RecordingError("\(scope) no magnetometer samples, which the reference frame \(Self.name(options.frame)) needs: use --no-magnetometer or --reference-frame xArbitraryZVertical", path: name)
+                throw RecordingError("\(scope) no magnetometer samples, which the reference frame \(options.frame.name) needs: use --no-magnetometer or --reference-frame xArbitraryZVertical", path: name)
             }
         }
         if let pending, ahead.isEmpty { throw pending }
