@@ -5,7 +5,8 @@
 // allocation of its own, so what is counted is the delivery path. Each iteration delivers
 // `samplesPerIteration` samples and waits until the handler has seen every one of them; only that is
 // measured (the manager, queue and source are set up before). The malloc counts are per iteration:
-// divide by `samplesPerIteration` for the count per delivered sample.
+// divide by `samplesPerIteration` for the count per delivered sample. Names have no spaces: the
+// threshold files are named after them.
 import Benchmark
 import Dispatch
 import Foundation
@@ -23,14 +24,14 @@ let benchmarks: @Sendable () -> Void = {
         thresholds: [.mallocCountTotal: .init(relative: [.p90: 5], absolute: [.p90: 50])]
     )
 
-    Benchmark("Accelerometer handler (1000 samples)") { benchmark in
+    Benchmark("AccelerometerHandler") { benchmark in
         deliver(benchmark, sensors: [.accelerometer]) { manager, queue, done in
             manager.accelerometerUpdateInterval = 0.001
             manager.startAccelerometerUpdates(to: queue) { data, _ in if data != nil { done() } }
         } stop: { $0.stopAccelerometerUpdates() }
     }
 
-    Benchmark("Device motion handler, 6D (1000 samples)") { benchmark in
+    Benchmark("DeviceMotionHandler6D") { benchmark in
         deliver(benchmark, sensors: [.accelerometer, .gyro]) { manager, queue, done in
             manager.deviceMotionUpdateInterval = 0.001
             manager.startDeviceMotionUpdates(using: .xArbitraryZVertical, to: queue) { motion, _ in
@@ -39,7 +40,7 @@ let benchmarks: @Sendable () -> Void = {
         } stop: { $0.stopDeviceMotionUpdates() }
     }
 
-    Benchmark("Accelerometer pull, no handler (1000 samples)") { benchmark in
+    Benchmark("AccelerometerPull") { benchmark in
         let source = ManualSource(sensors: [.accelerometer])
         let manager = CMMotionManager(source: source)
         manager.accelerometerUpdateInterval = 0.001
@@ -57,7 +58,7 @@ let benchmarks: @Sendable () -> Void = {
         manager.stopAccelerometerUpdates()
     }
 
-    Benchmark("Accelerometer async sequence (1000 samples)") { benchmark in
+    Benchmark("AccelerometerAsyncSequence") { benchmark in
         let source = ManualSource(sensors: [.accelerometer])
         let manager = CMMotionManager(source: source)
         let counter = Counter()
