@@ -36,7 +36,9 @@ import Testing
             #expect(abs((b.timestamp - a.timestamp) - 0.01) < 1e-6, "the 100 Hz spacing is kept")
         }
         let delays = got.map(\.delay)
-        #expect(delays.max()! < 0.1 + 0.03, "no sample waits much longer than the latency: \(delays.max()!)")
+        // The simulator's thread runs on the real clock: on a loaded machine (CI under ThreadSanitizer) it
+        // may wake tens of milliseconds late. Holding a sample for twice the latency still fails.
+        #expect(delays.max()! < 0.1 + 0.1, "no sample waits much longer than the latency: \(delays.max()!)")
         #expect(delays.max()! > 0.08, "samples were held back to be delivered together")
         #expect(delays.min()! < 0.02, "the newest sample of a batch goes out at once")
     }
