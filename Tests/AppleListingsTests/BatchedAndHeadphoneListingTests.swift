@@ -38,7 +38,9 @@ func eventually(_ seconds: Double, _ condition: () -> Bool) async -> Bool {
         #expect(CMBatchedSensorManager.isDeviceMotionSupported)
         let listing = BatchedSensorListing()
         listing.startStreaming()
-        let got = await eventually(30) {
+        // The listing's tasks share the test pool with suites that spin run loops; on a loaded machine
+        // they may wait minutes for a thread (the batches wait in the streams meanwhile).
+        let got = await eventually(180) {
             listing.lock.withLock { listing.motionBatches.count >= 2 && listing.accelerometerBatches.count >= 2 }
         }
         listing.stopStreaming()
