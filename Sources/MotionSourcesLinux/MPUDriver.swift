@@ -78,7 +78,7 @@ package struct MPUConfiguration: Sendable, Hashable {
     /// Gyroscope full scale in °/s: 250, 500, 1000 or 2000. Default 2000, as the kernel's driver.
     package var gyroRange: Int
     /// Sample rate in Hz, 4…1000; the chip's is `1000 / (1 + SMPLRT_DIV)` (see ``actualRate``).
-    package var rate: Double
+    package private(set) var rate: Double
 
     /// The accelerometer ranges the chips offer, in g.
     package static let accelerometerRanges = [2, 4, 8, 16]
@@ -96,6 +96,7 @@ package struct MPUConfiguration: Sendable, Hashable {
 
     /// `SMPLRT_DIV`: the divider of the 1 kHz internal rate giving the lowest rate at or above ``rate``.
     package var sampleRateDivider: UInt8 {
+        // safe: `rate` is set only by `init`, which clamps it to `rateLimits` (finite, 3.9…1000 Hz)
         UInt8(min(255, max(0, Int((1000 / rate).rounded(.down)) - 1)))
     }
 
