@@ -51,11 +51,7 @@ package enum FleetBenchmark {
     }
 
     /// Why a run failed, one line.
-    package struct Failure: Error, CustomStringConvertible, Sendable {
-        /// The reason.
-        package var description: String
-        init(_ description: String) { self.description = description }
-    }
+    package typealias Failure = BenchmarkFailure
 
     /// One device's counts.
     package struct DeviceResult: Codable, Sendable {

@@ -40,11 +40,7 @@ package enum FuseBenchmark {
     }
 
     /// Why a run failed, one line.
-    package struct Failure: Error, CustomStringConvertible, Sendable {
-        /// The reason.
-        package var description: String
-        init(_ description: String) { self.description = description }
-    }
+    package typealias Failure = BenchmarkFailure
 
     /// Generates a recording of about `bytes` bytes (at `keep`, else in a temporary folder, deleted),
     /// runs `executable fuse RECORDING -o OUTPUT [--offline]` and measures it.

@@ -21,11 +21,7 @@ package enum PhoneBenchmark {
     }
 
     /// Why a run could not start, one line.
-    package struct Failure: Error, CustomStringConvertible, Sendable {
-        /// The reason.
-        package var description: String
-        init(_ description: String) { self.description = description }
-    }
+    package typealias Failure = BenchmarkFailure
 
     /// What one run measured; the keys of `bench phone --json`.
     package struct Result: Codable, Sendable {
