@@ -9,10 +9,11 @@ import MotionSources
 package struct I2CAddressReport: Sendable {
     /// What answered.
     package enum Finding: Sendable, Hashable {
-        /// A chip this library drives.
-        case chip(MPUChip)
-        /// A chip whose `WHO_AM_I` is not one this library knows.
-        case otherChip(whoAmI: UInt8)
+        /// A chip this library recognises (and drives when ``I2CChip/isDriven``).
+        case chip(I2CChip)
+        /// A chip whose identity registers hold values this library does not know: the first
+        /// register read and its value.
+        case otherChip(register: UInt8, value: UInt8)
         /// A kernel driver is bound to the address (from sysfs: the driver's and the device's names,
         /// and its IIO devices), or the kernel refused the address with `EBUSY`.
         case boundToKernel(driver: String?, device: String?, iio: [String])
@@ -24,7 +25,7 @@ package struct I2CAddressReport: Sendable {
     package var address: UInt8
     /// What was found.
     package var finding: Finding
-    /// The source for a ``Finding/chip(_:)``.
+    /// The source for a ``Finding/chip(_:)`` of a chip driven from user space.
     package var source: I2CSource?
     /// One line for `coremotion sensors`, such as `0x68 answers WHO_AM_I 0x70: an MPU-6500, no magnetometer`.
     package var message: String
@@ -49,8 +50,7 @@ package struct I2CBusReport: Sendable {
         if let problem {
             out.append("  " + problem.message)
         } else if addresses.isEmpty {
-            out.append("  no chip answers at " + scanned.map(I2CAddress.hex).joined(separator: " or ")
-                       + ": check the wiring (SDA, SCL, 3.3 V, GND) and the AD0 pin (MPU-6050/6500/9250 answer at 0x68, or 0x69 with AD0 high)")
+            out.append("  " + I2CDiscovery.nothingAnswers(scanned))
         } else {
             out += addresses.map { "  " + $0.message }
         }
@@ -58,17 +58,29 @@ package struct I2CBusReport: Sendable {
     }
 }
 
-/// Finds MPU-6050/6500/9250 chips on the I2C buses (`/dev/i2c-N`) this process may open, and
-/// explains what it finds: a chip and the source that reads it, an address a kernel driver holds
-/// (use `iio`), an unknown chip, a bus it may not open (the fix), a bus where nothing answers.
+/// Finds IMUs (``I2CChip``) on the I2C buses (`/dev/i2c-N`) this process may open, and explains
+/// what it finds: a chip and the source that reads it, a chip recognised but not driven from user
+/// space (with the kernel driver that does), an address a kernel driver holds (use `iio`), an
+/// unknown chip, a bus it may not open (the fix), a bus where nothing answers.
 ///
-/// The scan reads one register (`WHO_AM_I`, 0x75) at the family's two addresses (0x68, 0x69) of
-/// each bus, never an address a kernel driver is bound to, and writes nothing.
+/// At each of ``candidateAddresses`` the scan reads the identity registers of the chips that can
+/// have that address (``I2CChip/idRegisters(at:)``: `WHO_AM_I` 0x75 then `CHIP_ID` 0x00 at 0x68 and
+/// 0x69; `WHO_AM_I` 0x0F at 0x1C, 0x1E, 0x6A and 0x6B), one byte each, until one names a chip; it
+/// never touches an address a kernel driver is bound to, and writes nothing.
 ///
 /// All entry points do blocking I/O and may be called from any thread.
 package enum I2CDiscovery {
-    /// The addresses scanned: 0x68 (AD0 low) and 0x69 (AD0 high).
-    package static let candidateAddresses: [UInt8] = [0x68, 0x69]
+    /// The addresses scanned, in order: 0x1C and 0x1E (LSM9DS1 magnetometer), 0x68 and 0x69 (MPU
+    /// family, BMI160), 0x6A and 0x6B (LSM6DSx, LSM9DS1 accelerometer and gyroscope).
+    package static let candidateAddresses: [UInt8] = [0x1C, 0x1E, 0x68, 0x69, 0x6A, 0x6B]
+
+    /// The line for a bus where nothing answers at `addresses`.
+    package static func nothingAnswers(_ addresses: [UInt8]) -> String {
+        let list = addresses.map(I2CAddress.hex)
+        let joined = list.count > 1 ? list.dropLast().joined(separator: ", ") + " or " + list[list.count - 1] : list.joined()
+        return "no chip answers at \(joined): check the wiring (SDA, SCL, 3.3 V, GND) and the address pin "
+            + "(MPU-6050/6500/9250 and BMI160 answer at 0x68, or 0x69 with AD0/SDO high; LSM6DSx and the LSM9DS1's accelerometer and gyroscope at 0x6a or 0x6b; the LSM9DS1's magnetometer at 0x1c or 0x1e)"
+    }
 
     /// What to do when `/dev/i2c-N` cannot be opened.
     package static let permissionFix = "add yourself to the i2c group (sudo usermod -aG i2c $USER, then log in again) or run as root"
@@ -130,31 +142,70 @@ package enum I2CDiscovery {
     static func probe(_ bus: any I2CBus, address: UInt8, busNumber: String, options: LinuxDiscoveryOptions) -> I2CAddressReport? {
         let hex = I2CAddress.hex(address)
         if let bound = kernelBinding(busNumber: busNumber, address: address, options: options) {
-            return I2CAddressReport(address: address, finding: bound, source: nil, message: message(hex, bound))
+            return I2CAddressReport(address: address, finding: bound, source: nil, message: message(hex, bound, address: address))
         }
-        let id: UInt8
-        do throws(LinuxIOError) {
-            guard let b = try bus.read(address: address, register: MPURegister.whoAmI, count: 1).first else { return nil }
-            id = b
-        } catch {
-            // No acknowledge: EREMOTEIO (i2c-bcm2835), ENXIO (most controllers), ENODEV (i2c-stub), ETIMEDOUT.
-            if error.code == ENXIO || error.code == EREMOTEIO || error.code == ENODEV || error.code == ETIMEDOUT { return nil }
-            let finding: I2CAddressReport.Finding = error.code == EBUSY ? .boundToKernel(driver: nil, device: nil, iio: []) : .error(error)
-            return I2CAddressReport(address: address, finding: finding, source: nil, message: message(hex, finding))
+        var first: (register: UInt8, value: UInt8)?
+        for register in I2CChip.idRegisters(at: address) {
+            let value: UInt8
+            do throws(LinuxIOError) {
+                guard let b = try bus.read(address: address, register: register, count: 1).first else { return nil }
+                value = b
+            } catch {
+                // No acknowledge: EREMOTEIO (i2c-bcm2835), ENXIO (most controllers), ENODEV (i2c-stub), ETIMEDOUT.
+                if first == nil, error.code == ENXIO || error.code == EREMOTEIO || error.code == ENODEV || error.code == ETIMEDOUT { return nil }
+                let finding: I2CAddressReport.Finding = error.code == EBUSY ? .boundToKernel(driver: nil, device: nil, iio: []) : .error(error)
+                return I2CAddressReport(address: address, finding: finding, source: nil, message: message(hex, finding, address: address))
+            }
+            if first == nil { first = (register, value) }
+            if let chip = I2CChip(register: register, value: value, address: address) {
+                guard chip.isDriven else {
+                    return I2CAddressReport(address: address, finding: .chip(chip), source: nil,
+                                            message: message(hex, .chip(chip), address: address) + " (\(newDeviceLine(chip, address: address, busNumber: busNumber)))")
+                }
+                let source = makeSource(busPath: bus.path, address: address, chip: chip, options: options)
+                return I2CAddressReport(address: address, finding: .chip(chip), source: source,
+                                        message: message(hex, .chip(chip), address: address) + " (--source \(source.info.identifier))")
+            }
         }
-        guard let chip = MPUChip(whoAmI: id) else {
-            let f = I2CAddressReport.Finding.otherChip(whoAmI: id)
-            return I2CAddressReport(address: address, finding: f, source: nil, message: message(hex, f))
-        }
-        let source = makeSource(busPath: bus.path, address: address, chip: chip, options: options)
-        return I2CAddressReport(address: address, finding: .chip(chip), source: source,
-                                message: message(hex, .chip(chip)) + " (--source \(source.info.identifier))")
+        guard let first else { return nil }
+        let f = I2CAddressReport.Finding.otherChip(register: first.register, value: first.value)
+        return I2CAddressReport(address: address, finding: f, source: nil, message: message(hex, f, address: address))
     }
 
-    static func message(_ hex: String, _ f: I2CAddressReport.Finding) -> String {
+    /// The line that binds the kernel's driver to `chip`: `echo lsm9ds1_magn 0x1c > /sys/bus/i2c/devices/i2c-1/new_device`.
+    static func newDeviceLine(_ chip: I2CChip, address: UInt8, busNumber: String) -> String {
+        "modprobe \(chip.kernelModule); echo \(chip.kernelName) \(I2CAddress.hex(address)) > /sys/bus/i2c/devices/i2c-\(busNumber)/new_device"
+    }
+
+    /// What the chips that can have `address` answer, for a chip that is none of them.
+    static func expected(at address: UInt8) -> String {
+        let here = I2CChip.allCases.filter { $0.addresses.contains(address) }
+        let chips = here.isEmpty ? I2CChip.allCases : here
+        var parts: [String] = []
+        for family in [I2CChip.Family.mpu, .bmi160, .lsm6dsx, .lsm9ds1, .stMagnetometer] {
+            let members = chips.filter { $0.family == family }
+            guard !members.isEmpty else { continue }
+            let values = members.map { I2CAddress.hex($0.idValue) }
+            let list = values.count > 1 ? values.dropLast().joined(separator: ", ") + " or " + values[values.count - 1] : values.joined()
+            let name: String
+            switch family {
+            case .mpu: name = "an MPU-6050/6500/9250 (they answer \(list))"
+            case .bmi160: name = "a BMI160 (its CHIP_ID, 0x00, is \(list))"
+            case .lsm6dsx: name = "an LSM6DSx (they answer \(list))"
+            case .lsm9ds1: name = "an LSM9DS1 accelerometer and gyroscope (it answers \(list))"
+            case .stMagnetometer: name = "an LSM9DS1 magnetometer (it answers \(list))"
+            }
+            parts.append(name)
+        }
+        return parts.count > 1 ? parts.dropLast().joined(separator: ", ") + " nor " + parts[parts.count - 1] : parts.joined()
+    }
+
+    static func message(_ hex: String, _ f: I2CAddressReport.Finding, address: UInt8) -> String {
         switch f {
-        case .chip(let c): return "\(hex) answers WHO_AM_I \(I2CAddress.hex(c.whoAmI)): \(c.explanation)"
-        case .otherChip(let id): return "\(hex) answers WHO_AM_I \(I2CAddress.hex(id)): not an MPU-6050/6500/9250 (they answer 0x68, 0x70, 0x71 or 0x73)"
+        case .chip(let c): return "\(hex) answers \(c.identityText): \(c.explanation)"
+        case .otherChip(let register, let value):
+            let what = register == MPURegister.whoAmI ? "WHO_AM_I \(I2CAddress.hex(value))" : "\(register == 0 ? "CHIP_ID" : "WHO_AM_I") (\(I2CAddress.hex(register))) \(I2CAddress.hex(value))"
+            return "\(hex) answers \(what): not \(expected(at: address))"
         case .boundToKernel(let driver, let device, let iio):
             var s = "\(hex) is bound to " + (driver.map { "the kernel driver \($0)" } ?? "a kernel driver")
             if let device { s += " (\(device)" + (iio.isEmpty ? "" : ", " + iio.joined(separator: ", ")) + ")" }
@@ -175,7 +226,7 @@ package enum I2CDiscovery {
     }
 
     /// A source with the mount matrix override for it, if any (keys: the identifier, `BUS:ADDR`, or the chip's name).
-    static func makeSource(busPath: String, address: UInt8, chip: MPUChip, options: LinuxDiscoveryOptions) -> I2CSource {
+    static func makeSource(busPath: String, address: UInt8, chip: I2CChip, options: LinuxDiscoveryOptions) -> I2CSource {
         let hex = I2CAddress.hex(address)
         let keys = ["i2c:\(busPath):\(hex)", "\(busPath):\(hex)", chip.rawValue]
         let override = keys.lazy.compactMap { options.mountMatrixOverrides[$0] }.first
@@ -212,7 +263,7 @@ package enum I2CDiscovery {
         if let p = all.lazy.compactMap(\.problem).first { throw p }
         if all.isEmpty { throw SourceError(.unavailable, noBusLine(options)) }
         let what = all.map { r in r.lines.dropFirst().map { $0.trimmingCharacters(in: " ") }.map { "\(r.path): \($0)" }.joined(separator: "; ") }
-        throw SourceError(.unavailable, "no MPU-6050/6500/9250 to read from user space: " + what.joined(separator: "; "))
+        throw SourceError(.unavailable, "no IMU to read from user space: " + what.joined(separator: "; "))
     }
 }
 

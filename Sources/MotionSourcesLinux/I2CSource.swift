@@ -2,14 +2,15 @@ import MotionSources
 import MotionFusion
 import Logging
 
-/// An MPU-6050/6500/9250 on an I2C bus, driven from user space through `/dev/i2c-N` (``MPUDriver``
-/// on an ``I2CBus``): accelerometer in g and gyroscope in rad/s, Core Motion's axes and signs.
+/// An IMU on an I2C bus, driven from user space through `/dev/i2c-N`: the chip's driver
+/// (``I2CChipDriver``: ``MPUDriver`` for the MPU-6050/6500/9250, ``LSM6DSDriver`` for the LSM6DSx
+/// family and the LSM9DS1's accelerometer and gyroscope) on an ``I2CBus``; accelerometer in g and
+/// gyroscope in rad/s, Core Motion's axes and signs.
 ///
-/// Each ``apply(_:sink:)`` opens the bus, checks `WHO_AM_I`, writes the configuration (ranges
-/// ±2 g and ±2000 °/s as the kernel's `inv_mpu6050` sets them, the lowest rate the chip offers at or
-/// above the demand, 4…1000 Hz) and reads it back, then polls the 14 data registers at that rate
-/// on its own thread; each read gives one sample of each sensor, stamped with the read's time on
-/// `CLOCK_MONOTONIC`.
+/// Each ``apply(_:sink:)`` opens the bus, checks the chip's identity register, writes the
+/// configuration (default ranges ±2 g and ±2000 °/s; the slowest rate the chip offers at or above
+/// the demand) and reads it back, then polls the data registers at that rate on its own thread;
+/// each read gives one sample of each sensor, stamped with the read's time on `CLOCK_MONOTONIC`.
 ///
 /// ## Threading
 /// As ``IIOSource``: `apply` from any thread; events on the source's thread, serialised; none after
@@ -27,7 +28,7 @@ package final class I2CSource: SensorSource, Sendable {
     /// The chip's 7-bit address.
     package let address: UInt8
     /// The chip identified when the source was made.
-    package let chip: MPUChip
+    package let chip: I2CChip
     /// Chip axes → device axes.
     package let mountMatrix: MountMatrix
     let opener: any I2CBusOpener
@@ -35,37 +36,30 @@ package final class I2CSource: SensorSource, Sendable {
 
     private let running = Locked<(worker: SourceWorker, bus: any I2CBus)?>(nil)
 
-    /// Creates a source for `chip` at `address` on `busPath`.
+    /// Creates a source for `chip` (one ``I2CChip/isDriven``) at `address` on `busPath`.
     ///
     /// - Parameters:
     ///   - mountMatrix: chip axes → device axes, as the kernel's `mount_matrix` (default identity).
     ///   - mountMatrixSource: where the matrix came from, for `coremotion sensors`.
-    package init(busPath: String, address: UInt8, chip: MPUChip, opener: any I2CBusOpener = POSIXI2CBusOpener(),
+    package init(busPath: String, address: UInt8, chip: I2CChip, opener: any I2CBusOpener = POSIXI2CBusOpener(),
                  mountMatrix: MountMatrix = .identity, mountMatrixSource: String = "none (identity)") {
         self.busPath = busPath
         self.address = address
         self.chip = chip
         self.opener = opener
         self.mountMatrix = mountMatrix
-        let c = MPUConfiguration()
-        let rates = MPUConfiguration.rateLimits
-        let sensors: [SensorKind: SensorCapability] = [
-            .accelerometer: SensorCapability(minimumRate: rates.lowerBound, maximumRate: rates.upperBound,
-                                             range: Double(c.accelerometerRange), resolution: 1 / c.accelerometerCountsPerG),
-            .gyro: SensorCapability(minimumRate: rates.lowerBound, maximumRate: rates.upperBound,
-                                    range: Double(c.gyroRange) * .pi / 180, resolution: .pi / 180 / c.gyroCountsPerDegree),
-        ]
+        let d = chip.description
         let details: [(String, String)] = [
             ("bus", busPath),
             ("address", I2CAddress.hex(address)),
-            ("chip", "\(chip.displayName) (WHO_AM_I \(I2CAddress.hex(chip.whoAmI)))"),
+            ("chip", "\(chip.displayName) (\(chip.identityText))"),
             ("driver", "user space through i2c-dev, polled"),
-            ("ranges", "±\(c.accelerometerRange) g (\(formatNumber(c.accelerometerCountsPerG)) counts per g), ±\(c.gyroRange) °/s (\(formatNumber(c.gyroCountsPerDegree)) counts per °/s)"),
-            ("rates", "1000 / (1 + SMPLRT_DIV) Hz"),
+            ("ranges", d.ranges),
+            ("rates", d.rates),
             ("mount matrix", "\(mountMatrix) (\(mountMatrixSource)); acceleration negated: the chip reads +1 g up"),
         ]
         info = SourceInfo(identifier: "i2c:\(busPath):\(I2CAddress.hex(address))",
-                          name: "InvenSense \(chip.displayName) at \(I2CAddress.hex(address)) on \(busPath)", sensors: sensors, details: details)
+                          name: "\(chip.vendor) \(chip.displayName) at \(I2CAddress.hex(address)) on \(busPath)", sensors: d.sensors, details: details)
     }
 
     package func apply(_ demand: SensorDemand, sink: @escaping @Sendable (SourceEvent) -> Void) throws(SourceError) -> [SensorKind: Double] {
@@ -80,12 +74,14 @@ package final class I2CSource: SensorSource, Sendable {
             throw SourceError(.unavailable, "\(info.name) has no \(demand.rates.keys.map(\.rawValue).sorted().joined(separator: ", "))")
         }
         let fastest = wanted.map { info.sensors[$0.key]!.clamp(rate: $0.value) }.max() ?? 100
-        let configuration = MPUConfiguration(rate: fastest)
+        guard let made = chip.makeDriver(address: address, busPath: busPath, rate: fastest, mountMatrix: mountMatrix) else {
+            throw SourceError(.unavailable, "the \(chip.displayName) is not driven from user space: \(chip.explanation)", path: busPath)
+        }
+        var driver = made
         let bus: any I2CBus
         do { bus = try opener.open(busPath) } catch {
             throw error.sourceError("cannot open \(busPath)", gone: "no I2C bus \(busPath)", permissionFix: I2CDiscovery.permissionFix)
         }
-        var driver = MPUDriver(address: address, busPath: busPath, configuration: configuration, mountMatrix: mountMatrix)
         // Set-up: identify, configure, verify, on this thread (a few transfers).
         var queue = driver.start()
         setUp: while !queue.isEmpty {
@@ -112,16 +108,17 @@ package final class I2CSource: SensorSource, Sendable {
             throw SourceError(.io, "\(info.name) did not finish its set-up", path: busPath)
         }
         let keep = Set(wanted.keys)
-        let period = 1 / configuration.actualRate
+        let rate = driver.actualRate
+        let period = 1 / rate
         let initial = driver
         let address = self.address
         let worker = SourceWorker(sink: sink)
         let started = worker.spawn(name: "i2c-poll", realtime: true) { worker in
             var driver = initial
             var next = LinuxClock.monotonic()
-            guard case .read(let register, let count) = MPUDriver.sampleRead else { return }
+            let (register, count) = driver.dataRead
             while !worker.isStopping {
-                var actions: [MPUDriver.Action]
+                var actions: [I2CDriverAction]
                 do throws(LinuxIOError) {
                     let bytes = try bus.read(address: address, register: register, count: count)
                     actions = driver.received(bytes, at: LinuxClock.monotonic())
@@ -149,6 +146,6 @@ package final class I2CSource: SensorSource, Sendable {
             throw SourceError(.io, "cannot start the I2C thread", path: busPath)
         }
         running.withLock { $0 = (worker, bus) }
-        return wanted.mapValues { _ in configuration.actualRate }
+        return wanted.mapValues { _ in rate }
     }
 }

@@ -144,20 +144,9 @@ package struct MPUConfiguration: Sendable, Hashable {
 /// Units and signs are those of the IIO path for `inv_mpu6050` (see ``IIOUnits``): the chip measures
 /// specific force (face up, +1 g on its Z), which Core Motion reads as −1 g, so the accelerometer goes
 /// through the mount matrix times −1; the gyroscope through the matrix alone, in rad/s.
-package struct MPUDriver: Sendable {
-    /// What the driver asks for.
-    package enum Action: Sendable, Hashable {
-        /// Read `count` registers from `register` and pass them to ``MPUDriver/received(_:at:)``.
-        case read(register: UInt8, count: Int)
-        /// Write one register.
-        case write(register: UInt8, value: UInt8)
-        /// The chip is set up: read ``MPUDriver/sampleRead`` at the rate.
-        case streaming
-        /// Deliver these samples.
-        case deliver([RawSample])
-        /// Give up with this error.
-        case fail(SourceError)
-    }
+package struct MPUDriver: I2CChipDriver {
+    /// What the driver asks for (the actions of every chip driver).
+    package typealias Action = I2CDriverAction
 
     private enum Phase: Sendable, Hashable { case identifying, verifying, streaming, failed }
 
@@ -189,6 +178,12 @@ package struct MPUDriver: Sendable {
 
     /// `true` once the chip is set up.
     package var isStreaming: Bool { phase == .streaming }
+
+    /// The read of one sample: 14 bytes from `ACCEL_XOUT_H` (0x3B).
+    package var dataRead: (register: UInt8, count: Int) { (MPURegister.accelXHigh, 14) }
+
+    /// The configured rate, Hz (``MPUConfiguration/actualRate``).
+    package var actualRate: Double { configuration.actualRate }
 
     private var place: String { "\(I2CAddress.hex(address)) on \(busPath)" }
 
@@ -256,15 +251,7 @@ package struct MPUDriver: Sendable {
 
     /// A failed transfer: the error as Core Motion reports it (a chip that stops answering is a removed device).
     package mutating func transferFailed(_ error: LinuxIOError) -> [Action] {
-        let name = chip?.displayName ?? "chip"
-        let e: SourceError
-        if error.code == EREMOTEIO || error.code == ENXIO || error.code == ETIMEDOUT {
-            e = SourceError(.deviceRemoved, "the \(name) at \(place) stopped answering (\(error.reason))", path: busPath)
-        } else if error.code == ENODEV || error.code == ENOENT {
-            e = SourceError(.deviceRemoved, "the I2C adapter \(busPath) is gone", path: busPath)
-        } else {
-            e = error.sourceError("the \(name) at \(place): \(error.operation)", permissionFix: I2CDiscovery.permissionFix)
-        }
+        let e = i2cTransferError(error, chip: chip?.displayName ?? "chip", place: place, busPath: busPath)
         return fail(e)
     }
 

@@ -65,6 +65,63 @@ struct I2CUserSpaceTests {
         }
     }
 
+    /// The ST poses (counts written into both copies' registers): accelerometer then gyroscope.
+    static let stPoses: [String: (accel: [Double], gyro: [Double])] = [
+        "lsm6ds3": ([3000, -5000, 15000], [100, -200, -1234]),
+        "lsm9ds1": ([-2000, 7000, -15000], [-300, 250, 2345]),
+    ]
+    /// The user-space ST driver's sensitivities at its default ranges (±2 g: 0.061 mg; ±2000 °/s:
+    /// 70 m°/s per count; the LSM6DS3 and LSM9DS1 datasheets).
+    static let stGPerCount = 0.000061, stRadiansPerCount = 0.070 * Double.pi / 180
+
+    /// The LSM6DS3 and the LSM9DS1's accelerometer and gyroscope through the kernel's st_lsm6dsx
+    /// (`iio:`) and through `LSM6DSDriver` (`i2c:`): within one count, each decoded with its own scale.
+    @Test(arguments: ["lsm6ds3", "lsm9ds1"])
+    func stChipsAgreeWithTheKernelsDriver(chip: String) async throws {
+        let run = await Self.boot.value
+        guard run.ranToEnd() else { return }
+        #expect(run.values["\(chip).probed"] == "yes", "\(run.values["\(chip).reason"] ?? "")")
+        let pose = try #require(Self.stPoses[chip])
+        for (i, axis) in ["x", "y", "z"].enumerated() {
+            #expect(run.values["\(chip).in_accel_\(axis)_raw"] == String(Int(pose.accel[i])), "the kernel reads the counts written")
+            #expect(run.values["\(chip).in_anglvel_\(axis)_raw"] == String(Int(pose.gyro[i])))
+        }
+        let iio = run.block("\(chip).iio"), user = run.block("\(chip).i2c")
+        #expect(iio.status == 0, "\(iio.stderr)")
+        #expect(user.status == 0, "\(user.stderr)")
+        let accelScale = try #require(run.double("\(chip).in_accel_scale")) / standardGravity
+        let gyroScale = try #require(run.double("\(chip).in_anglvel_scale"))
+        let iioAccel = iio.rows("accelerometer"), userAccel = user.rows("accelerometer")
+        let iioGyro = iio.rows("gyro"), userGyro = user.rows("gyro")
+        #expect(iioAccel.count >= 2 && iioGyro.count >= 2 && userAccel.count >= 5 && userGyro.count >= 5,
+                "\(iioAccel.count), \(iioGyro.count), \(userAccel.count), \(userGyro.count) rows")
+        func components(_ r: Row) -> [Double] { [r.x, r.y, r.z] }
+        for (i, counts) in pose.accel.enumerated() {
+            for r in iioAccel { #expect(abs(components(r)[i] / accelScale + counts) <= 1, "iio \(chip) accel axis \(i): \(components(r)[i]) g") }
+            for r in userAccel {
+                #expect(abs(components(r)[i] / Self.stGPerCount + counts) <= 1, "i2c \(chip) accel axis \(i): \(components(r)[i]) g")
+                #expect(abs(components(r)[i] - -counts * Self.stGPerCount) < 1e-8, "i2c is the datasheet's value, sign-flipped")
+            }
+        }
+        for (i, counts) in pose.gyro.enumerated() {
+            for r in iioGyro { #expect(abs(components(r)[i] / gyroScale - counts) <= 1, "iio \(chip) gyro axis \(i): \(components(r)[i]) rad/s") }
+            for r in userGyro { #expect(abs(components(r)[i] / Self.stRadiansPerCount - counts) <= 1, "i2c \(chip) gyro axis \(i): \(components(r)[i]) rad/s") }
+        }
+    }
+
+    @Test func theSTDriverConfiguredTheChips() async throws {
+        let run = await Self.boot.value
+        guard run.ranToEnd() else { return }
+        // 20 Hz (--interval 0.05): the LSM6DS3's 26 Hz (ODR 0010), ±2 g, ±2000 °/s (FS_G 11).
+        #expect(run.values["lsm6ds3.user.CTRL1_XL"] == "0x20")
+        #expect(run.values["lsm6ds3.user.CTRL2_G"] == "0x2c")
+        #expect(run.values["lsm6ds3.user.CTRL3_C"] == "0x44", "block data update, auto-increment")
+        // The LSM9DS1's 59.5 Hz (ODR_G 010), ±2000 °/s (FS_G 11); the accelerometer follows the gyroscope.
+        #expect(run.values["lsm9ds1.user.CTRL_REG1_G"] == "0x58")
+        #expect(run.values["lsm9ds1.user.CTRL_REG6_XL"] == "0x40")
+        #expect(run.values["lsm9ds1.user.CTRL_REG8"] == "0x44")
+    }
+
     @Test func faceUpIsMinusOneGAndTurningLeftIsPositive() async throws {
         let run = await Self.boot.value
         guard run.ranToEnd() else { return }
@@ -99,15 +156,19 @@ struct I2CUserSpaceTests {
         #expect(found.stdout.contains("  0x69 answers WHO_AM_I 0x68: an MPU-6050 (or MPU-6000, MPU-9150), no magnetometer read (--source i2c:\(node):0x69)"), "\(found.stdout)")
         // inv_mpu6050's bypass multiplexer channel (`i2c-0-mux`) reaches the same chips: listed once.
         #expect(!found.stdout.contains { $0.contains("-mux (chan_id") }, "\(found.stdout)")
-        #expect(found.stdout.filter { $0.contains("answers WHO_AM_I") }.count == 1, "\(found.stdout)")
+        #expect(found.stdout.filter { $0.contains("answers WHO_AM_I") }.count == 3, "\(found.stdout)")
+        // The ST chips at their own addresses, told apart from the MPU by register and value (the
+        // LSM9DS1's WHO_AM_I, 0x0F, holds 0x68 as an MPU-6050's 0x75 does).
+        #expect(found.stdout.contains("  0x6a answers WHO_AM_I (0x0f) 0x68: the accelerometer and gyroscope of an LSM9DS1 (Sense HAT); its magnetometer answers at 0x1c or 0x1e (--source i2c:\(node):0x6a)"), "\(found.stdout)")
+        #expect(found.stdout.contains("  0x6b answers WHO_AM_I (0x0f) 0x69: an LSM6DS3 (or LSM6DS3H): accelerometer and gyroscope (--source i2c:\(node):0x6b)"), "\(found.stdout)")
         #expect(run.block("sensors.mpu6500").stdout.contains("  0x69 answers WHO_AM_I 0x70: an MPU-6500, no magnetometer (--source i2c:\(node):0x69)"))
-        #expect(run.block("sensors.other").stdout.contains("  0x69 answers WHO_AM_I 0x12: not an MPU-6050/6500/9250 (they answer 0x68, 0x70, 0x71 or 0x73)"))
+        #expect(run.block("sensors.other").stdout.contains("  0x69 answers WHO_AM_I 0x12: not an MPU-6050/6500/9250 (they answer 0x68, 0x70, 0x71 or 0x73) nor a BMI160 (its CHIP_ID, 0x00, is 0xd1)"))
         let denied = run.block("sensors.denied")
         #expect(denied.stdout.contains("  no permission on \(node): add yourself to the i2c group (sudo usermod -aG i2c $USER, then log in again) or run as root"), "\(denied.stdout)")
         let emptyNode = try #require(run.values["empty.node"])
         let empty = run.block("sensors.empty")
         #expect(empty.stdout.contains("i2c:\(emptyNode)  I2C bus (SMBus stub driver)"))
-        #expect(empty.stdout.contains("  no chip answers at 0x68 or 0x69: check the wiring (SDA, SCL, 3.3 V, GND) and the AD0 pin (MPU-6050/6500/9250 answer at 0x68, or 0x69 with AD0 high)"), "\(empty.stdout)")
+        #expect(empty.stdout.contains("  no chip answers at 0x1c, 0x1e, 0x68, 0x69, 0x6a or 0x6b: check the wiring (SDA, SCL, 3.3 V, GND) and the address pin (MPU-6050/6500/9250 and BMI160 answer at 0x68, or 0x69 with AD0/SDO high; LSM6DSx and the LSM9DS1's accelerometer and gyroscope at 0x6a or 0x6b; the LSM9DS1's magnetometer at 0x1c or 0x1e)"), "\(empty.stdout)")
     }
 
     @Test func sourcesThatCannotStartSayWhy() async throws {
@@ -126,7 +187,7 @@ struct I2CUserSpaceTests {
         #expect(denied.errorLines == ["Error: \(node): no permission on \(node): add yourself to the i2c group (sudo usermod -aG i2c $USER, then log in again) or run as root"], "\(denied.stderr)")
         let empty = run.block("empty.i2c")
         #expect(empty.status == 1)
-        #expect(empty.errorLines.first?.contains("no chip answers at 0x68 or 0x69") == true, "\(empty.stderr)")
+        #expect(empty.errorLines.first?.contains("no chip answers at 0x1c, 0x1e, 0x68, 0x69, 0x6a or 0x6b") == true, "\(empty.stderr)")
         // `i2c` alone skips the address the kernel holds and takes the free chip; `i2c:BUS` too.
         let first = run.block("first.i2c")
         #expect(first.status == 0, "\(first.stderr)")

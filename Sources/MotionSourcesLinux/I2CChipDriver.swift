@@ -1,0 +1,294 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import MotionSources
+import MotionFusion
+
+/// What a user-space chip driver (``I2CChipDriver``) asks ``I2CSource`` to do.
+package enum I2CDriverAction: Sendable, Hashable {
+    /// Read `count` registers from `register` and pass them to ``I2CChipDriver/received(_:at:)``.
+    case read(register: UInt8, count: Int)
+    /// Write one register.
+    case write(register: UInt8, value: UInt8)
+    /// The chip is set up: read ``I2CChipDriver/dataRead`` at ``I2CChipDriver/actualRate``.
+    case streaming
+    /// Deliver these samples.
+    case deliver([RawSample])
+    /// Give up with this error.
+    case fail(SourceError)
+}
+
+/// A user-space driver of one I2C motion chip as a pure state machine: it says which registers to
+/// read and write, and turns what was read into Core Motion samples. ``I2CSource`` carries its
+/// actions out on an ``I2CBus``; tests feed it bytes. One file per chip family implements it
+/// (``MPUDriver``, ``LSM6DSDriver``).
+///
+/// Sequence: ``start()`` (identify) → ``received(_:at:)`` for each read, which answers with the
+/// configuration writes and the reads that verify them → ``I2CDriverAction/streaming``; from then
+/// on each read of ``dataRead`` decodes into samples in Core Motion's units (g, rad/s, µT), signs
+/// and axes: the chip's datasheet frame through the mount matrix, the acceleration negated once
+/// (chips measure specific force, +1 g up; Core Motion reads −1 g face up).
+///
+/// A driver never waits for a bit to change (a reset or boot bit that clears itself): every step is
+/// one transfer, so a chip that misbehaves fails the verification instead of hanging the source.
+package protocol I2CChipDriver: Sendable {
+    /// `true` once the chip is set up.
+    var isStreaming: Bool { get }
+    /// The read of one sample (first register, byte count), once streaming.
+    var dataRead: (register: UInt8, count: Int) { get }
+    /// The rate the chip was set to, Hz; the source polls at it.
+    var actualRate: Double { get }
+    /// The first actions (identification).
+    mutating func start() -> [I2CDriverAction]
+    /// Bytes read for the last ``I2CDriverAction/read(register:count:)``, at `timestamp` (seconds on
+    /// `CLOCK_MONOTONIC`).
+    mutating func received(_ bytes: [UInt8], at timestamp: Double) -> [I2CDriverAction]
+    /// A failed transfer: the error as Core Motion reports it.
+    mutating func transferFailed(_ error: LinuxIOError) -> [I2CDriverAction]
+}
+
+/// The error of a failed transfer, as every chip driver reports it: a chip that stops answering is
+/// a removed device, a vanished adapter too; anything else keeps its `errno`.
+func i2cTransferError(_ error: LinuxIOError, chip name: String, place: String, busPath: String) -> SourceError {
+    if error.code == EREMOTEIO || error.code == ENXIO || error.code == ETIMEDOUT {
+        return SourceError(.deviceRemoved, "the \(name) at \(place) stopped answering (\(error.reason))", path: busPath)
+    }
+    if error.code == ENODEV || error.code == ENOENT {
+        return SourceError(.deviceRemoved, "the I2C adapter \(busPath) is gone", path: busPath)
+    }
+    return error.sourceError("the \(name) at \(place): \(error.operation)", permissionFix: I2CDiscovery.permissionFix)
+}
+
+/// The I2C motion chips the scan recognises by an identity register, and whether this library
+/// drives them from user space.
+///
+/// A chip is recognised by *register and value* at its addresses, never by a value alone: the
+/// LSM9DS1's accelerometer and gyroscope answer `WHO_AM_I` (0x0F) with 0x68, the value an MPU-6050
+/// has in its `WHO_AM_I` (0x75); the MPU family and the BMI160 share addresses 0x68 and 0x69, the
+/// LSM6DSx family and the LSM9DS1 share 0x6A and 0x6B.
+package enum I2CChip: String, Sendable, Hashable, CaseIterable {
+    /// InvenSense MPU-6050 (0x75 = 0x68).
+    case mpu6050
+    /// InvenSense MPU-6500 (0x75 = 0x70).
+    case mpu6500
+    /// InvenSense MPU-9250 (0x75 = 0x71).
+    case mpu9250
+    /// InvenSense MPU-9255 (0x75 = 0x73).
+    case mpu9255
+    /// ST LSM6DS3 / LSM6DS3H (0x0F = 0x69).
+    case lsm6ds3
+    /// ST LSM6DSL, LSM6DSM, LSM6DS3TR-C, ISM330DLC (0x0F = 0x6A).
+    case lsm6dsl
+    /// ST LSM6DSR, ISM330DHCX, ASM330LHH (0x0F = 0x6B).
+    case lsm6dsr
+    /// ST LSM6DSO, LSM6DSOX (0x0F = 0x6C).
+    case lsm6dso
+    /// ST LSM6DST (0x0F = 0x6D).
+    case lsm6dst
+    /// ST LSM9DS1 accelerometer and gyroscope (0x0F = 0x68 at 0x6A/0x6B).
+    case lsm9ds1
+    /// Bosch BMI160 (CHIP_ID 0x00 = 0xD1): recognised, not driven from user space yet.
+    case bmi160
+    /// ST LSM9DS1 magnetometer or LIS3MDL (0x0F = 0x3D at 0x1C/0x1E): recognised, not driven yet.
+    case lsm9ds1Magnetometer
+
+    /// The family (one register map, one driver).
+    package enum Family: Sendable, Hashable {
+        case mpu, lsm6dsx, lsm9ds1, bmi160, stMagnetometer
+    }
+
+    /// The chip's family.
+    package var family: Family {
+        switch self {
+        case .mpu6050, .mpu6500, .mpu9250, .mpu9255: .mpu
+        case .lsm6ds3, .lsm6dsl, .lsm6dsr, .lsm6dso, .lsm6dst: .lsm6dsx
+        case .lsm9ds1: .lsm9ds1
+        case .bmi160: .bmi160
+        case .lsm9ds1Magnetometer: .stMagnetometer
+        }
+    }
+
+    /// The identity register: `WHO_AM_I` 0x75 (MPU), `WHO_AM_I` 0x0F (ST), `CHIP_ID` 0x00 (Bosch).
+    package var idRegister: UInt8 {
+        switch family {
+        case .mpu: MPURegister.whoAmI
+        case .lsm6dsx, .lsm9ds1, .stMagnetometer: 0x0F
+        case .bmi160: 0x00
+        }
+    }
+
+    /// The identity register's name in the datasheet.
+    package var idRegisterName: String { family == .bmi160 ? "CHIP_ID" : "WHO_AM_I" }
+
+    /// The identity register's value.
+    package var idValue: UInt8 {
+        switch self {
+        case .mpu6050: 0x68
+        case .mpu6500: 0x70
+        case .mpu9250: 0x71
+        case .mpu9255: 0x73
+        case .lsm6ds3: 0x69
+        case .lsm6dsl: 0x6A
+        case .lsm6dsr: 0x6B
+        case .lsm6dso: 0x6C
+        case .lsm6dst: 0x6D
+        case .lsm9ds1: 0x68
+        case .bmi160: 0xD1
+        case .lsm9ds1Magnetometer: 0x3D
+        }
+    }
+
+    /// The addresses the chip can have (its address pin low, high).
+    package var addresses: [UInt8] {
+        switch family {
+        case .mpu, .bmi160: [0x68, 0x69]
+        case .lsm6dsx, .lsm9ds1: [0x6A, 0x6B]
+        case .stMagnetometer: [0x1C, 0x1E]
+        }
+    }
+
+    /// `MPU-6050`, `LSM6DS3`, …
+    package var displayName: String {
+        switch self {
+        case .mpu6050: "MPU-6050"
+        case .mpu6500: "MPU-6500"
+        case .mpu9250: "MPU-9250"
+        case .mpu9255: "MPU-9255"
+        case .lsm6ds3: "LSM6DS3"
+        case .lsm6dsl: "LSM6DSL"
+        case .lsm6dsr: "LSM6DSR"
+        case .lsm6dso: "LSM6DSO"
+        case .lsm6dst: "LSM6DST"
+        case .lsm9ds1: "LSM9DS1"
+        case .bmi160: "BMI160"
+        case .lsm9ds1Magnetometer: "LSM9DS1 magnetometer"
+        }
+    }
+
+    /// `InvenSense`, `STMicroelectronics`, `Bosch`.
+    package var vendor: String {
+        switch family {
+        case .mpu: "InvenSense"
+        case .bmi160: "Bosch"
+        case .lsm6dsx, .lsm9ds1, .stMagnetometer: "STMicroelectronics"
+        }
+    }
+
+    /// The name the kernel's I2C id table has for the chip (`new_device`, device-tree `compatible`).
+    package var kernelName: String {
+        switch self {
+        case .lsm9ds1: "lsm9ds1-imu"
+        case .lsm9ds1Magnetometer: "lsm9ds1_magn"
+        default: rawValue
+        }
+    }
+
+    /// The kernel module that drives it.
+    package var kernelModule: String {
+        switch family {
+        case .mpu: "inv-mpu6050-i2c"
+        case .lsm6dsx, .lsm9ds1: "st_lsm6dsx_i2c"
+        case .bmi160: "bmi160_i2c"
+        case .stMagnetometer: "st_magn_i2c"
+        }
+    }
+
+    /// `true` for the chips this library reads from user space.
+    package var isDriven: Bool { family != .bmi160 && family != .stMagnetometer }
+
+    /// The chip whose identity register `register` reads `value` at `address`; at an address no
+    /// chip of the table has, any chip with that register and value.
+    package init?(register: UInt8, value: UInt8, address: UInt8) {
+        let known = Self.allCases.contains { $0.addresses.contains(address) }
+        guard let c = Self.allCases.first(where: {
+            $0.idRegister == register && $0.idValue == value && (!known || $0.addresses.contains(address))
+        }) else { return nil }
+        self = c
+    }
+
+    /// The chip of the MPU family.
+    package init(_ mpu: MPUChip) {
+        switch mpu {
+        case .mpu6050: self = .mpu6050
+        case .mpu6500: self = .mpu6500
+        case .mpu9250: self = .mpu9250
+        case .mpu9255: self = .mpu9255
+        }
+    }
+
+    /// The identity registers to read at `address`, in order: those of the chips that can have it,
+    /// or every one for an address outside the table.
+    package static func idRegisters(at address: UInt8) -> [UInt8] {
+        let here = allCases.filter { $0.addresses.contains(address) }
+        let chips = here.isEmpty ? allCases : here
+        var out: [UInt8] = []
+        for c in chips where !out.contains(c.idRegister) { out.append(c.idRegister) }
+        return out
+    }
+
+    /// `WHO_AM_I 0x70` for the MPU family (its register is the one people know), `WHO_AM_I (0x0f)
+    /// 0x69` for the others.
+    package var identityText: String {
+        family == .mpu ? "WHO_AM_I \(I2CAddress.hex(idValue))"
+            : "\(idRegisterName) (\(I2CAddress.hex(idRegister))) \(I2CAddress.hex(idValue))"
+    }
+
+    /// What `coremotion sensors` says of it: `an MPU-6500, no magnetometer`.
+    package var explanation: String {
+        switch self {
+        case .mpu6050, .mpu6500, .mpu9250, .mpu9255:
+            MPUChip(rawValue: rawValue)?.explanation ?? displayName
+        case .lsm6ds3: "an LSM6DS3 (or LSM6DS3H): accelerometer and gyroscope"
+        case .lsm6dsl: "an LSM6DSL (or LSM6DSM, LSM6DS3TR-C, ISM330DLC): accelerometer and gyroscope"
+        case .lsm6dsr: "an LSM6DSR (or ISM330DHCX, ASM330LHH): accelerometer and gyroscope"
+        case .lsm6dso: "an LSM6DSO (or LSM6DSOX; an LSM6DSO32 answers the same with twice the ranges and reads half its acceleration): accelerometer and gyroscope"
+        case .lsm6dst: "an LSM6DST: accelerometer and gyroscope"
+        case .lsm9ds1: "the accelerometer and gyroscope of an LSM9DS1 (Sense HAT); its magnetometer answers at 0x1c or 0x1e"
+        case .bmi160, .lsm9ds1Magnetometer:
+            (self == .bmi160 ? "a BMI160" : "the magnetometer of an LSM9DS1 (or an LIS3MDL)")
+                + ", not read from user space yet: the kernel's \(kernelModule) drives it"
+        }
+    }
+
+    /// The driver of this chip, or `nil` for a chip not driven from user space.
+    package func makeDriver(address: UInt8, busPath: String, rate: Double, mountMatrix: MountMatrix) -> (any I2CChipDriver)? {
+        switch family {
+        case .mpu:
+            MPUDriver(address: address, busPath: busPath, configuration: MPUConfiguration(rate: rate), mountMatrix: mountMatrix)
+        case .lsm6dsx, .lsm9ds1:
+            LSM6DSDriver(map: family == .lsm9ds1 ? .lsm9ds1 : .lsm6dsx, address: address, busPath: busPath,
+                         configuration: LSM6DSConfiguration(map: family == .lsm9ds1 ? .lsm9ds1 : .lsm6dsx, rate: rate),
+                         mountMatrix: mountMatrix)
+        case .bmi160, .stMagnetometer:
+            nil
+        }
+    }
+
+    /// The sensors and their limits at the default ranges, and the lines `coremotion sensors` shows.
+    package var description: (sensors: [SensorKind: SensorCapability], ranges: String, rates: String) {
+        switch family {
+        case .mpu:
+            let c = MPUConfiguration(), r = MPUConfiguration.rateLimits
+            return ([.accelerometer: SensorCapability(minimumRate: r.lowerBound, maximumRate: r.upperBound,
+                                                      range: Double(c.accelerometerRange), resolution: 1 / c.accelerometerCountsPerG),
+                     .gyro: SensorCapability(minimumRate: r.lowerBound, maximumRate: r.upperBound,
+                                             range: Double(c.gyroRange) * .pi / 180, resolution: .pi / 180 / c.gyroCountsPerDegree)],
+                    "±\(c.accelerometerRange) g (\(formatNumber(c.accelerometerCountsPerG)) counts per g), ±\(c.gyroRange) °/s (\(formatNumber(c.gyroCountsPerDegree)) counts per °/s)",
+                    "1000 / (1 + SMPLRT_DIV) Hz")
+        case .lsm6dsx, .lsm9ds1:
+            let map: LSM6DSMap = family == .lsm9ds1 ? .lsm9ds1 : .lsm6dsx
+            let c = LSM6DSConfiguration(map: map), rates = map.rates.map(\.hz)
+            let lo = rates.first ?? 0, hi = rates.last ?? 0
+            return ([.accelerometer: SensorCapability(minimumRate: lo, maximumRate: hi, range: Double(c.accelerometerRange),
+                                                      resolution: c.accelerometerGPerCount),
+                     .gyro: SensorCapability(minimumRate: lo, maximumRate: hi, range: Double(c.gyroRange) * .pi / 180,
+                                             resolution: c.gyroDegreesPerCount * .pi / 180)],
+                    "±\(c.accelerometerRange) g (\(formatNumber(c.accelerometerGPerCount * 1000)) mg per count), ±\(c.gyroRange) °/s (\(formatNumber(c.gyroDegreesPerCount * 1000)) m°/s per count)",
+                    rates.map(formatNumber).joined(separator: ", ") + " Hz (output data rates)")
+        case .bmi160, .stMagnetometer:
+            return ([:], "", "")
+        }
+    }
+}
