@@ -3,11 +3,13 @@
 # (`--source iio`): i2c-stub holds two chips, 0x68 bound to the kernel driver and 0x69 left to user
 # space; the same register contents (known poses) are written into both and read both ways. Then what
 # `coremotion sensors` says of the bus: a chip found, an address the kernel driver holds, another
-# WHO_AM_I, no permission, an empty bus.
+# WHO_AM_I, no permission, an empty bus. The ST chips likewise against st_lsm6dsx: an LSM6DS3 (kernel
+# at 0x51, user space at 0x6b) and an LSM9DS1's accelerometer and gyroscope (kernel `lsm9ds1-imu` at
+# 0x50, user space at 0x6a; the kernel binds any address, the scan looks at the chips' own).
 # Run: scripts/vm/run scripts/vm/scenarios/i2c-userspace.sh
 . "$(dirname "$0")/lib.sh"
 
-modprobe i2c-stub chip_addr=0x68,0x69 && modprobe i2c-dev && modprobe inv-mpu6050-i2c || { value error=modprobe; exit 1; }
+modprobe i2c-stub chip_addr=0x68,0x69,0x6a,0x6b,0x50,0x51 && modprobe i2c-dev && modprobe inv-mpu6050-i2c || { value error=modprobe; exit 1; }
 bus=$(stub_bus) || { value error=no-stub-bus; exit 1; }
 value bus "$bus"
 node=/dev/i2c-$bus
@@ -46,6 +48,43 @@ value user.ACCEL_CONFIG "$(i2cget -f -y "$bus" 0x69 0x1c)"
 run tilted.i2c50hz "$CM" stream --source "i2c:$node:0x69" --sensor accelerometer --interval 0.02 --duration 1 --format csv
 value user.SMPLRT_DIV.50hz "$(i2cget -f -y "$bus" 0x69 0x19)"
 
+# The ST chips: WHO_AM_I (0x0F) 0x69 (LSM6DS3) and 0x68 (LSM9DS1), kernel and user-space copies.
+modprobe st_lsm6dsx_i2c || { value error=modprobe-st; exit 1; }
+for a in 0x51 0x6b; do i2cset -f -y "$bus" $a 0x0f 0x69; done
+for a in 0x50 0x6a; do i2cset -f -y "$bus" $a 0x0f 0x68; done
+echo lsm6ds3 0x51 > "/sys/bus/i2c/devices/i2c-$bus/new_device"
+echo lsm9ds1-imu 0x50 > "/sys/bus/i2c/devices/i2c-$bus/new_device"
+# stpose CHIP KERNEL_ADDR USER_ADDR GYRO_REG ACCEL_REG IIO_PREFIX AX AY AZ GX GY GZ (little-endian words)
+stpose() {
+    local chip=$1 ka=$2 ua=$3 greg=$4 areg=$5 prefix=$6; shift 6
+    local adev="" gdev="" _ i=0 v reg
+    for _ in 1 2 3 4 5 6 7 8 9 10; do adev=$(iio_device "${prefix}_accel") && gdev=$(iio_device "${prefix}_gyro") && break; sleep 0.2; done
+    if [ -z "$adev" ] || [ -z "$gdev" ]; then
+        value "$chip.probed" no
+        value "$chip.reason" "$(dmesg | grep -i -E 'st_lsm6dsx|lsm' | tail -n 1 | sed 's/^\[[ 0-9.]*\] //')"
+        return
+    fi
+    value "$chip.probed" yes
+    value "$chip.in_accel_scale" "$(cat "$adev/in_accel_scale" 2>/dev/null || cat "$adev/in_accel_x_scale")"
+    value "$chip.in_anglvel_scale" "$(cat "$gdev/in_anglvel_scale" 2>/dev/null || cat "$gdev/in_anglvel_x_scale")"
+    for v in "$@"; do
+        if [ $i -lt 3 ]; then reg=$(( areg + 2 * i )); else reg=$(( greg + 2 * (i - 3) )); fi
+        put16 "$bus" "$ka" "$reg" "$v" le; put16 "$bus" "$ua" "$reg" "$v" le
+        i=$((i + 1))
+    done
+    for a in x y z; do value "$chip.in_accel_${a}_raw" "$(cat "$adev/in_accel_${a}_raw")"; value "$chip.in_anglvel_${a}_raw" "$(cat "$gdev/in_anglvel_${a}_raw")"; done
+    run "$chip.iio" "$CM" stream --source "iio:${prefix}_accel" --sensor raw --interval 0.05 --duration 3 --format csv
+    run "$chip.i2c" "$CM" stream --source "i2c:$node:$ua" --sensor raw --interval 0.05 --duration 2 --format csv
+}
+stpose lsm6ds3 0x51 0x6b 0x22 0x28 lsm6ds3 3000 -5000 15000 100 -200 -1234
+stpose lsm9ds1 0x50 0x6a 0x18 0x28 lsm9ds1-imu -2000 7000 -15000 -300 250 2345
+value lsm6ds3.user.CTRL1_XL "$(i2cget -f -y "$bus" 0x6b 0x10)"
+value lsm6ds3.user.CTRL2_G "$(i2cget -f -y "$bus" 0x6b 0x11)"
+value lsm6ds3.user.CTRL3_C "$(i2cget -f -y "$bus" 0x6b 0x12)"
+value lsm9ds1.user.CTRL_REG1_G "$(i2cget -f -y "$bus" 0x6a 0x10)"
+value lsm9ds1.user.CTRL_REG6_XL "$(i2cget -f -y "$bus" 0x6a 0x20)"
+value lsm9ds1.user.CTRL_REG8 "$(i2cget -f -y "$bus" 0x6a 0x22)"
+
 # What `coremotion sensors` says, and the sources `i2c` and `i2c:BUS` pick.
 run sensors.found "$CM" sensors
 run busy.i2c "$CM" stream --source "i2c:$node:0x68" --sensor accelerometer --duration 1 --format csv
@@ -61,8 +100,8 @@ run sensors.denied setpriv --reuid 65534 --regid 65534 --clear-groups "$CM" sens
 run denied.i2c setpriv --reuid 65534 --regid 65534 --clear-groups "$CM" stream --source "i2c:$node:0x69" --sensor accelerometer --duration 1 --format csv
 
 # An empty bus: the stub again, with its only chip at 0x50.
-echo 0x68 > "/sys/bus/i2c/devices/i2c-$bus/delete_device"
-modprobe -r inv-mpu6050-i2c; modprobe -r i2c-stub || { value error=rmmod; exit 1; }
+for a in 0x68 0x50 0x51; do echo $a > "/sys/bus/i2c/devices/i2c-$bus/delete_device"; done
+modprobe -r inv-mpu6050-i2c; modprobe -r st_lsm6dsx_i2c; modprobe -r i2c-stub || { value error=rmmod; exit 1; }
 modprobe i2c-stub chip_addr=0x50 || { value error=modprobe2; exit 1; }
 bus=$(stub_bus) || { value error=no-stub-bus2; exit 1; }
 node=/dev/i2c-$bus
