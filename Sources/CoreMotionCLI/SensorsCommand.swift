@@ -12,8 +12,8 @@ struct SensorsCommand: AsyncParsableCommand {
         discussion: """
             Without --source: the source named by COREMOTION_SOURCE, every IIO and evdev motion device under \
             the sysfs and device roots (usable or not, with the reason and the fix), what answers on the I2C \
-            buses this user may open (WHO_AM_I of the MPU-6050/6500/9250 addresses 0x68 and 0x69; nothing is \
-            written), and the simulator.
+            buses this user may open (the identity registers at 0x1c, 0x1e, 0x68, 0x69, 0x6a and 0x6b: MPU-6050/6500/9250, \
+            LSM6DSx, LSM9DS1, BMI160; nothing is written), and the simulator.
             """
     )
 

@@ -8,8 +8,8 @@ import Logging
 /// gyroscope in rad/s, Core Motion's axes and signs.
 ///
 /// Each ``apply(_:sink:)`` opens the bus, checks the chip's identity register, writes the
-/// configuration (default ranges ±2 g and ±2000 °/s; the slowest rate the chip offers at or above
-/// the demand) and reads it back, then polls the data registers at that rate on its own thread;
+/// configuration (the ranges the kernel's driver sets or assumes: ±2 g, and ±2000 °/s on the MPU
+/// family, ±250 °/s (±245) on the ST chips; the slowest rate the chip offers at or above the demand) and reads it back, then polls the data registers at that rate on its own thread;
 /// each read gives one sample of each sensor, stamped with the read's time on `CLOCK_MONOTONIC`.
 ///
 /// ## Threading

@@ -71,19 +71,21 @@ package struct LSM6DSConfiguration: Sendable, Hashable {
     /// kernel's `st_lsm6dsx` also assumes.
     package let accelerometerRange: Int
     /// Gyroscope full scale in °/s: 250 (245 on the LSM9DS1), 500, 1000 (not the LSM9DS1) or 2000.
-    /// Default 2000, as for the MPU family.
+    /// Default the lowest, the chips' reset value, which the kernel's `st_lsm6dsx` assumes at probe
+    /// (its first `fs_avl` gain), so `i2c:` and `iio:` read a chip alike.
     package let gyroRange: Int
     /// The output data rate, Hz: the slowest the chip offers at or above the demand.
     package let actualRate: Double
     let odrCode: UInt8
 
-    /// Creates a configuration; ranges the chip lacks fall back to the defaults; the rate is the
+    /// Creates a configuration (`gyroRange` `nil`: the default); ranges the chip lacks fall back to
+    /// the defaults; the rate is the
     /// slowest output data rate at or above `rate` (the fastest above them all; 104 or 119 Hz for
     /// a rate that is not a positive number).
-    package init(map: LSM6DSMap, accelerometerRange: Int = 2, gyroRange: Int = 2000, rate: Double = 100) {
+    package init(map: LSM6DSMap, accelerometerRange: Int = 2, gyroRange: Int? = nil, rate: Double = 100) {
         self.map = map
         self.accelerometerRange = map.accelerometerRanges.contains { $0.g == accelerometerRange } ? accelerometerRange : 2
-        self.gyroRange = map.gyroRanges.contains { $0.dps == gyroRange } ? gyroRange : 2000
+        self.gyroRange = map.gyroRanges.first { $0.dps == gyroRange }?.dps ?? map.gyroRanges[0].dps
         let want = rate.isFinite && rate > 0 ? rate : 100
         let pick = map.rates.first { $0.hz >= want - 1e-9 } ?? map.rates[map.rates.count - 1]
         actualRate = pick.hz
@@ -97,18 +99,18 @@ package struct LSM6DSConfiguration: Sendable, Hashable {
 
     /// °/s per count at the gyroscope's range (datasheet sensitivity).
     package var gyroDegreesPerCount: Double {
-        (map.gyroRanges.first { $0.dps == gyroRange }?.mdpsPerCount ?? 70) / 1000
+        (map.gyroRanges.first { $0.dps == gyroRange }?.mdpsPerCount ?? 8.75) / 1000
     }
 
     /// The configuration writes, in order, with the bits of each that the read-back compares.
     package var writes: [(register: UInt8, value: UInt8, mask: UInt8)] {
         let fsXL = map.accelerometerRanges.first { $0.g == accelerometerRange }?.code ?? 0
-        let fsG = map.gyroRanges.first { $0.dps == gyroRange }?.code ?? 3
+        let fsG = map.gyroRanges.first { $0.dps == gyroRange }?.code ?? 0
         switch map.kind {
         case .lsm6dsx:
             return [(LSM6DSMap.control3.register, LSM6DSMap.control3.value, 0x44),
                     (0x10, odrCode << 4 | fsXL << 2, 0xFC),   // CTRL1_XL: ODR_XL, FS_XL
-                    (0x11, odrCode << 4 | fsG << 2, 0xFC)]    // CTRL2_G: ODR_G, FS_G
+                    (0x11, odrCode << 4 | fsG << 2, 0xFE)]    // CTRL2_G: ODR_G, FS_G, FS_125 (0)
         case .lsm9ds1:
             return [(LSM6DSMap.control3.lsm9ds1Register, LSM6DSMap.control3.value, 0x44),
                     (0x20, odrCode << 5 | fsXL << 3, 0xF8),   // CTRL_REG6_XL: ODR_XL, FS_XL

@@ -70,9 +70,9 @@ struct I2CUserSpaceTests {
         "lsm6ds3": ([3000, -5000, 15000], [100, -200, -1234]),
         "lsm9ds1": ([-2000, 7000, -15000], [-300, 250, 2345]),
     ]
-    /// The user-space ST driver's sensitivities at its default ranges (±2 g: 0.061 mg; ±2000 °/s:
-    /// 70 m°/s per count; the LSM6DS3 and LSM9DS1 datasheets).
-    static let stGPerCount = 0.000061, stRadiansPerCount = 0.070 * Double.pi / 180
+    /// The user-space ST driver's sensitivities at its default ranges, the chips' reset ranges that
+    /// st_lsm6dsx assumes (±2 g: 0.061 mg; ±250/245 °/s: 8.75 m°/s per count; the datasheets).
+    static let stGPerCount = 0.000061, stRadiansPerCount = 0.00875 * Double.pi / 180
 
     /// The LSM6DS3 and the LSM9DS1's accelerometer and gyroscope through the kernel's st_lsm6dsx
     /// (`iio:`) and through `LSM6DSDriver` (`i2c:`): within one count, each decoded with its own scale.
@@ -107,17 +107,24 @@ struct I2CUserSpaceTests {
             for r in iioGyro { #expect(abs(components(r)[i] / gyroScale - counts) <= 1, "iio \(chip) gyro axis \(i): \(components(r)[i]) rad/s") }
             for r in userGyro { #expect(abs(components(r)[i] / Self.stRadiansPerCount - counts) <= 1, "i2c \(chip) gyro axis \(i): \(components(r)[i]) rad/s") }
         }
+        // The same Core Motion values both ways: within one count of each sensor.
+        if let a = iioAccel.first, let b = userAccel.first, let g = iioGyro.first, let h = userGyro.first {
+            for i in 0..<3 {
+                #expect(abs(components(a)[i] - components(b)[i]) <= Self.stGPerCount, "accel axis \(i): iio \(components(a)[i]), i2c \(components(b)[i])")
+                #expect(abs(components(g)[i] - components(h)[i]) <= Self.stRadiansPerCount, "gyro axis \(i): iio \(components(g)[i]), i2c \(components(h)[i])")
+            }
+        }
     }
 
     @Test func theSTDriverConfiguredTheChips() async throws {
         let run = await Self.boot.value
         guard run.ranToEnd() else { return }
-        // 20 Hz (--interval 0.05): the LSM6DS3's 26 Hz (ODR 0010), ±2 g, ±2000 °/s (FS_G 11).
+        // 20 Hz (--interval 0.05): the LSM6DS3's 26 Hz (ODR 0010), ±2 g, ±250 °/s (FS_G 00).
         #expect(run.values["lsm6ds3.user.CTRL1_XL"] == "0x20")
-        #expect(run.values["lsm6ds3.user.CTRL2_G"] == "0x2c")
+        #expect(run.values["lsm6ds3.user.CTRL2_G"] == "0x20")
         #expect(run.values["lsm6ds3.user.CTRL3_C"] == "0x44", "block data update, auto-increment")
-        // The LSM9DS1's 59.5 Hz (ODR_G 010), ±2000 °/s (FS_G 11); the accelerometer follows the gyroscope.
-        #expect(run.values["lsm9ds1.user.CTRL_REG1_G"] == "0x58")
+        // The LSM9DS1's 59.5 Hz (ODR_G 010), ±245 °/s (FS_G 00); the accelerometer follows the gyroscope.
+        #expect(run.values["lsm9ds1.user.CTRL_REG1_G"] == "0x40")
         #expect(run.values["lsm9ds1.user.CTRL_REG6_XL"] == "0x40")
         #expect(run.values["lsm9ds1.user.CTRL_REG8"] == "0x44")
     }

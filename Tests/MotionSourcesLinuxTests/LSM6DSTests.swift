@@ -43,7 +43,8 @@ import Testing
             #expect(LSM6DSConfiguration(map: map, rate: want).actualRate == got, "\(map.kind) \(want) Hz")
         }
         // Ranges the chip lacks fall back to the defaults: the LSM9DS1 has no ±1000 °/s.
-        #expect(LSM6DSConfiguration(map: .lsm9ds1, gyroRange: 1000).gyroRange == 2000)
+        #expect(LSM6DSConfiguration(map: .lsm9ds1, gyroRange: 1000).gyroRange == 245)
+        #expect(LSM6DSConfiguration(map: .lsm6dsx).gyroRange == 250, "the reset range, as st_lsm6dsx assumes")
         #expect(LSM6DSConfiguration(map: .lsm6dsx, gyroRange: 1000).gyroRange == 1000)
         #expect(LSM6DSConfiguration(map: .lsm6dsx, accelerometerRange: 3).accelerometerRange == 2)
     }
@@ -70,7 +71,7 @@ import Testing
         #expect(d.received([0x68], at: 0) == [
             .write(register: 0x22, value: 0x44),   // CTRL_REG8: BDU, IF_ADD_INC
             .write(register: 0x20, value: 0x60),   // CTRL_REG6_XL: ODR 011, ±2 g (00)
-            .write(register: 0x10, value: 0x78),   // CTRL_REG1_G: 119 Hz (011), ±2000 °/s (11)
+            .write(register: 0x10, value: 0x60),   // CTRL_REG1_G: 119 Hz (011), ±245 °/s (00)
             .read(register: 0x22, count: 1), .read(register: 0x20, count: 1), .read(register: 0x10, count: 1),
         ])
         #expect(d.chip == .lsm9ds1 && d.dataRead == (0x18, 22) && d.actualRate == 119)
@@ -100,7 +101,7 @@ import Testing
     }
 
     /// Face up the chip's Z reads +1 g of specific force (16393 counts at 0.061 mg); Core Motion's is
-    /// −1 g. A gyroscope Z of +1000 counts at 70 m°/s per count is +70 °/s counter-clockwise seen
+    /// −1 g. A gyroscope Z of +1000 counts at 8.75 m°/s per count (±250 °/s) is +8.75 °/s counter-clockwise seen
     /// from above: positive. Words are little-endian, the gyroscope's first.
     @Test func decodesLittleEndianCountsIntoCoreMotionUnitsAndSigns() {
         let d = LSM6DSDriver(map: .lsm6dsx, address: 0x6A, busPath: "/dev/i2c-1")
@@ -108,7 +109,7 @@ import Testing
         #expect(s.map(\.sensor) == [.accelerometer, .gyro] && s.allSatisfy { $0.timestamp == 3 })
         #expect(abs(s[0].value.x - 300 * 0.000061) < 1e-12 && abs(s[0].value.y + 5000 * 0.000061) < 1e-12)
         #expect(abs(s[0].value.z + 16393 * 0.000061) < 1e-12 && abs(s[0].value.z + 1) < 1e-4)
-        #expect(s[1].value.x == 0 && s[1].value.y == 0 && abs(s[1].value.z - 70 * .pi / 180) < 1e-12)
+        #expect(s[1].value.x == 0 && s[1].value.y == 0 && abs(s[1].value.z - 8.75 * .pi / 180) < 1e-12)
         #expect(s[1].value.x.sign == .plus, "zero stays +0")
         // The LSM9DS1: gyroscope at 0x18, accelerometer at 0x28 of one 22-byte read.
         let n = LSM6DSDriver(map: .lsm9ds1, address: 0x6B, busPath: "/dev/i2c-1")
@@ -116,7 +117,7 @@ import Testing
         #expect(b.count == 22)
         let t = n.decode(b, at: 0)
         #expect(abs(t[0].value.y + 16393 * 0.000061) < 1e-12 && t[0].value.x == 0 && t[0].value.z == 0)
-        #expect(abs(t[1].value.x + 70 * .pi / 180) < 1e-12)
+        #expect(abs(t[1].value.x + 8.75 * .pi / 180) < 1e-12)
         b[17] = 0x80  // the most negative count: no trap
         #expect(abs(n.decode(b, at: 0)[0].value.x - 32768 * 0.000061) < 1e-12)
     }
@@ -126,7 +127,7 @@ import Testing
         let d = LSM6DSDriver(map: .lsm6dsx, address: 0x6A, busPath: "/dev/i2c-1", mountMatrix: m)
         let s = d.decode(Self.le([1000, 0, 0, 10000, 0, 0]), at: 0)
         #expect(abs(s[0].value.y + 0.61) < 1e-12 && s[0].value.x == 0)  // gyroscope first: (1000, 0, 0) is the gyroscope
-        #expect(abs(s[1].value.y - 70 * .pi / 180) < 1e-12 && s[1].value.x == 0)
+        #expect(abs(s[1].value.y - 8.75 * .pi / 180) < 1e-12 && s[1].value.x == 0)
     }
 }
 
@@ -192,13 +193,13 @@ import Testing
         let got = Collected()
         let rates = try source.apply(SensorDemand(rates: [.accelerometer: 50, .gyro: 100]), sink: got.sink)
         #expect(rates == [.accelerometer: 104, .gyro: 104])
-        #expect(bus.get(0x6B, 0x10) == 0x40 && bus.get(0x6B, 0x11) == 0x4C && bus.get(0x6B, 0x12) == 0x44)
+        #expect(bus.get(0x6B, 0x10) == 0x40 && bus.get(0x6B, 0x11) == 0x40 && bus.get(0x6B, 0x12) == 0x44)
         try await eventually { got.samples.count >= 6 }
         _ = try source.apply(.none, sink: got.sink)
         for s in got.samples {
             switch s.sensor {
             case .accelerometer: #expect(s.value.x == 0 && s.value.y == 0 && abs(s.value.z + 16393 * 0.000061) < 1e-12)
-            case .gyro: #expect(s.value.x == 0 && s.value.y == 0 && abs(s.value.z - 70 * .pi / 180) < 1e-12)
+            case .gyro: #expect(s.value.x == 0 && s.value.y == 0 && abs(s.value.z - 8.75 * .pi / 180) < 1e-12)
             case .magnetometer: Issue.record("no magnetometer")
             }
         }
@@ -216,7 +217,7 @@ import Testing
         try await eventually { got.samples.count >= 3 }
         _ = try source.apply(.none, sink: got.sink)
         #expect(got.samples.allSatisfy { $0.sensor == .accelerometer && $0.value.x == 0 && abs($0.value.y + 16393 * 0.000061) < 1e-12 })
-        #expect(bus.get(0x6A, 0x10) == 0x78 && bus.get(0x6A, 0x20) == 0x60 && bus.get(0x6A, 0x22) == 0x44)
+        #expect(bus.get(0x6A, 0x10) == 0x60 && bus.get(0x6A, 0x20) == 0x60 && bus.get(0x6A, 0x22) == 0x44)
         // `i2c` alone takes the first chip driven from user space (the MPU-6050 at 0x68: the
         // magnetometer at 0x1C is skipped); the magnetometer's address says why it cannot be read.
         #expect(try I2CDiscovery.source(forSpec: "i2c", options: options).chip == .mpu6050)
