@@ -14,6 +14,9 @@ package enum I2CDriverAction: Sendable, Hashable {
     case write(register: UInt8, value: UInt8)
     /// The chip is set up: read ``I2CChipDriver/dataRead`` at ``I2CChipDriver/actualRate``.
     case streaming
+    /// Wait this long (seconds, at most 1) before the next action: a chip's documented start-up
+    /// time after a power-mode command. Set-up only; never a wait for a bit to change.
+    case pause(seconds: Double)
     /// Deliver these samples.
     case deliver([RawSample])
     /// Give up with this error.
@@ -23,7 +26,7 @@ package enum I2CDriverAction: Sendable, Hashable {
 /// A user-space driver of one I2C motion chip as a pure state machine: it says which registers to
 /// read and write, and turns what was read into Core Motion samples. ``I2CSource`` carries its
 /// actions out on an ``I2CBus``; tests feed it bytes. One file per chip family implements it
-/// (``MPUDriver``, ``LSM6DSDriver``).
+/// (``MPUDriver``, ``LSM6DSDriver``, ``BMI160Driver``).
 ///
 /// Sequence: ``start()`` (identify) → ``received(_:at:)`` for each read, which answers with the
 /// configuration writes and the reads that verify them → ``I2CDriverAction/streaming``; from then
@@ -89,7 +92,7 @@ package enum I2CChip: String, Sendable, Hashable, CaseIterable {
     case lsm6dst
     /// ST LSM9DS1 accelerometer and gyroscope (0x0F = 0x68 at 0x6A/0x6B).
     case lsm9ds1
-    /// Bosch BMI160 (CHIP_ID 0x00 = 0xD1): recognised, not driven from user space yet.
+    /// Bosch BMI160 (CHIP_ID 0x00 = 0xD1).
     case bmi160
     /// ST LSM9DS1 magnetometer or LIS3MDL (0x0F = 0x3D at 0x1C/0x1E): recognised, not driven yet.
     case lsm9ds1Magnetometer
@@ -196,7 +199,7 @@ package enum I2CChip: String, Sendable, Hashable, CaseIterable {
     }
 
     /// `true` for the chips this library reads from user space.
-    package var isDriven: Bool { family != .bmi160 && family != .stMagnetometer }
+    package var isDriven: Bool { family != .stMagnetometer }
 
     /// The chip whose identity register `register` reads `value` at `address`; at an address no
     /// chip of the table has, any chip with that register and value.
@@ -246,9 +249,9 @@ package enum I2CChip: String, Sendable, Hashable, CaseIterable {
         case .lsm6dso: "an LSM6DSO (or LSM6DSOX; an LSM6DSO32 answers the same with twice the ranges and reads half its acceleration): accelerometer and gyroscope"
         case .lsm6dst: "an LSM6DST: accelerometer and gyroscope"
         case .lsm9ds1: "the accelerometer and gyroscope of an LSM9DS1 (Sense HAT); its magnetometer answers at 0x1c or 0x1e"
-        case .bmi160, .lsm9ds1Magnetometer:
-            (self == .bmi160 ? "a BMI160" : "the magnetometer of an LSM9DS1 (or an LIS3MDL)")
-                + ", not read from user space yet: the kernel's \(kernelModule) drives it"
+        case .bmi160: "a BMI160: accelerometer and gyroscope"
+        case .lsm9ds1Magnetometer:
+            "the magnetometer of an LSM9DS1 (or an LIS3MDL), not read from user space yet: the kernel's \(kernelModule) drives it"
         }
     }
 
@@ -261,7 +264,9 @@ package enum I2CChip: String, Sendable, Hashable, CaseIterable {
             LSM6DSDriver(map: family == .lsm9ds1 ? .lsm9ds1 : .lsm6dsx, address: address, busPath: busPath,
                          configuration: LSM6DSConfiguration(map: family == .lsm9ds1 ? .lsm9ds1 : .lsm6dsx, rate: rate),
                          mountMatrix: mountMatrix)
-        case .bmi160, .stMagnetometer:
+        case .bmi160:
+            BMI160Driver(address: address, busPath: busPath, configuration: BMI160Configuration(rate: rate), mountMatrix: mountMatrix)
+        case .stMagnetometer:
             nil
         }
     }
@@ -287,7 +292,16 @@ package enum I2CChip: String, Sendable, Hashable, CaseIterable {
                                              resolution: c.gyroDegreesPerCount * .pi / 180)],
                     "±\(c.accelerometerRange) g (\(formatNumber(c.accelerometerGPerCount * 1000)) mg per count), ±\(c.gyroRange) °/s (\(formatNumber(c.gyroDegreesPerCount * 1000)) m°/s per count)",
                     rates.map(formatNumber).joined(separator: ", ") + " Hz (output data rates)")
-        case .bmi160, .stMagnetometer:
+        case .bmi160:
+            let c = BMI160Configuration(), rates = BMI160Configuration.rates.map(\.hz)
+            let lo = rates.first ?? 0, hi = rates.last ?? 0
+            return ([.accelerometer: SensorCapability(minimumRate: lo, maximumRate: hi, range: Double(c.accelerometerRange),
+                                                      resolution: 1 / c.accelerometerCountsPerG),
+                     .gyro: SensorCapability(minimumRate: lo, maximumRate: hi, range: Double(c.gyroRange) * .pi / 180,
+                                             resolution: .pi / 180 / c.gyroCountsPerDegree)],
+                    "±\(c.accelerometerRange) g (\(formatNumber(c.accelerometerCountsPerG)) counts per g), ±\(c.gyroRange) °/s (\(formatNumber(c.gyroCountsPerDegree)) counts per °/s)",
+                    rates.map(formatNumber).joined(separator: ", ") + " Hz (output data rates)")
+        case .stMagnetometer:
             return ([:], "", "")
         }
     }

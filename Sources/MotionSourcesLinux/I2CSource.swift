@@ -1,10 +1,15 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import MotionSources
 import MotionFusion
 import Logging
 
 /// An IMU on an I2C bus, driven from user space through `/dev/i2c-N`: the chip's driver
 /// (``I2CChipDriver``: ``MPUDriver`` for the MPU-6050/6500/9250, ``LSM6DSDriver`` for the LSM6DSx
-/// family and the LSM9DS1's accelerometer and gyroscope) on an ``I2CBus``; accelerometer in g and
+/// family and the LSM9DS1's accelerometer and gyroscope, ``BMI160Driver``) on an ``I2CBus``; accelerometer in g and
 /// gyroscope in rad/s, Core Motion's axes and signs.
 ///
 /// Each ``apply(_:sink:)`` opens the bus, checks the chip's identity register, writes the
@@ -99,6 +104,9 @@ package final class I2CSource: SensorSource, Sendable {
                 throw e
             case .streaming:
                 break setUp
+            case .pause(let seconds):
+                // safe: clamped to 0…1 s before the conversion
+                usleep(UInt32((seconds.isFinite ? min(max(seconds, 0), 1) : 0) * 1_000_000))
             case .deliver:
                 continue
             }

@@ -160,7 +160,7 @@ import Testing
         #expect(I2CDiscovery.scan(options).first?.lines.dropFirst() == [
             "  0x1c answers WHO_AM_I (0x0f) 0x3d: the magnetometer of an LSM9DS1 (or an LIS3MDL), not read from user space yet: the kernel's st_magn_i2c drives it (modprobe st_magn_i2c; echo lsm9ds1_magn 0x1c > /sys/bus/i2c/devices/i2c-1/new_device)",
             "  0x68 answers WHO_AM_I 0x68: an MPU-6050 (or MPU-6000, MPU-9150), no magnetometer read (--source i2c:/dev/i2c-1:0x68)",
-            "  0x69 answers CHIP_ID (0x00) 0xd1: a BMI160, not read from user space yet: the kernel's bmi160_i2c drives it (modprobe bmi160_i2c; echo bmi160 0x69 > /sys/bus/i2c/devices/i2c-1/new_device)",
+            "  0x69 answers CHIP_ID (0x00) 0xd1: a BMI160: accelerometer and gyroscope (--source i2c:/dev/i2c-1:0x69)",
             "  0x6a answers WHO_AM_I (0x0f) 0x68: the accelerometer and gyroscope of an LSM9DS1 (Sense HAT); its magnetometer answers at 0x1c or 0x1e (--source i2c:/dev/i2c-1:0x6a)",
             "  0x6b answers WHO_AM_I (0x0f) 0x69: an LSM6DS3 (or LSM6DS3H): accelerometer and gyroscope (--source i2c:/dev/i2c-1:0x6b)",
         ])

@@ -5,11 +5,12 @@
 # `coremotion sensors` says of the bus: a chip found, an address the kernel driver holds, another
 # WHO_AM_I, no permission, an empty bus. The ST chips likewise against st_lsm6dsx: an LSM6DS3 (kernel
 # at 0x51, user space at 0x6b) and an LSM9DS1's accelerometer and gyroscope (kernel `lsm9ds1-imu` at
-# 0x50, user space at 0x6a; the kernel binds any address, the scan looks at the chips' own).
+# 0x50, user space at 0x6a; the kernel binds any address, the scan looks at the chips' own). And a
+# BMI160 against the kernel's bmi160 (kernel at 0x52, user space at 0x53, named by address).
 # Run: scripts/vm/run scripts/vm/scenarios/i2c-userspace.sh
 . "$(dirname "$0")/lib.sh"
 
-modprobe i2c-stub chip_addr=0x68,0x69,0x6a,0x6b,0x50,0x51 && modprobe i2c-dev && modprobe inv-mpu6050-i2c || { value error=modprobe; exit 1; }
+modprobe i2c-stub chip_addr=0x68,0x69,0x6a,0x6b,0x50,0x51,0x52,0x53 && modprobe i2c-dev && modprobe inv-mpu6050-i2c || { value error=modprobe; exit 1; }
 bus=$(stub_bus) || { value error=no-stub-bus; exit 1; }
 value bus "$bus"
 node=/dev/i2c-$bus
@@ -78,6 +79,38 @@ stpose() {
 }
 stpose lsm6ds3 0x51 0x6b 0x22 0x28 lsm6ds3 3000 -5000 15000 100 -200 -1234
 stpose lsm9ds1 0x50 0x6a 0x18 0x28 lsm9ds1-imu -2000 7000 -15000 -300 250 2345
+# The BMI160: CHIP_ID 0x00 = 0xd1; gyroscope 0x0c…, accelerometer 0x12… (little-endian). The kernel's
+# copy needs ACC_RANGE 0x41 = 0x03 (±2 g; the stub's 0 is no range). The user-space copy gets the
+# PMU_STATUS (0x03) a real chip shows after the power-up commands (0x14: both in normal mode): the
+# stub does not act on CMD, and the driver checks it.
+modprobe bmi160_i2c || { value error=modprobe-bmi160; exit 1; }
+for a in 0x52 0x53; do i2cset -f -y "$bus" $a 0x00 0xd1; done
+echo bmi160 0x52 > "/sys/bus/i2c/devices/i2c-$bus/new_device"
+bdev=""
+for _ in 1 2 3 4 5 6 7 8 9 10; do bdev=$(iio_device bmi160) && break; sleep 0.2; done
+if [ -n "$bdev" ]; then
+    value bmi160.probed yes
+    i2cset -f -y "$bus" 0x52 0x41 0x03
+    i2cset -f -y "$bus" 0x53 0x03 0x14
+    value bmi160.in_accel_scale "$(cat "$bdev/in_accel_scale" 2>/dev/null || cat "$bdev/in_accel_x_scale")"
+    value bmi160.in_anglvel_scale "$(cat "$bdev/in_anglvel_scale" 2>/dev/null || cat "$bdev/in_anglvel_x_scale")"
+    i=0
+    for v in 1000 -4000 16000 -150 300 2000; do   # accelerometer x y z, gyroscope x y z
+        if [ $i -lt 3 ]; then reg=$(( 0x12 + 2 * i )); else reg=$(( 0x0c + 2 * (i - 3) )); fi
+        put16 "$bus" 0x52 "$reg" "$v" le; put16 "$bus" 0x53 "$reg" "$v" le
+        i=$((i + 1))
+    done
+    for a in x y z; do value "bmi160.in_accel_${a}_raw" "$(cat "$bdev/in_accel_${a}_raw")"; value "bmi160.in_anglvel_${a}_raw" "$(cat "$bdev/in_anglvel_${a}_raw")"; done
+    run bmi160.iio "$CM" stream --source iio:bmi160 --sensor raw --interval 0.05 --duration 3 --format csv
+    run bmi160.i2c "$CM" stream --source "i2c:$node:0x53" --sensor raw --interval 0.05 --duration 2 --format csv
+    value bmi160.user.ACC_CONF "$(i2cget -f -y "$bus" 0x53 0x40)"
+    value bmi160.user.ACC_RANGE "$(i2cget -f -y "$bus" 0x53 0x41)"
+    value bmi160.user.GYR_CONF "$(i2cget -f -y "$bus" 0x53 0x42)"
+    value bmi160.user.GYR_RANGE "$(i2cget -f -y "$bus" 0x53 0x43)"
+    value bmi160.user.CMD "$(i2cget -f -y "$bus" 0x53 0x7e)"
+else
+    value bmi160.probed no
+fi
 value lsm6ds3.user.CTRL1_XL "$(i2cget -f -y "$bus" 0x6b 0x10)"
 value lsm6ds3.user.CTRL2_G "$(i2cget -f -y "$bus" 0x6b 0x11)"
 value lsm6ds3.user.CTRL3_C "$(i2cget -f -y "$bus" 0x6b 0x12)"
@@ -100,8 +133,8 @@ run sensors.denied setpriv --reuid 65534 --regid 65534 --clear-groups "$CM" sens
 run denied.i2c setpriv --reuid 65534 --regid 65534 --clear-groups "$CM" stream --source "i2c:$node:0x69" --sensor accelerometer --duration 1 --format csv
 
 # An empty bus: the stub again, with its only chip at 0x50.
-for a in 0x68 0x50 0x51; do echo $a > "/sys/bus/i2c/devices/i2c-$bus/delete_device"; done
-modprobe -r inv-mpu6050-i2c; modprobe -r st_lsm6dsx_i2c; modprobe -r i2c-stub || { value error=rmmod; exit 1; }
+for a in 0x68 0x50 0x51 0x52; do echo $a > "/sys/bus/i2c/devices/i2c-$bus/delete_device"; done
+modprobe -r inv-mpu6050-i2c; modprobe -r st_lsm6dsx_i2c; modprobe -r bmi160_i2c; modprobe -r i2c-stub || { value error=rmmod; exit 1; }
 modprobe i2c-stub chip_addr=0x50 || { value error=modprobe2; exit 1; }
 bus=$(stub_bus) || { value error=no-stub-bus2; exit 1; }
 node=/dev/i2c-$bus
