@@ -7,7 +7,7 @@ struct SourceOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Where motion comes from: sim, sim:SCENARIO (still, handheld, rotate, walk, shake), replay:PATH, iio, iio:NAME, evdev, evdev:/dev/input/eventN, i2c, i2c:/dev/i2c-N[:0xAA] (an MPU-6050/6500/9250, LSM6DSx or LSM9DS1 driven from user space), mqtt://[USER:PASS@]HOST:PORT/TOPIC_FILTER[?device=ID] (an MQTT broker), or a phone: sensorlogger://HOST:PORT, sensorserver://HOST:PORT, sensorlog://HOST:PORT, hyperimu://HOST:PORT.",
+            "Where motion comes from: sim, sim:SCENARIO (still, handheld, rotate, walk, shake), replay:PATH, iio, iio:NAME, evdev, evdev:/dev/input/eventN, i2c, i2c:/dev/i2c-N[:0xAA] (an MPU-6050/6500/9250, LSM6DSx, LSM9DS1 or BMI160 driven from user space), mqtt://[USER:PASS@]HOST:PORT/TOPIC_FILTER[?device=ID] (an MQTT broker), or a phone: sensorlogger://HOST:PORT, sensorserver://HOST:PORT, sensorlog://HOST:PORT, hyperimu://HOST:PORT.",
             discussion: "Without it: COREMOTION_SOURCE when set, otherwise the first motion hardware found.",
             valueName: "src"
         )

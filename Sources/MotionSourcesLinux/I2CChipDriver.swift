@@ -272,7 +272,7 @@ package enum I2CChip: String, Sendable, Hashable, CaseIterable {
     }
 
     /// The sensors and their limits at the default ranges, and the lines `coremotion sensors` shows.
-    package var description: (sensors: [SensorKind: SensorCapability], ranges: String, rates: String) {
+    package var capabilities: (sensors: [SensorKind: SensorCapability], ranges: String, rates: String) {
         switch family {
         case .mpu:
             let c = MPUConfiguration(), r = MPUConfiguration.rateLimits

@@ -53,7 +53,7 @@ package final class I2CSource: SensorSource, Sendable {
         self.chip = chip
         self.opener = opener
         self.mountMatrix = mountMatrix
-        let d = chip.description
+        let d = chip.capabilities
         let details: [(String, String)] = [
             ("bus", busPath),
             ("address", I2CAddress.hex(address)),

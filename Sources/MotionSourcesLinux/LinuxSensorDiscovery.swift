@@ -112,7 +112,7 @@ package enum LinuxSensorDiscovery {
     /// - `iio:NAME`: the IIO motion device with a member whose id (`iio:device2`), `name` or `label` is NAME;
     /// - `evdev`: the first evdev motion node;
     /// - `evdev:/dev/input/eventN` (or `evdev:eventN`, or the node's name): that node;
-    /// - `i2c`, `i2c:/dev/i2c-N`, `i2c:/dev/i2c-N:0xAA`: an MPU-6050/6500/9250, LSM6DSx or LSM9DS1 driven from user space
+    /// - `i2c`, `i2c:/dev/i2c-N`, `i2c:/dev/i2c-N:0xAA`: an MPU-6050/6500/9250, LSM6DSx, LSM9DS1 or BMI160 driven from user space
     ///   (see ``I2CDiscovery/source(forSpec:options:)``).
     ///
     /// - Throws: ``SourceError`` `.unavailable` when nothing matches (the message lists what exists),

@@ -33,7 +33,7 @@ extension CMMotionManager {
     /// | `replay:PATH` | any recording MotionRecordings reads (file, folder or zip), merged by timestamp, played in real time |
     /// | `mqtt://[USER:PASS@]HOST:PORT/TOPIC_FILTER[?device=ID&silence=S&convention=apple]` | an MQTT broker carrying Sensor Logger push messages (see `MQTTSensorSource`) |
     /// | `sensorlogger://HOST:PORT`, `sensorserver://HOST:PORT`, `phyphox://HOST:PORT`, `sensorlog://HOST:PORT`, `hyperimu://HOST:PORT` | a phone app streaming over the network (see `PhoneSource`) |
-    /// | `i2c`, `i2c:/dev/i2c-N`, `i2c:/dev/i2c-N:0xAA` | an MPU-6050/6500/9250, LSM6DSx or LSM9DS1 on an I2C bus, driven from user space (a Raspberry Pi's IMU without a kernel driver), under `COREMOTION_DEV_ROOT` when set |
+    /// | `i2c`, `i2c:/dev/i2c-N`, `i2c:/dev/i2c-N:0xAA` | an MPU-6050/6500/9250, LSM6DSx, LSM9DS1 or BMI160 on an I2C bus, driven from user space (a Raspberry Pi's IMU without a kernel driver), under `COREMOTION_DEV_ROOT` when set |
     /// | `iio`, `iio:NAME`, `evdev`, `evdev:/dev/input/eventN` | Linux hardware, under `COREMOTION_SYSFS_ROOT` / `COREMOTION_DEV_ROOT` when set (see ``linuxSource(named:sysfsRoot:devRoot:)`` for other roots) |
     ///
     /// - Throws: `SourceError` for an unknown spec or a source that cannot be opened.
