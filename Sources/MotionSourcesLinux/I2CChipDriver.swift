@@ -99,7 +99,16 @@ package enum I2CChip: String, Sendable, Hashable, CaseIterable {
 
     /// The family (one register map, one driver).
     package enum Family: Sendable, Hashable {
-        case mpu, lsm6dsx, lsm9ds1, bmi160, stMagnetometer
+        /// InvenSense MPU-6050/6500/9250 (``MPUDriver``).
+        case mpu
+        /// ST LSM6DSx (``LSM6DSDriver`` with ``LSM6DSMap/lsm6dsx``).
+        case lsm6dsx
+        /// ST LSM9DS1 accelerometer and gyroscope (``LSM6DSDriver`` with ``LSM6DSMap/lsm9ds1``).
+        case lsm9ds1
+        /// Bosch BMI160 (``BMI160Driver``).
+        case bmi160
+        /// ST magnetometers answering 0x3D (LSM9DS1's, LIS3MDL): no user-space driver yet.
+        case stMagnetometer
     }
 
     /// The chip's family.

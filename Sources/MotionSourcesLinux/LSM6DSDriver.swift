@@ -18,7 +18,12 @@ import MotionFusion
 /// "Pin indicator and axes" figures), so a sample needs no axis swap, only the sign rule.
 package struct LSM6DSMap: Sendable, Hashable {
     /// Which map.
-    package enum Kind: Sendable, Hashable { case lsm6dsx, lsm9ds1 }
+    package enum Kind: Sendable, Hashable {
+        /// LSM6DS3, LSM6DSL, LSM6DSR, LSM6DSO, LSM6DST.
+        case lsm6dsx
+        /// LSM9DS1 accelerometer and gyroscope.
+        case lsm9ds1
+    }
     /// Which map.
     package let kind: Kind
 
