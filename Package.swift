@@ -3,9 +3,14 @@
 // OpenCoreMotion: Apple's Core Motion API, sensor fusion and tools for Linux.
 //
 // Products: the library OpenCoreMotion (re-exports MotionFusion and MotionSources), the library
-// MotionFusion, the executable coremotion. Traits (on by default): LinuxHardware links
-// MotionSourcesLinux into OpenCoreMotion, Recorder links MotionRecorder (GRDB, SQLite); with
-// `traits: []` OpenCoreMotion is the API, the simulator, replay and network sources only.
+// MotionFusion, the executable coremotion. Traits (all on by default): LinuxHardware links
+// MotionSourcesLinux into OpenCoreMotion, Recorder links MotionRecorder (GRDB, SQLite), NetworkSources
+// links MotionMQTT and MotionPhones (SwiftNIO, NIOSSL/BoringSSL). Each linked module registers its source
+// family (MotionSources' SourceProvider) in OpenCoreMotion's SourceCatalog; a family whose trait is off
+// fails with an error naming the trait. With `traits: []` OpenCoreMotion is the API, the simulator and
+// replay only, and an app's first debug build compiles no SwiftNIO, BoringSSL or GRDB
+// (scripts/light-import checks it and times each trait set; figures in the README under "Package traits").
+// The coremotion CLI, the benchmarks and the dashboard always have everything.
 // Public declarations per module (scripts/public-symbols) in brackets.
 //
 // Targets (lowest layer first):
@@ -47,7 +52,8 @@ let package = Package(
     traits: [
         .trait(name: "LinuxHardware", description: "IIO and evdev sources and IIO barometers (MotionSourcesLinux) in OpenCoreMotion"),
         .trait(name: "Recorder", description: "CMSensorRecorder's SQLite store and CMPedometer's history (MotionRecorder, GRDB) in OpenCoreMotion"),
-        .default(enabledTraits: ["LinuxHardware", "Recorder"]),
+        .trait(name: "NetworkSources", description: "MQTT brokers and phone apps as sources (MotionMQTT, MotionPhones: SwiftNIO, NIOSSL/BoringSSL) in OpenCoreMotion"),
+        .default(enabledTraits: ["LinuxHardware", "Recorder", "NetworkSources"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -149,8 +155,8 @@ let package = Package(
                 "MotionRecordings",
                 .target(name: "MotionSourcesLinux", condition: .when(traits: ["LinuxHardware"])),
                 .target(name: "MotionRecorder", condition: .when(traits: ["Recorder"])),
-                "MotionMQTT",
-                "MotionPhones",
+                .target(name: "MotionMQTT", condition: .when(traits: ["NetworkSources"])),
+                .target(name: "MotionPhones", condition: .when(traits: ["NetworkSources"])),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ],

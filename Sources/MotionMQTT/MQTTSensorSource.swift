@@ -375,3 +375,13 @@ package final class MQTTSensorSource: SensorSource {
         }
     }
 }
+
+extension SourceProvider {
+    /// MQTT brokers carrying Sensor Logger push messages: `mqtt://`, `mqtts://`, `mqtt+ws://`,
+    /// `mqtt+wss://` (``MQTTSensorSource/init(spec:)``). No barometer; finds nothing by itself.
+    package static let mqtt = SourceProvider(
+        schemes: SourceSchemes.mqtt,
+        usage: "mqtt://HOST:PORT/TOPIC",
+        makeSource: { spec, _ throws(SourceError) in try MQTTSensorSource(spec: spec) }
+    )
+}

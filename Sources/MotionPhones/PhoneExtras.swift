@@ -180,3 +180,19 @@ extension PhoneSource {
 private struct WeakPhoneSource: Sendable {
     weak let source: PhoneSource?
 }
+
+extension SourceProvider {
+    /// Phone apps streaming over the network: `sensorlogger://`, `sensorserver://`, `phyphox://`,
+    /// `sensorlog://`, `hyperimu://HOST:PORT` (``PhoneSource/shared(spec:)``: one connection per spec), and
+    /// the pressure of the apps that send it as a barometer (``PhoneBarometer``; not HyperIMU). Finds
+    /// nothing by itself.
+    package static let phones = SourceProvider(
+        schemes: SourceSchemes.phones,
+        usage: "sensorlogger://, sensorserver://, phyphox://, sensorlog://, hyperimu://HOST:PORT",
+        makeSource: { spec, _ throws(SourceError) in try PhoneSource.shared(spec: spec) },
+        makeBarometer: { spec, _ in
+            guard SourceSchemes.scheme(of: spec) != "hyperimu" else { return nil }  // HyperIMU sends no pressure
+            return (try? PhoneSource.shared(spec: spec)).map { PhoneBarometer(source: $0) }
+        }
+    )
+}

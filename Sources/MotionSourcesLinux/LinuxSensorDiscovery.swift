@@ -227,3 +227,29 @@ final class SourceRegistry: Sendable {
         }
     }
 }
+
+extension SourceProvider {
+    /// Linux hardware: `iio`, `iio:NAME`, `evdev`, `evdev:/dev/input/eventN`, `i2c`, `i2c:/dev/i2c-N[:0xAA]`
+    /// (``LinuxSensorDiscovery/source(forSpec:options:)``), the first motion device found when none is named
+    /// (IIO, then evdev), and IIO pressure sensors as barometers (`iio`, `iio:NAME`; ``LinuxBarometers``).
+    /// Roots as ``LinuxDiscoveryOptions/fromEnvironment(sysfsRoot:devRoot:)`` takes them.
+    package static let linuxHardware = SourceProvider(
+        schemes: SourceSchemes.linuxHardware,
+        usage: "iio[:NAME], evdev[:PATH], i2c[:/dev/i2c-N[:0xAA]]",
+        makeSource: { spec, roots throws(SourceError) in
+            try LinuxSensorDiscovery.source(forSpec: spec, options: .fromEnvironment(sysfsRoot: roots.sysfsRoot, devRoot: roots.devRoot))
+        },
+        makeBarometer: { spec, roots in
+            let parts = spec.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            guard parts.first == "iio" else { return nil }
+            return LinuxBarometers.first(sysfsRoot: LinuxDiscoveryOptions.fromEnvironment(sysfsRoot: roots.sysfsRoot).sysfsRoot,
+                                         name: parts.count > 1 ? parts[1] : nil)
+        },
+        firstSource: { roots in
+            LinuxSensorDiscovery.firstAvailable(options: .fromEnvironment(sysfsRoot: roots.sysfsRoot, devRoot: roots.devRoot))
+        },
+        firstBarometer: { roots in
+            LinuxBarometers.first(sysfsRoot: LinuxDiscoveryOptions.fromEnvironment(sysfsRoot: roots.sysfsRoot).sysfsRoot, name: nil)
+        }
+    )
+}

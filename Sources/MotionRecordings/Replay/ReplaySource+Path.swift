@@ -18,3 +18,25 @@ extension ReplaySource {
     }
 
 }
+
+extension SourceProvider {
+    /// Recordings: `replay:PATH` (any recording ``RecordingInput`` reads, played in real time), and the
+    /// recording's pressure as a barometer (``RecordedBarometerSource``; none when it has no pressure or
+    /// cannot be read). It finds no device by itself.
+    package static let replay = SourceProvider(
+        schemes: SourceSchemes.replay,
+        usage: "replay:PATH",
+        makeSource: { spec, _ throws(SourceError) in
+            let path = String(spec.dropFirst("replay:".count))
+            guard spec.count > "replay".count, !path.isEmpty else {
+                throw SourceError(.unavailable, "replay needs a file: replay:PATH")
+            }
+            return try ReplaySource(path: path)
+        },
+        makeBarometer: { spec, _ in
+            let path = String(spec.dropFirst("replay:".count))
+            guard spec.count > "replay".count, !path.isEmpty else { return nil }
+            return (try? RecordedBarometerSource(path: path)) ?? nil
+        }
+    )
+}

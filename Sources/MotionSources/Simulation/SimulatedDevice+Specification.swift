@@ -20,3 +20,27 @@ extension SimulatedDevice {
         self.init(scenario: scenario, seed: seed, clock: clock)
     }
 }
+
+extension SourceProvider {
+    /// The simulator's family: `sim`, `sim:SCENARIO[:SEED]` (``SimulatedDevice/init(specification:clock:)``,
+    /// in real time), and its barometers `sim[:BAROMETER_SCENARIO[:SEED]]` (``BarometerScenario``, still
+    /// by default). It finds no device by itself: the simulator is used only when named.
+    package static let simulator = SourceProvider(
+        schemes: SourceSchemes.simulator,
+        usage: "sim[:SCENARIO[:SEED]]",
+        makeSource: { spec, _ throws(SourceError) in
+            guard let device = SimulatedDevice(specification: spec) else {
+                let scenarios = SimulationScenario.allCases.map(\.rawValue).joined(separator: ", ")
+                throw SourceError(.unavailable, "unknown simulator '\(spec)'; expected sim:SCENARIO[:SEED] with SCENARIO one of \(scenarios)")
+            }
+            return device
+        },
+        makeBarometer: { spec, _ in
+            let parts = spec.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            let scenario = parts.count > 1 ? BarometerScenario(rawValue: parts[1]) : .still
+            let seed = parts.count > 2 ? UInt64(parts[2]) : 1
+            guard let scenario, let seed else { return nil }
+            return SimulatedBarometerSource(scenario: scenario, seed: seed)
+        }
+    )
+}

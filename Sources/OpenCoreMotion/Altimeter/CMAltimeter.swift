@@ -1,10 +1,6 @@
 import Foundation
 import MotionRecordings
 import MotionSources
-#if LinuxHardware
-import MotionSourcesLinux
-#endif
-import MotionPhones
 
 /// Altitude changes from a barometer, as Core Motion's `CMAltimeter`.
 ///
@@ -261,42 +257,15 @@ enum AltimeterSelection {
         if let source = env["COREMOTION_SOURCE"], source.contains("://"), let phone = barometer(named: source) {
             return phone
         }
-        #if LinuxHardware
-        return LinuxBarometers.first(sysfsRoot: env["COREMOTION_SYSFS_ROOT"] ?? "/sys", name: nil)
-        #else
-        return nil
-        #endif
+        return SourceSelection.catalog.firstBarometer()
     }()
 
-    /// A barometer from a specification (`sim[:SCENARIO[:SEED]]`, `iio[:NAME]`, `replay:PATH`, a phone spec
-    /// such as `sensorlogger://HOST:PORT` or `phyphox://HOST:PORT` (its pressure; see `PhoneBarometer`),
-    /// `none`), or `nil` (also for a recording without pressure or that cannot be read).
+    /// A barometer from a specification (`sim[:SCENARIO[:SEED]]`, `iio[:NAME]` with the `LinuxHardware`
+    /// trait, `replay:PATH`, a phone spec such as `sensorlogger://HOST:PORT` or `phyphox://HOST:PORT` with
+    /// the `NetworkSources` trait (its pressure; see `PhoneBarometer`), `none`), or `nil` (also for a
+    /// recording without pressure or that cannot be read, and for a family this build lacks).
     static func barometer(named spec: String) -> (any BarometerSource)? {
-        if let scheme = spec.range(of: "://").map({ spec[..<$0.lowerBound].lowercased() }),
-           ["sensorlogger", "sensorserver", "phyphox", "sensorlog"].contains(scheme) {
-            return (try? PhoneSource.shared(spec: spec)).map { PhoneBarometer(source: $0) }
-        }
-        let parts = spec.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-        switch parts.first {
-        case "sim":
-            let scenario = parts.count > 1 ? BarometerScenario(rawValue: parts[1]) : .still
-            let seed = parts.count > 2 ? UInt64(parts[2]) : 1
-            guard let scenario, let seed else { return nil }
-            return SimulatedBarometerSource(scenario: scenario, seed: seed)
-        case "iio":
-            #if LinuxHardware
-            let root = ProcessInfo.processInfo.environment["COREMOTION_SYSFS_ROOT"] ?? "/sys"
-            return LinuxBarometers.first(sysfsRoot: root, name: parts.count > 1 ? parts[1] : nil)
-            #else
-            return nil
-            #endif
-        case "replay":
-            // The pressure of a recording (Sensor Logger Barometer.csv, SensorLog, phyphox, raw CSV).
-            let path = String(spec.dropFirst("replay:".count))
-            return path.isEmpty ? nil : (try? RecordedBarometerSource(path: path))
-        default:
-            return nil
-        }
+        SourceSelection.catalog.barometer(named: spec)
     }
 
     /// `COREMOTION_SEA_LEVEL_PRESSURE` in kPa when set to a plausible value (80–110 kPa).
