@@ -168,7 +168,7 @@ package struct CalibrateCommand: ParsableCommand {
             let names = ["+x", "-x", "+y", "-y", "+z", "-z"]
             let faces = AccelerometerPoseFit.faces(of: r.poses)
             let seen = names.indices.filter { faces[$0] }.map { names[$0] }
-            out += "accelerometer: not calibrated: \(r.poses.count) distinct rest poses, faces \(seen.isEmpty ? "none" : seen.joined(separator: " ")) (lay the device still on each of its six faces)\n"
+            out += "accelerometer: not calibrated: \(r.poses.count) distinct rest poses, reading 1 g along \(seen.isEmpty ? "no axis" : seen.joined(separator: " ")) (lay the device still on each of its six faces)\n"
         }
         if let m = r.magnetometer, r.calibration.calibratesMagnetometer {
             out += "magnetometer offset: \(v(m.offset, 2)) µT\n"

@@ -73,8 +73,9 @@ import Testing
 
         let fused = try await CLI.run(["fuse", rec.path, "--calibration", "sensorlogger://phone", "--format", "jsonl"], environment: env)
         #expect(fused.status == 0, "\(fused.stderr)")
-        let first = try #require(fused.stdout.split(separator: "\n").first)
-        // The first row: the calibrated field (|m| ≈ 47 µT, not the raw 500 µT) with the stored accuracy.
+        // The second row, the first after a magnetometer sample: the calibrated field (|m| ≈ 47 µT, not the
+        // raw 500 µT) with the stored accuracy.
+        let first = try #require(fused.stdout.split(separator: "\n").dropFirst().first)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any])
         let m = Vector3(json["magnetic_field_x"] as? Double ?? 0, json["magnetic_field_y"] as? Double ?? 0, json["magnetic_field_z"] as? Double ?? 0)
         #expect(abs(m.length - 47) < 3, "first field \(m)")
@@ -86,5 +87,24 @@ import Testing
         let noIdentity = try await CLI.run(["calibrate", rec.path], environment: env)
         #expect(noIdentity.status == 1)
         #expect(noIdentity.stderr.contains("--identity"))
+    }
+
+    @Test("calibrate --print on BROAD trial 01: the exact report, nothing stored")
+    func printBroadTrial() async throws {
+        let dir = try Self.tempDirectory()
+        let r = try await CLI.run(["calibrate", "../shared/data/broad/01_undisturbed_slow_rotation_A.csv", "--print"],
+                                  environment: ["COREMOTION_CALIBRATION_DIR": dir.path])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == """
+            calibration of ../shared/data/broad/01_undisturbed_slow_rotation_A.csv
+            samples: accelerometer 56940, gyroscope 56940, magnetometer 56940
+            gyroscope bias: -0.079 -0.076 0.470 °/s (rest 73.0 s, standard error 0.001 °/s)
+            accelerometer: not calibrated: 1 distinct rest poses, reading 1 g along -z (lay the device still on each of its six faces)
+            magnetometer offset: -0.11 -0.39 -0.15 µT
+            magnetometer soft iron: 0.9795 0.0037 0.0021; 0.0037 1.0045 -0.0266; 0.0021 -0.0266 1.0171
+            magnetometer field 43.88 µT, residual 2.78 %, coverage 0.17, 24274 readings, accuracy low
+
+            """)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
     }
 }

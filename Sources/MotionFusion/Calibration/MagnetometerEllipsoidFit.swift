@@ -26,15 +26,17 @@
 /// ``accuracy`` maps onto Core Motion's `CMMagneticFieldCalibrationAccuracy` from two measures:
 /// - ``relativeResidual``: the rms of `|W (m − o)| − B` over the readings, relative to `B` (noise, an
 ///   unmodelled field change, a disturbance);
-/// - ``coverage``: how evenly the corrected directions fill the sphere, `3 λ_min` of their scatter matrix
-///   `mean(u uᵀ)` (1 for the whole sphere, 0 for rotations about one axis only).
+/// - ``coverage``: how much of the sphere the corrected readings span, `3 λ_min / B²` with `λ_min` the
+///   smallest eigenvalue of their covariance: 1 for the whole sphere evenly, 0.25 for a hemisphere, 0 for
+///   turns about one axis only (a circle, which leaves the offset along that axis undetermined). The
+///   covariance does not depend on the fitted centre, so a wrong centre cannot raise it.
 ///
 /// | grade | when |
 /// |---|---|
 /// | `high` | full soft iron, ≥ 100 readings, coverage ≥ 0.5, residual ≤ 2 % |
 /// | `medium` | ≥ 50 readings, coverage ≥ 0.25, residual ≤ 5 % |
-/// | `low` | any fit that came out an ellipsoid or sphere |
-/// | `uncalibrated` | fewer than 10 finite readings, or no fit |
+/// | `low` | any other fit that came out an ellipsoid or sphere, with coverage ≥ 0.02 |
+/// | `uncalibrated` | fewer than 10 finite readings, coverage below 0.02, or no fit |
 public struct MagnetometerEllipsoidFit: Sendable, Hashable {
     /// Coverage below which only the hard iron is fitted, dimensionless (see ``coverage``). 0.1.
     public static let minimumCoverageForSoftIron = 0.1
@@ -47,7 +49,7 @@ public struct MagnetometerEllipsoidFit: Sendable, Hashable {
     public var fieldStrength: Double
     /// Rms of `|calibrated| − fieldStrength` over the readings, relative to ``fieldStrength``.
     public var relativeResidual: Double
-    /// How evenly the corrected directions cover the sphere, 0…1 (see the type's discussion).
+    /// How much of the sphere the corrected readings span, 0…1 (see the type's discussion).
     public var coverage: Double
     /// Number of finite readings used.
     public var samples: Int
@@ -126,20 +128,26 @@ public struct MagnetometerEllipsoidFit: Sendable, Hashable {
         guard offset.isFinite, softIron.isFinite, strength.isFinite, strength > 0 else { return nil }
 
         var sumSquares = 0.0
-        var scatter = Matrix3.zero
+        var moments = Moments()
+        var secondMoments = Matrix3.zero
+        var corrected: [Vector3] = []
+        corrected.reserveCapacity(readings.count)
         for m in readings {
             let v = softIron * (m - offset)
-            let n = v.length
-            let r = n - strength
+            let r = v.length - strength
             sumSquares += r * r
-            if n > 0 {
-                let w = v / n
-                scatter = scatter + Matrix3(rows: w * w.x, w * w.y, w * w.z)
-            }
+            moments.add(v)
+            corrected.append(v)
         }
         let count = Double(readings.count)
+        let mean = moments.mean
+        for v in corrected {
+            let d = v - mean
+            secondMoments = secondMoments + Matrix3(rows: d * d.x, d * d.y, d * d.z)
+        }
         let residual = (sumSquares / count).squareRoot() / strength
-        let coverage = max(0, min(1, 3 * SymmetricEigen3(scatter * (1 / count)).values.x))
+        // The covariance does not depend on the centre: a wrong centre cannot make coverage look good.
+        let coverage = max(0, min(1, 3 * SymmetricEigen3(secondMoments * (1 / count)).values.x / (strength * strength)))
         var fit = MagnetometerEllipsoidFit(offset: offset, softIron: softIron, fieldStrength: strength,
                                            relativeResidual: residual, coverage: coverage, samples: readings.count,
                                            fitsSoftIron: fitsSoftIron, accuracy: .low)
@@ -149,7 +157,7 @@ public struct MagnetometerEllipsoidFit: Sendable, Hashable {
 
     /// The grade of a fit (see the type's discussion).
     public static func grade(_ fit: MagnetometerEllipsoidFit) -> MagneticCalibrationAccuracy {
-        guard fit.samples >= 10, fit.relativeResidual.isFinite else { return .uncalibrated }
+        guard fit.samples >= 10, fit.relativeResidual.isFinite, fit.coverage >= 0.02 else { return .uncalibrated }
         if fit.fitsSoftIron, fit.samples >= 100, fit.coverage >= 0.5, fit.relativeResidual <= 0.02 { return .high }
         if fit.samples >= 50, fit.coverage >= 0.25, fit.relativeResidual <= 0.05 { return .medium }
         return .low
