@@ -107,4 +107,31 @@ import Testing
             """)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
     }
+
+    @Test("live calibrate on the simulator finds its hard iron (14, −9, 22) µT; sensors shows it; stream uses it unless --no-calibration")
+    func liveOnTheSimulator() async throws {
+        let dir = try Self.tempDirectory()
+        let env = ["COREMOTION_CALIBRATION_DIR": dir.path]
+        let r = try await CLI.run(["calibrate", "--source", "sim:rotate", "--step-seconds", "1"], environment: env)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("step 1 of 3, 1 s: Hold the device still."))
+        #expect(r.stderr.contains("step 3 of 3, 3 s: Turn the device around all axes"))
+        let record = try #require(try DeviceCalibrationStore(directory: dir.path).load("sim:rotate"))
+        let offset = try #require(record.calibration.magnetometerOffset)
+        #expect((offset - Vector3(14, -9, 22)).length < 0.5, "offset \(offset)")
+        #expect(record.origin == "live sim:rotate")
+
+        let sensors = try await CLI.run(["sensors", "--source", "sim:rotate"], environment: env)
+        #expect(sensors.stdout.contains("  calibration: magnetometer hard and soft iron (accuracy "), "\(sensors.stdout)")
+
+        func accuracy(_ extra: [String]) async throws -> String? {
+            let s = try await CLI.run(["stream", "--source", "sim:rotate", "--sensor", "device-motion", "--duration", "0.05",
+                                       "--reference-frame", "xMagneticNorthZVertical"] + extra, environment: env)
+            // The third line: the second update, the first after a magnetometer sample.
+            let line = s.stdout.split(separator: "\n").dropFirst(2).first
+            return line.map { String($0.split(separator: ",", omittingEmptySubsequences: false)[20]) }
+        }
+        #expect(try await accuracy([]) == "2")
+        #expect(try await accuracy(["--no-calibration"]) == "-1")
+    }
 }
