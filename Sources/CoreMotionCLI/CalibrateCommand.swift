@@ -175,7 +175,7 @@ package struct CalibrateCommand: ParsableCommand {
             if m.fitsSoftIron {
                 out += "magnetometer soft iron: \(v(m.softIron.r0, 4)); \(v(m.softIron.r1, 4)); \(v(m.softIron.r2, 4))\n"
             } else {
-                out += "magnetometer soft iron: not fitted (too few orientations: turn the device around all axes)\n"
+                out += "magnetometer soft iron: not fitted (hard iron only: too few orientations for it, or none found; turn the device around all axes)\n"
             }
             out += "magnetometer field \(f(m.fieldStrength, 2)) µT, residual \(f(m.relativeResidual * 100, 2)) %, coverage \(f(m.coverage, 2)), \(m.samples) readings, accuracy \(DeviceCalibrationRecord.accuracyName(m.accuracy))\n"
         } else if n.magnetometer > 0 {

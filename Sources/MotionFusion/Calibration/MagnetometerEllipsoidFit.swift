@@ -18,9 +18,12 @@
 /// normalisation `c = −1` (or `… = 1`), which breaks down when the ellipsoid passes near the origin, this
 /// one is never singular for an ellipsoid wherever its centre lies: a phone's hard iron of 100–600 µT
 /// against a 47 µT field puts the origin far outside the ellipsoid, and the centred coordinates keep the
-/// problem well conditioned. The quadric must come out an ellipsoid (`A` definite); when the readings
-/// cover too few orientations for the nine shape parameters (``minimumCoverageForSoftIron``) the fit
-/// falls back to a sphere (hard iron only, `W = B · I`), which needs far fewer.
+/// problem well conditioned. The quadric must come out an ellipsoid (`A` definite). A sphere (hard iron
+/// only, `W = B · I`, four parameters) is fitted too, and kept instead when the readings cover too few
+/// orientations for the nine shape parameters (``minimumCoverageForSoftIron``) or the soft iron does not
+/// lower the residual enough to be real (``softIronResidualRatio``): on a phone's recording of ordinary
+/// use, whose own calibration is hard iron only, the full fit over few orientations turned the field by
+/// 11° rms, the sphere by 1.9°.
 ///
 /// ## Quality
 /// ``accuracy`` maps onto Core Motion's `CMMagneticFieldCalibrationAccuracy` from two measures:
@@ -33,13 +36,17 @@
 ///
 /// | grade | when |
 /// |---|---|
-/// | `high` | full soft iron, ≥ 100 readings, coverage ≥ 0.5, residual ≤ 2 % |
+/// | `high` | ≥ 100 readings, coverage ≥ 0.5, residual ≤ 2 % (with that coverage a real soft iron is fitted: a sphere is kept only when the soft iron explains too little) |
 /// | `medium` | ≥ 50 readings, coverage ≥ 0.25, residual ≤ 5 % |
-/// | `low` | any other fit that came out an ellipsoid or sphere, with coverage ≥ 0.02 |
-/// | `uncalibrated` | fewer than 10 finite readings, coverage below 0.02, or no fit |
+/// | `low` | any other fit that came out an ellipsoid or sphere, with coverage ≥ 0.005 |
+/// | `uncalibrated` | fewer than 10 finite readings, coverage below 0.005, or no fit |
 public struct MagnetometerEllipsoidFit: Sendable, Hashable {
     /// Coverage below which only the hard iron is fitted, dimensionless (see ``coverage``). 0.1.
     public static let minimumCoverageForSoftIron = 0.1
+    /// The soft iron is kept only when its residual is below this fraction of the hard-iron-only fit's
+    /// (it must explain at least half of the residual variance, 0.7² ≈ 0.5); otherwise its nine shape
+    /// parameters mostly fit noise and disturbances over the few orientations seen. 0.7.
+    public static let softIronResidualRatio = 0.7
 
     /// Hard-iron offset, µT, device frame (subtracted from the raw field).
     public var offset: Vector3
@@ -77,11 +84,13 @@ public struct MagnetometerEllipsoidFit: Sendable, Hashable {
         guard spread.isFinite, spread > 1e-9 else { return nil }
         let unit = points.map { ($0 - mean) / spread }
 
+        let hardOnly = sphere(unit, mean: mean, spread: spread, readings: points)
         if let full = general(unit, mean: mean, spread: spread, readings: points),
-           full.coverage >= minimumCoverageForSoftIron {
+           full.coverage >= minimumCoverageForSoftIron,
+           hardOnly.map({ full.relativeResidual < softIronResidualRatio * $0.relativeResidual }) ?? true {
             return full
         }
-        return sphere(unit, mean: mean, spread: spread, readings: points)
+        return hardOnly
     }
 
     /// The general quadric under trace(A) = 1: a x² + b y² + (1 − a − b) z² + 2d xy + 2e xz + 2f yz + 2g x
@@ -157,8 +166,8 @@ public struct MagnetometerEllipsoidFit: Sendable, Hashable {
 
     /// The grade of a fit (see the type's discussion).
     public static func grade(_ fit: MagnetometerEllipsoidFit) -> MagneticCalibrationAccuracy {
-        guard fit.samples >= 10, fit.relativeResidual.isFinite, fit.coverage >= 0.02 else { return .uncalibrated }
-        if fit.fitsSoftIron, fit.samples >= 100, fit.coverage >= 0.5, fit.relativeResidual <= 0.02 { return .high }
+        guard fit.samples >= 10, fit.relativeResidual.isFinite, fit.coverage >= 0.005 else { return .uncalibrated }
+        if fit.samples >= 100, fit.coverage >= 0.5, fit.relativeResidual <= 0.02 { return .high }
         if fit.samples >= 50, fit.coverage >= 0.25, fit.relativeResidual <= 0.05 { return .medium }
         return .low
     }
