@@ -14,7 +14,7 @@
 // Public declarations per module (scripts/public-symbols) in brackets.
 //
 // Targets (lowest layer first):
-//   MotionFusion               [425] the maths and the attitude filter: pure Swift, no Foundation, no I/O
+//   MotionFusion               [506] the maths and the attitude filter, batch calibration: pure Swift, no Foundation, no I/O
 //   MotionSources              [152] SensorSource, SourceEvent, the simulator, ManualSource, the source runtime
 //                                    (SourceWorker) and the lock family (Locked, ConditionLocked: package access)
 //   CRecordingSupport                zlib and strtod_l (system library) for MotionRecordings

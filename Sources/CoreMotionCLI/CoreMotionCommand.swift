@@ -13,6 +13,7 @@ package struct CoreMotionCommand: AsyncParsableCommand {
             StreamCommand.self,
             SensorsCommand.self,
             FuseCommand.self,
+            CalibrateCommand.self,
             DashboardCommand.self,
             OrientationCommand.self,
             RecordCommand.self,

@@ -56,6 +56,9 @@ package struct FuseCommand: ParsableCommand {
     @Flag(help: "Smooth with past and future samples (the same rows as without it).")
     var offline = false
 
+    @Option(help: "Apply the stored calibration of this device identity (see `coremotion calibrate`) to the recording's raw samples.")
+    var calibration: String?
+
     /// Creates the command with default options (ArgumentParser fills them in).
     package init() {}
 
@@ -97,7 +100,20 @@ package struct FuseCommand: ParsableCommand {
         var writer = DeviceMotionWriter(format: outputFormat == .jsonl ? .jsonl : .csv) { (bytes: inout [UInt8]) throws(RecordingError) in
             try file.write(&bytes)
         }
-        var merge = SampleMerge(recording.streams)
+        var streams = recording.streams
+        if let identity = calibration {
+            let store = DeviceCalibrationStore(directory: DeviceCalibrationStore.defaultDirectory(environment: ProcessInfo.processInfo.environment))
+            let record: DeviceCalibrationRecord?
+            do {
+                record = try store.load(identity)
+            } catch {
+                throw CLIError(error.description)
+            }
+            guard let record else { throw CLIError("no stored calibration for \(identity) in \(store.directory)") }
+            streams = streams.map { CalibratedSampleStream(base: $0, calibration: record.calibration) }
+            options.priorMagneticAccuracy = record.calibration.calibratesMagnetometer ? record.calibration.magnetometerAccuracy : .uncalibrated
+        }
+        var merge = SampleMerge(streams)
         var progress = ProgressLine(label: "fused")
         var rows = 0
         do {
@@ -164,5 +180,21 @@ struct ProgressLine {
     mutating func finish() {
         if shown { FileHandle.standardError.write(Data("\n".utf8)) }
         shown = false
+    }
+}
+
+/// A recording's samples with a stored calibration applied (`fuse --calibration`).
+struct CalibratedSampleStream: SampleStream {
+    var base: any SampleStream
+    let calibration: SensorCalibration
+
+    mutating func next() throws(RecordingError) -> RecordedSample? {
+        guard var r = try base.next() else { return nil }
+        switch r.sample.sensor {
+        case .accelerometer: r.sample.value = calibration.accelerometer(r.sample.value)
+        case .gyro: r.sample.value = calibration.gyro(r.sample.value)
+        case .magnetometer: r.sample.value = calibration.magnetometer(r.sample.value)
+        }
+        return r
     }
 }

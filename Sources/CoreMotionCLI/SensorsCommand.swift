@@ -115,7 +115,28 @@ struct SensorsCommand: AsyncParsableCommand {
         for (key, value) in info.details {
             lines.append("  \(key): \(value)")
         }
+        if let line = calibrationLine(info) { lines.append(line) }
         return lines.joined(separator: "\n")
+    }
+
+    /// The stored calibration of a source (``DeviceCalibrationStore``), when there is one or its file is
+    /// unusable; `nil` when none is stored.
+    static func calibrationLine(_ info: SourceInfo) -> String? {
+        guard let store = DeviceCalibrationStore.current else { return nil }
+        let identity = DeviceCalibrationStore.identity(of: info)
+        do {
+            guard let record = try store.load(identity) else { return nil }
+            let c = record.calibration
+            var parts: [String] = []
+            if c.gyroBias != nil { parts.append("gyroscope bias") }
+            if c.accelerometerOffset != nil { parts.append("accelerometer offset and scale") }
+            if c.calibratesMagnetometer {
+                parts.append("magnetometer \(c.magnetometerSoftIron == nil ? "hard iron" : "hard and soft iron") (accuracy \(DeviceCalibrationRecord.accuracyName(c.magnetometerAccuracy)))")
+            }
+            return "  calibration: \(parts.joined(separator: ", ")), made \(record.created) from \(record.origin) (\(store.path(for: identity)))"
+        } catch {
+            return "  calibration: not used: \(error.description)"
+        }
     }
 
     /// Runs a phone source for `seconds` and lists what the phone sent: sensors, measured rates, counts.

@@ -48,11 +48,15 @@ struct StreamCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Write to this file instead of standard output.")
     var output: String?
 
+    @Flag(name: .customLong("no-calibration"), help: "Ignore the device's stored calibration (see `coremotion calibrate`).")
+    var noCalibration = false
+
     func validate() throws {
         _ = try frameOptions.coreMotionFrame()
     }
 
     func run() async throws {
+        if noCalibration { DeviceCalibrationStore.processOverride.withLock { $0 = .off } }
         let source = try sourceOptions.resolve()
         if sensor == .raw, let broker = source as? MQTTSensorSource, broker.boundDevice == nil {
             return try await Self.streamDevices(broker, writer: try LineWriter(path: output), format: format, duration: duration)

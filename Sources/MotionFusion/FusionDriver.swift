@@ -35,6 +35,15 @@ public struct FusionDriver: Sendable {
         filter = AttitudeFilter(parameters: parameters, usesMagnetometer: usesMagnetometer)
     }
 
+    /// The grade of a magnetometer calibration applied to the readings before they are fed (a stored
+    /// ``SensorCalibration``): the filter's calibrator starts from it (``MagneticCalibrator/priorAccuracy``),
+    /// so heading uses the field from the first sample. Default
+    /// ``MagneticCalibrationAccuracy/uncalibrated``: the filter calibrates online only.
+    public var priorMagneticAccuracy: MagneticCalibrationAccuracy {
+        get { filter.state.calibrator.priorAccuracy }
+        set { filter.state.calibrator.priorAccuracy = newValue }
+    }
+
     /// 9D or 6D; may change between samples (the filter's state is kept).
     public var usesMagnetometer: Bool {
         get { filter.usesMagnetometer }

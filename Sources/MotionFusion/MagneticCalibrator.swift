@@ -47,6 +47,14 @@ public struct MagneticCalibrator: Sendable {
     public private(set) var usesRotationEstimate = false
     /// Number of samples accepted into the fit.
     public private(set) var acceptedSamples: Int = 0
+    /// The grade of a calibration already applied to the readings before they reach this calibrator (a
+    /// stored device calibration, ``SensorCalibration``). While it is better than both online
+    /// estimates, the calibration in use is the identity (offset zero, unit gains) with this accuracy,
+    /// so a device calibrated before starts with a calibrated heading. Default
+    /// ``MagneticCalibrationAccuracy/uncalibrated``: no effect.
+    public var priorAccuracy: MagneticCalibrationAccuracy = .uncalibrated {
+        didSet { select() }
+    }
 
     /// Coordinate scale, µT: the norm of the first sample.
     public private(set) var scale: Double = 0
@@ -149,6 +157,12 @@ public struct MagneticCalibrator: Sendable {
             gains = Vector3(1, 1, 1)
             accuracy = rotation.accuracy
             usesRotationEstimate = true
+        }
+        if priorAccuracy > accuracy {
+            offset = .zero
+            gains = Vector3(1, 1, 1)
+            accuracy = priorAccuracy
+            usesRotationEstimate = false
         }
     }
 

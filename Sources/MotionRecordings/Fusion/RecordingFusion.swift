@@ -34,6 +34,9 @@ package enum RecordingFusion {
         /// When the recording turns out to have no magnetometer, fuse 6D in `xArbitraryZVertical` instead of
         /// failing (for a frame the user did not choose). Default `false`.
         package var fallsBackWithoutMagnetometer = false
+        /// The grade of a stored magnetometer calibration already applied to the samples, which the filter
+        /// starts from (``FusionDriver/priorMagneticAccuracy``). Default: none.
+        package var priorMagneticAccuracy: MagneticCalibrationAccuracy = .uncalibrated
 
         /// Creates options; `usesMagnetometer` defaults to what `frame` needs.
         package init(frame: AttitudeReferenceFrame, usesMagnetometer: Bool? = nil, offline: Bool = false,
@@ -115,6 +118,7 @@ package enum RecordingFusion {
         summary.fellBackWithoutMagnetometer = fellBack
         let parameters = options.parameters ?? (options.offline ? AttitudeSmoother.defaultParameters : AttitudeFilterParameters())
         var driver = FusionDriver(parameters: parameters, usesMagnetometer: options.usesMagnetometer)
+        driver.priorMagneticAccuracy = options.priorMagneticAccuracy
         var projection = ReferenceFrameProjection(options.frame)
         var offline = options.offline ? OfflineRows() : nil
         var read = 0

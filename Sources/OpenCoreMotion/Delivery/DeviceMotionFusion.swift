@@ -10,6 +10,9 @@ struct DeviceMotionFusion {
     static let minimumRate = 100.0
 
     private var driver: FusionDriver?
+    /// The grade of a stored magnetometer calibration already applied to the samples: every new filter
+    /// starts from it (``FusionDriver/priorMagneticAccuracy``). Default: none.
+    var priorMagneticAccuracy: MagneticCalibrationAccuracy = .uncalibrated
     private var projections: [Int: ReferenceFrameProjection] = [:]
     /// The latest raw readings, for device motion from the source's own attitude.
     private var latest: [SensorKind: Vector3] = [:]
@@ -27,7 +30,13 @@ struct DeviceMotionFusion {
 
     /// Feeds one sample; returns the estimate when the sample makes a fused update.
     mutating func update(_ sample: RawSample, usesMagnetometer: Bool) -> AttitudeEstimate? {
-        var driver = self.driver ?? FusionDriver(usesMagnetometer: usesMagnetometer)
+        var driver: FusionDriver
+        if let existing = self.driver {
+            driver = existing
+        } else {
+            driver = FusionDriver(usesMagnetometer: usesMagnetometer)
+            driver.priorMagneticAccuracy = priorMagneticAccuracy
+        }
         driver.usesMagnetometer = usesMagnetometer
         let fused = driver.update(sample)
         self.driver = driver

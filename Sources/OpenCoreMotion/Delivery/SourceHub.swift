@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import MotionFusion
+import Logging
 import MotionSources
 
 /// Shares one ``SensorSource`` between every consumer of it: managers' pull and push updates and
@@ -22,10 +23,32 @@ final class SourceHub: Sendable {
     /// The source shared.
     let source: any SensorSource
 
-    private let state = ConditionLocked(SourceHubState())
+    /// The device's stored calibration (``DeviceCalibrationStore``), read when the hub is created, applied to
+    /// every sample before anything else sees it; `nil` when none is stored (or the stored one is unusable:
+    /// then an error is logged and the source runs uncalibrated).
+    let calibration: DeviceCalibrationRecord?
+
+    private let state: ConditionLocked<SourceHubState>
 
     private init(source: any SensorSource) {
         self.source = source
+        calibration = Self.storedCalibration(of: source.info)
+        var hubState = SourceHubState()
+        if let c = calibration?.calibration, c.calibratesMagnetometer {
+            hubState.priorMagneticAccuracy = c.magnetometerAccuracy
+        }
+        state = ConditionLocked(hubState)
+    }
+
+    /// The stored calibration of a source, if any and usable.
+    private static func storedCalibration(of info: SourceInfo) -> DeviceCalibrationRecord? {
+        guard let store = DeviceCalibrationStore.current else { return nil }
+        do {
+            return try store.load(DeviceCalibrationStore.identity(of: info))
+        } catch {
+            Logger(label: "OpenCoreMotion").error("calibration ignored: \(error.description)")
+            return nil
+        }
     }
 
     private struct Weak: Sendable { weak let hub: SourceHub? }
@@ -107,6 +130,15 @@ final class SourceHub: Sendable {
     }
 
     private func handle(_ event: SourceEvent) {
+        var event = event
+        if let c = calibration?.calibration, case .sample(var sample) = event {
+            switch sample.sensor {
+            case .accelerometer: sample.value = c.accelerometer(sample.value)
+            case .gyro: sample.value = c.gyro(sample.value)
+            case .magnetometer: sample.value = c.magnetometer(sample.value)
+            }
+            event = .sample(sample)
+        }
         // A source that reports its own attitude (a phone with `?motion=phone`) is read before the
         // hub's lock is taken, so no lock is ever held across the two.
         var basis = DeviceMotionBasis.fusion

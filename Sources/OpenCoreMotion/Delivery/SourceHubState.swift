@@ -25,6 +25,12 @@ struct SourceHubState {
     private(set) var consumers: [Int: Consumer] = [:]
     private var nextID = 0
     private var fusion = DeviceMotionFusion()
+    /// The grade of a stored magnetometer calibration applied before the samples reach the hub, which the
+    /// fusion starts from (``DeviceMotionFusion/priorMagneticAccuracy``). Default: none.
+    var priorMagneticAccuracy: MagneticCalibrationAccuracy {
+        get { fusion.priorMagneticAccuracy }
+        set { fusion.priorMagneticAccuracy = newValue }
+    }
     private var lastTimestamp: [SensorKind: Double] = [:]
     /// `true` after an `.interrupted` event until the next sample: further interruptions are not repeated.
     private(set) var interrupted = false
