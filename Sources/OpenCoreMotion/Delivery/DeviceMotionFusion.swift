@@ -61,7 +61,7 @@ struct DeviceMotionFusion {
         let field = target == .arbitrary ? Vector3.zero : (m.magneticField ?? .zero)
         return CMDeviceMotion(
             timestamp: m.timestamp,
-            attitude: CMAttitude(rotation: q),
+            rotation: q,
             rotationRate: CMRotationRate(m.rotationRate),
             gravity: CMAcceleration(m.gravity),
             userAcceleration: CMAcceleration(m.userAcceleration),
@@ -78,7 +78,7 @@ struct DeviceMotionFusion {
         projections[consumer] = projection
         return CMDeviceMotion(
             timestamp: t,
-            attitude: CMAttitude(rotation: m.attitude),
+            rotation: m.attitude,
             rotationRate: CMRotationRate(m.rotationRate),
             gravity: CMAcceleration(m.gravity),
             userAcceleration: CMAcceleration(m.userAcceleration),

@@ -24,8 +24,12 @@ final class SourceHub: Sendable {
 
     private let state = ConditionLocked(SourceHubState())
 
+    /// The source as a provider of its own attitude, when it is one (looked up once, not per sample).
+    private let ownAttitudeProvider: (any OwnAttitudeProviding)?
+
     private init(source: any SensorSource) {
         self.source = source
+        ownAttitudeProvider = source as? any OwnAttitudeProviding
     }
 
     private struct Weak: Sendable { weak let hub: SourceHub? }
@@ -79,7 +83,7 @@ final class SourceHub: Sendable {
 
     // MARK: Actions
 
-    private func perform(_ actions: [HubAction]) {
+    private func perform(_ actions: HubActions) {
         for action in actions {
             switch action {
             case .deliver(let deliver, let output):
@@ -110,7 +114,7 @@ final class SourceHub: Sendable {
         // A source that reports its own attitude (a phone with `?motion=phone`) is read before the
         // hub's lock is taken, so no lock is ever held across the two.
         var basis = DeviceMotionBasis.fusion
-        if case .sample(let sample) = event, let own = source as? any OwnAttitudeProviding, own.reportsOwnAttitude {
+        if case .sample(let sample) = event, let own = ownAttitudeProvider, own.reportsOwnAttitude {
             basis = .own(own.ownAttitude(at: sample.timestamp))
         }
         perform(state.withLock { $0.handle(event, info: source.info, basis: basis) })
