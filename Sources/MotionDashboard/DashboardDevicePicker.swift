@@ -42,7 +42,7 @@ package final class DashboardDevicePicker: SensorSource {
         var known: Set<String> = []
         var silent: Set<String> = []
         var selected: String?
-        var sink: (@Sendable (SourceEvent) -> Void)?
+        var sink: SourceSink?
         var wanted: Set<SensorKind> = []
         var started = false
         var observer: (@Sendable ([DashboardDevice], String?) -> Void)?
@@ -100,7 +100,7 @@ package final class DashboardDevicePicker: SensorSource {
                 defer { s.started = false }
                 return (false, s.started)
             }
-            s.sink = sink
+            s.sink = SourceSink(sink)
             defer { s.started = true }
             return (!s.started, false)
         }
@@ -118,7 +118,7 @@ package final class DashboardDevicePicker: SensorSource {
         var changed: (Observer?, [DashboardDevice], String?)?
         switch event {
         case .sample(let device, let sample):
-            let sink = state.withLock { s -> (@Sendable (SourceEvent) -> Void)? in
+            let sink = state.withLock { s -> SourceSink? in
                 // A device heard again after a silence (or first heard through a sample) is listed.
                 if !s.known.contains(device) || s.silent.contains(device) {
                     Self.mark(device, silent: false, in: &s)
@@ -127,7 +127,7 @@ package final class DashboardDevicePicker: SensorSource {
                 return s.selected == device && s.wanted.contains(sample.sensor) ? s.sink : nil
             }
             if let (observer, devices, selected) = changed { observer?(devices, selected) }
-            sink?(.sample(sample))
+            sink?.call(.sample(sample))
         case .appeared(let device), .silent(let device):
             let silent: Bool
             if case .silent = event { silent = true } else { silent = false }

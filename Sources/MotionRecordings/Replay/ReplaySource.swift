@@ -47,7 +47,7 @@ package final class ReplaySource: SensorSource {
 
     private struct State {
         var demand = SensorDemand.none
-        var sink: (@Sendable (SourceEvent) -> Void)?
+        var sink: SourceSink?
         var worker: SourceWorker?
     }
     private let state = Locked(State())
@@ -143,7 +143,7 @@ package final class ReplaySource: SensorSource {
                 defer { s.worker = nil }
                 return (s.worker, false)
             }
-            s.sink = sink
+            s.sink = SourceSink(sink)
             return (nil, s.worker == nil)
         }
         stale?.stop()
@@ -186,12 +186,12 @@ package final class ReplaySource: SensorSource {
     }
 
     private func deliver(_ event: SourceEvent, from worker: SourceWorker) {
-        let sink = state.withLock { s -> (@Sendable (SourceEvent) -> Void)? in
+        let sink = state.withLock { s -> SourceSink? in
             guard s.worker === worker || s.worker == nil else { return nil }
             if case .sample(let sample) = event, s.demand.rates[sample.sensor] == nil { return nil }
             return s.sink
         }
-        sink?(event)
+        sink?.call(event)
     }
 }
 

@@ -22,7 +22,7 @@ public final class ManualSource: SensorSource {
 
     private struct State {
         var demand = SensorDemand.none
-        var sink: (@Sendable (SourceEvent) -> Void)?
+        var sink: SourceSink?
         var appliedDemands: [SensorDemand] = []
     }
 
@@ -58,7 +58,7 @@ public final class ManualSource: SensorSource {
         }
         state.withLock {
             $0.demand = SensorDemand(rates: granted, maximumLatency: demand.maximumLatency)
-            $0.sink = demand.isEmpty ? nil : sink
+            $0.sink = demand.isEmpty ? nil : SourceSink(sink)
             $0.appliedDemands.append($0.demand)
         }
         return granted
@@ -73,21 +73,21 @@ public final class ManualSource: SensorSource {
     /// Delivers `sample` to the sink if its sensor is demanded. Returns whether it was delivered.
     @discardableResult
     public func emit(_ sample: RawSample) -> Bool {
-        let sink = state.withLock { s -> (@Sendable (SourceEvent) -> Void)? in
+        let sink = state.withLock { s -> SourceSink? in
             s.demand.rates[sample.sensor] == nil ? nil : s.sink
         }
         guard let sink else { return false }
-        sink(.sample(sample))
+        sink.call(.sample(sample))
         return true
     }
 
     /// Reports a failure to the sink and stops, as a device that is unplugged does.
     public func fail(_ error: SourceError) {
-        let sink = state.withLock { s -> (@Sendable (SourceEvent) -> Void)? in
+        let sink = state.withLock { s -> SourceSink? in
             defer { s.sink = nil; s.demand = .none }
             return s.sink
         }
-        sink?(.failed(error))
+        sink?.call(.failed(error))
     }
 
     /// Reports an interruption to the sink and keeps the demand, as a network source that has heard
@@ -95,16 +95,16 @@ public final class ManualSource: SensorSource {
     @discardableResult
     public func interrupt(_ error: SourceError) -> Bool {
         guard let sink = state.withLock({ $0.sink }) else { return false }
-        sink(.interrupted(error))
+        sink.call(.interrupted(error))
         return true
     }
 
     /// Reports the end of the data to the sink and stops.
     public func finish() {
-        let sink = state.withLock { s -> (@Sendable (SourceEvent) -> Void)? in
+        let sink = state.withLock { s -> SourceSink? in
             defer { s.sink = nil; s.demand = .none }
             return s.sink
         }
-        sink?(.finished)
+        sink?.call(.finished)
     }
 }

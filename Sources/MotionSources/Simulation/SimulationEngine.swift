@@ -18,7 +18,8 @@ final class SimulationEngine: Sendable {
     /// Immutable: safe to read from any thread.
     let model: MotionModel
     let realTime: Bool
-    /// A backlog older than this (seconds) is dropped in real-time mode.
+    /// A backlog older than this (seconds) beyond the demand's latency is dropped in real-time mode
+    /// (the worker was starved that long: the samples restart from now rather than flood).
     static let maximumBacklog = 1.0
 
     private struct State {
@@ -134,7 +135,9 @@ final class SimulationEngine: Sendable {
                         // Sleep until the next sample is due, or, with a latency allowed, until it has
                         // waited that long; then every sample due by then goes out in one wake-up.
                         if now < due { return .waitUntil(due + s.latency) }
-                        if now - due > Self.maximumBacklog {
+                        // The backlog counts from when the sample was meant to go out: a sample held
+                        // back by the latency on purpose is not late.
+                        if now - due > s.latency + Self.maximumBacklog {
                             simulator.setRates(s.rates, from: now, keepUnchanged: false)
                             continue
                         }

@@ -70,7 +70,7 @@ struct DeviceMotionFusion {
         let field = target == .arbitrary ? Vector3.zero : (m.magneticField ?? .zero)
         return CMDeviceMotion(
             timestamp: m.timestamp,
-            attitude: CMAttitude(rotation: q),
+            rotation: q,
             rotationRate: CMRotationRate(m.rotationRate),
             gravity: CMAcceleration(m.gravity),
             userAcceleration: CMAcceleration(m.userAcceleration),
@@ -87,7 +87,7 @@ struct DeviceMotionFusion {
         projections[consumer] = projection
         return CMDeviceMotion(
             timestamp: t,
-            attitude: CMAttitude(rotation: m.attitude),
+            rotation: m.attitude,
             rotationRate: CMRotationRate(m.rotationRate),
             gravity: CMAcceleration(m.gravity),
             userAcceleration: CMAcceleration(m.userAcceleration),

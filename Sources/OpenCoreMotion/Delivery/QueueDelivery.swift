@@ -1,18 +1,20 @@
 import DequeModule
 import Foundation
 
-/// Delivers items to a handler on an `OperationQueue`, one operation per item, in order, none dropped.
+/// Delivers items to a handler on an `OperationQueue`: one handler call per item, in order, none dropped.
 ///
-/// Items wait in a FIFO. At most one of this delivery's operations is on the queue at a time: each
-/// operation hands one item to the handler and, if more are waiting, adds the next operation. So
-/// the handler is never entered twice at once, even on a concurrent queue, and order is kept while
-/// the caller's own operations interleave freely. A slow handler makes items wait; none is lost.
+/// Items wait in a FIFO. At most one of this delivery's operations is on the queue at a time, and it
+/// hands the handler the items that were waiting when it began, one call each; if more arrived
+/// meanwhile, it adds the next operation. So the handler is never entered twice at once, even on a
+/// concurrent queue; order is kept; the caller's own operations run between batches; and a source
+/// faster than the handler costs one operation per batch rather than one per item (no allocation per
+/// item once the FIFO has grown). A slow handler makes items wait; none is lost.
 ///
 /// ## Stopping
 /// ``cancel()`` drops the waiting items and marks the delivery inactive under its lock; an operation
-/// checks that mark under the same lock before it calls the handler. So once ``cancel()`` returns,
-/// no further handler call begins. A call already under way runs to its end. Operations the caller
-/// put on the same queue are never touched (Core Motion on Apple platforms cancels the whole queue;
+/// checks that mark under the same lock before each handler call. So once ``cancel()`` returns, no
+/// further handler call begins. A call already under way runs to its end. Operations the caller put
+/// on the same queue are never touched (Core Motion on Apple platforms cancels the whole queue;
 /// OpenCoreMotion deliberately does not).
 final class QueueDelivery<Item>: @unchecked Sendable {
     // Sendable: Core Motion's handler types (`CMAccelerometerHandler`, …) are non-Sendable closures that
@@ -61,21 +63,24 @@ final class QueueDelivery<Item>: @unchecked Sendable {
     }
 
     private func scheduleNext() {
-        queue.addOperation { [self] in runOne() }
+        queue.addOperation(BatchOperation(self))
     }
 
-    private func runOne() {
-        let next = state.withLock { s -> Payload? in
-            guard s.active, let p = s.pending.popFirst() else {
-                s.scheduled = false
-                return nil
+    /// Hands the handler the items waiting when it starts (each checked against ``cancel()`` under the
+    /// lock), then schedules the next batch if more arrived, or clears the scheduled mark.
+    fileprivate func runBatch() {
+        var remaining = state.withLock { $0.pending.count }
+        while remaining > 0 {
+            remaining -= 1
+            let next = state.withLock { s -> Payload? in
+                guard s.active else { return nil }
+                return s.pending.popFirst()
             }
-            return p
-        }
-        guard let next else { return }
-        switch next {
-        case .item(let item): handler(item, nil)
-        case .error(let error): handler(nil, error)
+            guard let next else { break }
+            switch next {
+            case .item(let item): handler(item, nil)
+            case .error(let error): handler(nil, error)
+            }
         }
         let more = state.withLock { s -> Bool in
             if s.active && !s.pending.isEmpty { return true }
@@ -95,4 +100,21 @@ final class QueueDelivery<Item>: @unchecked Sendable {
 
     /// Items waiting for the handler.
     var backlog: Int { state.withLock { $0.pending.count } }
+}
+
+/// The operation that runs one batch of a ``QueueDelivery`` on its queue: one object per batch, where
+/// a block operation would also allocate its closure.
+private final class BatchOperation<Item>: Operation, @unchecked Sendable {
+    // Sendable: `Operation` subclasses are handed to the queue's thread; the only stored property is
+    // the delivery, which is itself Sendable.
+    private let delivery: QueueDelivery<Item>
+
+    init(_ delivery: QueueDelivery<Item>) {
+        self.delivery = delivery
+        super.init()
+    }
+
+    override func main() {
+        delivery.runBatch()
+    }
 }

@@ -30,8 +30,12 @@ final class SourceHub: Sendable {
 
     private let state: ConditionLocked<SourceHubState>
 
+    /// The source as a provider of its own attitude, when it is one (looked up once, not per sample).
+    private let ownAttitudeProvider: (any OwnAttitudeProviding)?
+
     private init(source: any SensorSource) {
         self.source = source
+        ownAttitudeProvider = source as? any OwnAttitudeProviding
         calibration = Self.storedCalibration(of: source.info)
         var hubState = SourceHubState()
         if let c = calibration?.calibration, c.calibratesMagnetometer {
@@ -102,7 +106,7 @@ final class SourceHub: Sendable {
 
     // MARK: Actions
 
-    private func perform(_ actions: [HubAction]) {
+    private func perform(_ actions: HubActions) {
         for action in actions {
             switch action {
             case .deliver(let deliver, let output):
@@ -142,7 +146,7 @@ final class SourceHub: Sendable {
         // A source that reports its own attitude (a phone with `?motion=phone`) is read before the
         // hub's lock is taken, so no lock is ever held across the two.
         var basis = DeviceMotionBasis.fusion
-        if case .sample(let sample) = event, let own = source as? any OwnAttitudeProviding, own.reportsOwnAttitude {
+        if case .sample(let sample) = event, let own = ownAttitudeProvider, own.reportsOwnAttitude {
             basis = .own(own.ownAttitude(at: sample.timestamp))
         }
         perform(state.withLock { $0.handle(event, info: source.info, basis: basis) })

@@ -17,12 +17,16 @@ enum HubAction {
 /// Device motion is computed by ``DeviceMotionFusion``, which the state owns.
 struct SourceHubState {
     struct Consumer {
+        var id: Int
         var spec: ConsumerSpec
         var decimator: Decimator
         var movementNoticeSent = false
     }
 
-    private(set) var consumers: [Int: Consumer] = [:]
+    /// In registration order. An array, not a dictionary keyed by identifier: routing a sample walks it
+    /// by integer index and updates each decimator in place, which a dictionary's `values.indices`
+    /// (holding a second reference to the storage) would turn into a copy of the storage per sample.
+    private(set) var consumers: [Consumer] = []
     private var nextID = 0
     private var fusion = DeviceMotionFusion()
     /// The grade of a stored magnetometer calibration applied before the samples reach the hub, which the
@@ -47,22 +51,25 @@ struct SourceHubState {
     mutating func add(_ spec: ConsumerSpec) -> Int {
         let id = nextID
         nextID += 1
-        consumers[id] = Consumer(spec: spec, decimator: Decimator(interval: spec.interval))
+        consumers.append(Consumer(id: id, spec: spec, decimator: Decimator(interval: spec.interval)))
         return id
     }
 
     /// Unregisters a consumer; returns the actions that follow (a reconciliation when it was registered).
-    mutating func remove(_ id: Int) -> [HubAction] {
-        guard consumers.removeValue(forKey: id) != nil else { return [] }
+    mutating func remove(_ id: Int) -> HubActions {
+        guard let index = consumers.firstIndex(where: { $0.id == id }) else { return HubActions() }
+        consumers.remove(at: index)
         fusion.forget(id)
         return requestReconciliation()
     }
 
     /// Changes a consumer's interval; returns the actions that follow.
-    mutating func setInterval(_ interval: Double, for id: Int) -> [HubAction] {
-        guard let index = consumers.index(forKey: id), consumers.values[index].spec.interval != interval else { return [] }
-        consumers.values[index].spec.interval = interval
-        consumers.values[index].decimator = Decimator(interval: interval)
+    mutating func setInterval(_ interval: Double, for id: Int) -> HubActions {
+        guard let index = consumers.firstIndex(where: { $0.id == id }), consumers[index].spec.interval != interval else {
+            return HubActions()
+        }
+        consumers[index].spec.interval = interval
+        consumers[index].decimator = Decimator(interval: interval)
         return requestReconciliation()
     }
 
@@ -70,10 +77,10 @@ struct SourceHubState {
 
     /// Takes the reconciliation token if it is free: a reconciliation must then run. When another
     /// thread holds it, that thread picks the change up before it lets go.
-    private mutating func requestReconciliation() -> [HubAction] {
-        guard !reconciling else { return [] }
+    private mutating func requestReconciliation() -> HubActions {
+        guard !reconciling else { return HubActions() }
         reconciling = true
-        return [.startReconciliation]
+        return HubActions(.startReconciliation)
     }
 
     /// Takes the token if it is free; `false` when another thread holds it (wait and retry).
@@ -86,7 +93,7 @@ struct SourceHubState {
     /// For the token holder: the demand to apply next, or `nil` when the source already runs what the
     /// consumers need, in which case the token is released.
     mutating func nextDemand(info: SourceInfo) -> SensorDemand? {
-        let demand = Self.demand(for: consumers.values.map(\.spec), info: info)
+        let demand = Self.demand(for: consumers.map(\.spec), info: info)
         if demand == applied {
             reconciling = false
             return nil
@@ -144,44 +151,49 @@ struct SourceHubState {
     ///   (stopped);
     /// - `.finished`: to every consumer.
     /// `basis` says where device motion comes from (default: the hub's fusion).
-    mutating func handle(_ event: SourceEvent, info: SourceInfo, basis: DeviceMotionBasis = .fusion) -> [HubAction] {
+    mutating func handle(_ event: SourceEvent, info: SourceInfo, basis: DeviceMotionBasis = .fusion) -> HubActions {
         switch event {
         case .sample(let sample):
             return route(sample, info: info, basis: basis)
         case .interrupted(let error):
-            guard !interrupted else { return [] }
+            guard !interrupted else { return HubActions() }
             interrupted = true
-            let nsError = error.coreMotionError
-            return consumers.values.map { .deliver($0.spec.deliver, .notice(nsError)) }
+            return toEveryConsumer(.notice(error.coreMotionError))
         case .failed(let error):
-            let nsError = error.coreMotionError
-            let actions = consumers.values.map { HubAction.deliver($0.spec.deliver, .failure(nsError)) }
-            for id in consumers.keys { fusion.forget(id) }
+            var actions = toEveryConsumer(.failure(error.coreMotionError))
+            for consumer in consumers { fusion.forget(consumer.id) }
             consumers.removeAll()
-            return actions + requestReconciliation()
+            actions.append(contentsOf: requestReconciliation())
+            return actions
         case .finished:
-            return consumers.values.map { .deliver($0.spec.deliver, .finished) }
+            return toEveryConsumer(.finished)
         }
     }
 
+    private func toEveryConsumer(_ output: HubOutput) -> HubActions {
+        var actions = HubActions()
+        for consumer in consumers { actions.append(.deliver(consumer.spec.deliver, output)) }
+        return actions
+    }
+
     /// Decides who gets what from one sample.
-    private mutating func route(_ sample: RawSample, info: SourceInfo, basis: DeviceMotionBasis) -> [HubAction] {
-        guard sample.timestamp.isFinite, sample.value.isFinite else { return [] }
+    private mutating func route(_ sample: RawSample, info: SourceInfo, basis: DeviceMotionBasis) -> HubActions {
+        guard sample.timestamp.isFinite, sample.value.isFinite else { return HubActions() }
         interrupted = false
-        if let last = lastTimestamp[sample.sensor], sample.timestamp <= last { return [] }
+        if let last = lastTimestamp[sample.sensor], sample.timestamp <= last { return HubActions() }
         lastTimestamp[sample.sensor] = sample.timestamp
         let period = 1 / (granted[sample.sensor] ?? DeviceMotionFusion.minimumRate)
-        var actions: [HubAction] = []
+        var actions = HubActions()
         var raw: HubOutput?
         var needs6D = false
         var needs9D = false
-        for index in consumers.values.indices {
-            let stream = consumers.values[index].spec.stream
+        for index in consumers.indices {
+            let stream = consumers[index].spec.stream
             if stream.rawSensor == sample.sensor {
-                guard consumers.values[index].decimator.accept(sample.timestamp, sourcePeriod: period) else { continue }
+                guard consumers[index].decimator.accept(sample.timestamp, sourcePeriod: period) else { continue }
                 let output = raw ?? Self.output(for: sample)
                 raw = output
-                actions.append(.deliver(consumers.values[index].spec.deliver, output))
+                actions.append(.deliver(consumers[index].spec.deliver, output))
             } else if case .deviceMotion = stream {
                 if stream.usesMagnetometer { needs9D = true } else { needs6D = true }
             }
@@ -193,12 +205,12 @@ struct SourceHubState {
         if case .own(let own) = basis {
             let trigger: SensorKind = info.sensors[.gyro] != nil ? .gyro : .accelerometer
             guard let m = fusion.updateOwn(sample, own: own, trigger: trigger) else { return actions }
-            for index in consumers.values.indices {
-                let spec = consumers.values[index].spec
+            for index in consumers.indices {
+                let spec = consumers[index].spec
                 guard case .deviceMotion(let frame) = spec.stream,
-                      consumers.values[index].decimator.accept(sample.timestamp, sourcePeriod: period)
+                      consumers[index].decimator.accept(sample.timestamp, sourcePeriod: period)
                 else { continue }
-                let motion = fusion.deviceMotion(m, frame: frame, declination: spec.declination, consumer: consumers.keys[index])
+                let motion = fusion.deviceMotion(m, frame: frame, declination: spec.declination, consumer: consumers[index].id)
                 actions.append(.deliver(spec.deliver, .deviceMotion(motion)))
             }
             return actions
@@ -206,16 +218,16 @@ struct SourceHubState {
         let uses9D = needs9D && info.sensors[.magnetometer] != nil
         guard let estimate = fusion.update(sample, usesMagnetometer: uses9D) else { return actions }
         let needsMovement = uses9D && estimate.calibrationNeedsMovement
-        for index in consumers.values.indices {
-            let spec = consumers.values[index].spec
+        for index in consumers.indices {
+            let spec = consumers[index].spec
             guard case .deviceMotion(let frame) = spec.stream,
-                  consumers.values[index].decimator.accept(sample.timestamp, sourcePeriod: period)
+                  consumers[index].decimator.accept(sample.timestamp, sourcePeriod: period)
             else { continue }
             let motion = fusion.deviceMotion(estimate, at: sample.timestamp, frame: frame, declination: spec.declination,
-                                             consumer: consumers.keys[index])
+                                             consumer: consumers[index].id)
             if spec.showsDeviceMovementDisplay, spec.stream.usesMagnetometer, needsMovement,
-               !consumers.values[index].movementNoticeSent {
-                consumers.values[index].movementNoticeSent = true
+               !consumers[index].movementNoticeSent {
+                consumers[index].movementNoticeSent = true
                 actions.append(.deliver(spec.deliver, .notice(.coreMotion(CMErrorDeviceRequiresMovement, "move the device in a figure eight to calibrate the magnetometer"))))
             }
             actions.append(.deliver(spec.deliver, .deviceMotion(motion)))

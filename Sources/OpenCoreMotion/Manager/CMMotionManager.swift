@@ -23,8 +23,8 @@ public typealias CMDeviceMotionHandler = (CMDeviceMotion?, (any Error)?) -> Void
 /// ## Delivery
 /// - **Pull**: after `start…Updates()`, the `…Data` property is `nil` until the first sample, then
 ///   holds the latest one.
-/// - **Push**: `start…Updates(to:withHandler:)` runs one operation per sample on the queue, in order,
-///   one at a time, none dropped however slow the handler (samples wait in memory). Once
+/// - **Push**: `start…Updates(to:withHandler:)` calls the handler on the queue once per sample, in
+///   order, one call at a time, none dropped however slow the handler (samples wait in memory). Once
 ///   `stop…Updates()` returns, no further handler call for that sensor begins. Other operations on
 ///   the queue are left alone; Apple's implementation cancels the whole queue, this one does not.
 /// - **Async** (beyond Apple): ``accelerometerUpdates(interval:maximumLatency:)`` and its siblings.
@@ -315,7 +315,7 @@ open class CMMotionManager: NSObject {
         start(.accelerometer, stream: .accelerometer, push: nil)
     }
 
-    /// Starts accelerometer updates pushed to `handler` on `queue`: one operation per sample, in order,
+    /// Starts accelerometer updates pushed to `handler` on `queue`: one handler call per sample, in order,
     /// none dropped. No effect when unavailable. A source failure reaches the handler once as an
     /// error in ``CMErrorDomain`` and stops updates.
     open func startAccelerometerUpdates(to queue: OperationQueue, withHandler handler: @escaping CMAccelerometerHandler) {
@@ -351,7 +351,7 @@ open class CMMotionManager: NSObject {
         start(.gyro, stream: .gyro, push: nil)
     }
 
-    /// Starts gyroscope updates pushed to `handler` on `queue`: one operation per sample, in order,
+    /// Starts gyroscope updates pushed to `handler` on `queue`: one handler call per sample, in order,
     /// none dropped. No effect when unavailable. A source failure reaches the handler once as an
     /// error in ``CMErrorDomain`` and stops updates.
     open func startGyroUpdates(to queue: OperationQueue, withHandler handler: @escaping CMGyroHandler) {
@@ -387,7 +387,7 @@ open class CMMotionManager: NSObject {
         start(.magnetometer, stream: .magnetometer, push: nil)
     }
 
-    /// Starts magnetometer updates pushed to `handler` on `queue`: one operation per sample, in order,
+    /// Starts magnetometer updates pushed to `handler` on `queue`: one handler call per sample, in order,
     /// none dropped. No effect when unavailable. A source failure reaches the handler once as an
     /// error in ``CMErrorDomain`` and stops updates.
     open func startMagnetometerUpdates(to queue: OperationQueue, withHandler handler: @escaping CMMagnetometerHandler) {

@@ -1,4 +1,6 @@
 import Foundation
+import MotionFusion
+import Synchronization
 
 /// The result of sensor fusion: attitude, the split of acceleration into gravity and user
 /// acceleration, bias-free rotation rate, calibrated magnetic field and heading.
@@ -20,7 +22,12 @@ open class CMDeviceMotion: CMLogItem {
         case headphoneRight = 2
     }
 
-    private let storedAttitude: CMAttitude
+    /// The attitude object, made on first read from ``storedRotation`` (or given at creation): a
+    /// delivered sample costs one allocation, not four (a `CMAttitude` holds a lock). Made at most
+    /// once, atomically, so every reader gets the same object and a `multiply(byInverseOf:)` on it is
+    /// seen by the next reader.
+    private let storedAttitude = AtomicLazyReference<CMAttitude>()
+    private let storedRotation: Quaternion
     private let storedRotationRate: CMRotationRate
     private let storedGravity: CMAcceleration
     private let storedUserAcceleration: CMAcceleration
@@ -30,7 +37,9 @@ open class CMDeviceMotion: CMLogItem {
     private let storedSensorLocation: SensorLocation
 
     /// The device's orientation in the reference frame the updates were started with.
-    open var attitude: CMAttitude { storedAttitude }
+    open var attitude: CMAttitude {
+        storedAttitude.load() ?? storedAttitude.storeIfNil(CMAttitude(rotation: storedRotation))
+    }
     /// Rotation rate in rad/s, device frame, with the gyroscope's bias removed.
     open var rotationRate: CMRotationRate { storedRotationRate }
     /// Gravity in g, device frame, pointing down: `Rᵀ · (0, 0, −1)`.
@@ -53,7 +62,7 @@ open class CMDeviceMotion: CMLogItem {
     /// Creates an empty sample, as Apple's `init()`: identity attitude, zero vectors, zero
     /// magnetic field (accuracy raw value 0), heading and its accuracy 0, timestamp 0.
     public override init() {
-        storedAttitude = CMAttitude()
+        storedRotation = .identity
         storedRotationRate = CMRotationRate()
         storedGravity = CMAcceleration()
         storedUserAcceleration = CMAcceleration()
@@ -77,7 +86,8 @@ open class CMDeviceMotion: CMLogItem {
         headingAccuracy: Double? = nil,
         sensorLocation: SensorLocation = .default
     ) {
-        storedAttitude = attitude
+        storedRotation = .identity
+        storedAttitude.storeIfNil(attitude)
         storedRotationRate = rotationRate
         storedGravity = gravity
         storedUserAcceleration = userAcceleration
@@ -85,6 +95,21 @@ open class CMDeviceMotion: CMLogItem {
         storedHeading = heading
         storedHeadingAccuracy = headingAccuracy ?? Self.headingAccuracy(heading: heading, accuracy: magneticField.accuracy)
         storedSensorLocation = sensorLocation
+        super.init(timestamp: timestamp)
+    }
+
+    /// Creates a sample whose attitude is made from `rotation` (device → reference, normalised) when
+    /// first read: the hub's delivery path.
+    init(timestamp: TimeInterval, rotation: Quaternion, rotationRate: CMRotationRate, gravity: CMAcceleration,
+         userAcceleration: CMAcceleration, magneticField: CMCalibratedMagneticField, heading: Double) {
+        storedRotation = rotation
+        storedRotationRate = rotationRate
+        storedGravity = gravity
+        storedUserAcceleration = userAcceleration
+        storedMagneticField = magneticField
+        storedHeading = heading
+        storedHeadingAccuracy = Self.headingAccuracy(heading: heading, accuracy: magneticField.accuracy)
+        storedSensorLocation = .default
         super.init(timestamp: timestamp)
     }
 
@@ -101,7 +126,8 @@ open class CMDeviceMotion: CMLogItem {
 
     /// Decodes a sample written by ``encode(with:)``.
     public required init?(coder: NSCoder) {
-        storedAttitude = coder.decodeObject(of: CMAttitude.self, forKey: "attitude") ?? CMAttitude()
+        storedRotation = .identity
+        storedAttitude.storeIfNil(coder.decodeObject(of: CMAttitude.self, forKey: "attitude") ?? CMAttitude())
         let r = coder.decodeVector(forKey: "rotationRate")
         storedRotationRate = CMRotationRate(x: r.x, y: r.y, z: r.z)
         let g = coder.decodeVector(forKey: "gravity")
