@@ -47,10 +47,6 @@ package final class MotionManagerFeed: DashboardFeed, @unchecked Sendable {
         var activity: CMMotionActivityManager?
     }
     private let extras = Locked(Extras())
-    /// Epoch seconds at boot: converts a pedometer's dates to seconds since boot.
-    private static func bootEpoch() -> Double {
-        Date().timeIntervalSince1970 - ProcessInfo.processInfo.systemUptime
-    }
 
     /// The Core Motion reference frames by the names used on the wire, in the order the page lists them.
     static let frameNames: [(CMAttitudeReferenceFrame, String)] = CMAttitudeReferenceFrame.named.map { ($0.frame, $0.name) }
@@ -214,7 +210,7 @@ package final class MotionManagerFeed: DashboardFeed, @unchecked Sendable {
             guard let source = manager.source else { return }
             let pedometer = CMPedometer(source: source)
             extras.withLock { $0.pedometer = pedometer }
-            let boot = Self.bootEpoch()
+            let boot = MonotonicClock.unixTimeAtBoot()  // dates to seconds since boot
             pedometer.startUpdates(from: Date()) { [weak self] data, error in
                 guard let self else { return }
                 if let data {
@@ -228,7 +224,7 @@ package final class MotionManagerFeed: DashboardFeed, @unchecked Sendable {
             guard let source = manager.source else { return }
             let activity = CMMotionActivityManager(source: source)
             extras.withLock { $0.activity = activity }
-            let boot = Self.bootEpoch()
+            let boot = MonotonicClock.unixTimeAtBoot()  // dates to seconds since boot
             activity.startActivityUpdates(to: queue) { [weak self] update in
                 guard let self, let update else { return }
                 let reading = DashboardActivity(activity: update.kind.description, confidence: update.confidence.rawValue)

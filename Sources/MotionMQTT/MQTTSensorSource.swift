@@ -5,11 +5,10 @@ import MotionSources
 import NIOConcurrencyHelpers
 import NIOCore
 
-/// Epoch time of this machine's boot in nanoseconds: `epoch ns − offset = ns since boot (CLOCK_MONOTONIC)`.
+/// Epoch time of this machine's boot in nanoseconds: `epoch ns − offset = ns since boot (CLOCK_MONOTONIC)`
+/// (``MonotonicClock/unixTimeAtBoot()`` in the unit of Sensor Logger's timestamps); 0 if it does not fit.
 package func mqttEpochOffsetNanoseconds() -> Int64 {
-    let wall = Date().timeIntervalSince1970
-    let uptime = ProcessInfo.processInfo.systemUptime
-    let offset = (wall - uptime) * 1e9
+    let offset = MonotonicClock.unixTimeAtBoot() * 1e9
     return offset.isFinite && abs(offset) < 9e18 ? Int64(offset) : 0
 }
 

@@ -9,23 +9,28 @@ import NIOWebSocket
 
 /// Connects to the phone (SensorServer's WebSocket, SensorLog's TCP stream) and reconnects with
 /// exponential backoff (``ReconnectMachine``) whenever the connection fails or closes.
-final class ConnectingTransport: PhoneTransport, @unchecked Sendable {
-    // Sendable: SwiftNIO hands this object between the caller's thread and its event loop; the mutable
-    // state below is touched on that event loop only, a confinement the compiler cannot see.
+///
+/// ## Threading
+/// Its mutable state is bound to the source's event loop (`NIOLoopBoundBox`), where its channels, their
+/// handlers and its timers run; ``start()`` and ``stop()`` hop there.
+final class ConnectingTransport: PhoneTransport {
     enum Kind { case sensorServer, sensorLog }
 
-    private weak var source: PhoneSource?
+    private weak let source: PhoneSource?
     let spec: PhoneSpec
     let kind: Kind
     private let eventLoop: any EventLoop
     /// The largest WebSocket message or SensorLog record accepted, in bytes.
     static let maximumMessage = 64 * 1024
     let types: [String]
-    // Event loop only.
-    private var machine: ReconnectMachine
-    private var channel: (any Channel)?
-    private var timer: Scheduled<Void>?
-    private var lastFailure: String?
+    /// What changes, on the event loop only.
+    private struct LoopState {
+        var machine: ReconnectMachine
+        var channel: (any Channel)?
+        var timer: Scheduled<Void>?
+        var lastFailure: String?
+    }
+    private let loop: NIOLoopBoundBox<LoopState>
 
     init(source: PhoneSource, protocol kind: Kind) throws(SourceError) {
         self.source = source
@@ -33,7 +38,8 @@ final class ConnectingTransport: PhoneTransport, @unchecked Sendable {
         self.kind = kind
         eventLoop = source.eventLoop
         let backoff = try spec.number("backoff", default: 5, in: 0.05...3600)
-        machine = ReconnectMachine(initialDelay: min(0.25, backoff), maximumDelay: backoff)
+        loop = .makeBoxSendingValue(LoopState(machine: ReconnectMachine(initialDelay: min(0.25, backoff), maximumDelay: backoff)),
+                                    eventLoop: source.eventLoop)
         if let t = spec.parameters["types"] {
             types = t.split(separator: ",").map { $0.contains(".") ? String($0) : "android.sensor." + $0 }
         } else {
@@ -46,15 +52,15 @@ final class ConnectingTransport: PhoneTransport, @unchecked Sendable {
     var localAddress: (host: String, port: Int)? { nil }
 
     func start() throws(SourceError) {
-        eventLoop.execute { self.perform(self.machine.start()) }
+        eventLoop.execute { self.perform(self.loop.value.machine.start()) }
     }
 
     func stop() {
         eventLoop.execute {
-            self.timer?.cancel()
-            self.timer = nil
-            if case .close = self.machine.stop() { self.channel?.close(promise: nil) }
-            self.channel = nil
+            self.loop.value.timer?.cancel()
+            self.loop.value.timer = nil
+            if case .close = self.loop.value.machine.stop() { self.loop.value.channel?.close(promise: nil) }
+            self.loop.value.channel = nil
         }
     }
 
@@ -72,13 +78,13 @@ final class ConnectingTransport: PhoneTransport, @unchecked Sendable {
         switch action {
         case .connect: connect()
         case .wait(let delay):
-            timer = eventLoop.scheduleTask(in: .nanoseconds(Int64(delay * 1e9))) { [weak self] in  // safe: delay ≤ backoff ≤ 3600 s (validated spec)
+            loop.value.timer = eventLoop.scheduleTask(in: .nanoseconds(Int64(delay * 1e9))) { [weak self] in  // safe: delay ≤ backoff ≤ 3600 s (validated spec)
                 guard let self else { return }
-                self.perform(self.machine.timerFired())
+                self.perform(self.loop.value.machine.timerFired())
             }
         case .close:
-            channel?.close(promise: nil)
-            channel = nil
+            loop.value.channel?.close(promise: nil)
+            loop.value.channel = nil
         case .none:
             break
         }
@@ -96,14 +102,14 @@ final class ConnectingTransport: PhoneTransport, @unchecked Sendable {
             guard let self else { return }
             switch result {
             case .success(let channel):
-                if case .close = self.machine.connected() { channel.close(promise: nil); return }
-                self.channel = channel
+                if case .close = self.loop.value.machine.connected() { channel.close(promise: nil); return }
+                self.loop.value.channel = channel
                 self.source?.connectionOpened("\(self.spec.host):\(self.spec.port)")
-                self.lastFailure = nil
+                self.loop.value.lastFailure = nil
                 self.source?.log("\(self.spec.app.displayName): connected to \(self.spec.host):\(self.spec.port)")
                 channel.closeFuture.hop(to: self.eventLoop).whenComplete { [weak self] _ in
-                    guard let self, self.channel === channel else { return }
-                    self.channel = nil
+                    guard let self, self.loop.value.channel === channel else { return }
+                    self.loop.value.channel = nil
                     self.source?.connectionLost("connection closed")
                     self.failed("connection closed")
                 }
@@ -114,25 +120,28 @@ final class ConnectingTransport: PhoneTransport, @unchecked Sendable {
     }
 
     private func failed(_ reason: String) {
-        let action = machine.disconnected()
-        if case .wait(let delay) = action, reason != lastFailure || machine.failures % 20 == 1 {
+        let action = loop.value.machine.disconnected()
+        if case .wait(let delay) = action, reason != loop.value.lastFailure || loop.value.machine.failures % 20 == 1 {
             source?.log("\(spec.app.displayName) at \(spec.host):\(spec.port): \(reason); retrying in \(String(format: "%.2f", delay)) s")
-            lastFailure = reason
+            loop.value.lastFailure = reason
         }
         perform(action)
     }
 
     /// Data came: the next loss retries quickly.
-    func receivedData() { machine.receivedData() }
+    func receivedData() { loop.value.machine.receivedData() }
 
     private func configure(_ channel: any Channel) -> EventLoopFuture<Void> {
         switch kind {
         case .sensorLog:
-            return channel.pipeline.addHandler(SensorLogStreamHandler(transport: self))
+            return channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(SensorLogStreamHandler(transport: self))
+            }
         case .sensorServer:
-            let frames = SensorServerFrameHandler(transport: self)
             let upgrader = NIOWebSocketClientUpgrader(maxFrameSize: Self.maximumMessage) { channel, _ in
-                channel.pipeline.addHandler(frames)
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(SensorServerFrameHandler(transport: self))
+                }
             }
             // A response that is not an upgrade: the server refused (wrong path, not SensorServer).
             let request = WebSocketUpgradeRequestHandler(host: spec.host, port: spec.port, path: sensorServerPath) { head in
@@ -149,7 +158,7 @@ final class ConnectingTransport: PhoneTransport, @unchecked Sendable {
 
     // Called by the handlers on the event loop.
     func deliver(_ decoded: PhoneDecoded, arrival: Double) {
-        if !decoded.readings.isEmpty { machine.receivedData() }
+        if !decoded.readings.isEmpty { loop.value.machine.receivedData() }
         source?.received(decoded, arrival: arrival, peer: "\(spec.host):\(spec.port)")
     }
 
@@ -158,9 +167,9 @@ final class ConnectingTransport: PhoneTransport, @unchecked Sendable {
 }
 
 /// Reads SensorServer's text frames after the upgrade.
-final class SensorServerFrameHandler: ChannelInboundHandler, @unchecked Sendable {
-    // Sendable: made off the event loop and handed to the channel's pipeline (SwiftNIO's future-returning
-    // `addHandler` asks for Sendable); from then on only that event loop touches its mutable state.
+///
+/// Not Sendable: made on its channel's event loop and added there (`syncOperations`).
+final class SensorServerFrameHandler: ChannelInboundHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
     private let transport: ConnectingTransport
@@ -214,9 +223,9 @@ final class SensorServerFrameHandler: ChannelInboundHandler, @unchecked Sendable
 
 /// Reads SensorLog's TCP stream: JSON objects back to back, or CSV lines under a header; the first
 /// non-blank byte decides which.
-final class SensorLogStreamHandler: ChannelInboundHandler, @unchecked Sendable {
-    // Sendable: made off the event loop and handed to the channel's pipeline (SwiftNIO's future-returning
-    // `addHandler` asks for Sendable); from then on only that event loop touches its mutable state.
+///
+/// Not Sendable: made on its channel's event loop and added there (`syncOperations`).
+final class SensorLogStreamHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     private let transport: ConnectingTransport
     private var mode: Bool?  // true: JSON

@@ -5,57 +5,6 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
-/// What a phone source has seen so far (``PhoneSource/statistics``).
-package struct PhoneStatistics: Sendable, Hashable {
-    /// Per sensor: readings accepted and the host times of the first and last one.
-    package struct SensorCount: Sendable, Hashable {
-        /// Readings accepted.
-        package var count = 0
-        /// Host time (s since boot) of the first accepted reading.
-        package var first = 0.0
-        /// Host time of the last accepted reading.
-        package var last = 0.0
-        /// Phone time (s, the phone's clock) of the first and last accepted reading, when they carry one.
-        package var firstPhone: Double?
-        package var lastPhone: Double?
-        /// Readings accepted before ``firstPhone`` (a phone clock step starts the phone span afresh).
-        package var countBeforeFirstPhone = 0
-        /// The measured rate in Hz (`nil` with fewer than two readings): from the phone's own timestamps
-        /// when the readings carry them (the phone's sampling, untouched by network delays and by the
-        /// clock mapping settling), else from host times.
-        package var rate: Double? {
-            guard count > 1 else { return nil }
-            if let a = firstPhone, let b = lastPhone, b > a, count - countBeforeFirstPhone > 1 {
-                return Double(count - countBeforeFirstPhone - 1) / (b - a)
-            }
-            return last > first ? Double(count - 1) / (last - first) : nil
-        }
-    }
-
-    /// Per-sensor counts.
-    package var sensors: [SensorKind: SensorCount] = [:]
-    /// Messages (requests, datagrams, lines, objects, frames) received.
-    package var messages = 0
-    /// Messages or parts of messages that did not decode.
-    package var malformed = 0
-    /// Messages dropped for exceeding a size cap.
-    package var oversized = 0
-    /// Entries sent without a value (phyphox's `null` before a buffer has filled): normal, not malformed.
-    package var empty = 0
-    /// Readings dropped because their phone time did not advance (repeated rows, late batches).
-    package var stale = 0
-    /// Times a phone clock stepped and its mapping restarted.
-    package var clockResets = 0
-    /// Times silence was reported.
-    package var silences = 0
-    /// Connections made (connecting sources) or accepted (listening ones).
-    package var connections = 0
-    /// The last peer heard from (address, and device id where the app sends one).
-    package var peer: String?
-    /// The phone's platform as far as its messages tell (Sensor Logger sends `accuracy` on Android only).
-    package var platform: String?
-}
-
 /// A phone app streaming over the network as a motion source.
 ///
 /// | spec | app | who connects |
@@ -102,29 +51,19 @@ package final class PhoneSource: SensorSource {
     /// The event loop this source runs on.
     let eventLoop: any EventLoop
 
-    struct State {
-        var sink: (@Sendable (SourceEvent) -> Void)?
-        var wanted: Set<SensorKind> = []
-        /// An interruption was reported and no reading was delivered since.
-        var interrupted = false
-        var transport: (any PhoneTransport)?
-        var ticker: RepeatedTask?
-        var clocks: [String: PhoneClockMapper] = [:]
-        var lastPhone: [SensorKind: Double] = [:]
-        var lastHost: [SensorKind: Double] = [:]
-        var monitor: SilenceMonitor
-        var stats: PhoneStatistics
-        var problemsLogged = 0
-        var extras = PhoneExtras()
-        /// Under `motion=phone`: the phone's recent attitudes and gravities, host times.
-        var attitudes = OwnAttitudeHistory<Quaternion>()
-        var gravities = OwnAttitudeHistory<Vector3>()
-        var lastExtraPhone: [String: Double] = [:]
-        /// ``hold()`` calls not yet released: the transport runs while positive, whatever the demand.
-        var holders = 0
+    /// What a started transport leaves to stop: the transport and its silence ticker.
+    struct Running: Sendable {
+        var transport: any PhoneTransport
+        var ticker: RepeatedTask
+
+        func stop() {
+            ticker.cancel()
+            transport.stop()
+        }
     }
 
-    let state: NIOLockedValueBox<State>
+    /// Everything else, behind one lock; the actions it returns are performed outside the lock.
+    let state: NIOLockedValueBox<PhoneSourceStateMachine<Running>>
 
     /// Creates a source from its spec (see ``PhoneSpec``).
     /// - Parameters:
@@ -145,9 +84,9 @@ package final class PhoneSource: SensorSource {
         }
         self.log = log ?? { FileHandle.standardError.write(Data(("coremotion: " + $0 + "\n").utf8)) }
         eventLoop = eventLoopGroup.next()
-        var stats = PhoneStatistics()
-        stats.platform = spec.app == .sensorLogger ? nil : spec.app.platform
-        state = NIOLockedValueBox(State(monitor: SilenceMonitor(limit: silence), stats: stats))
+        state = NIOLockedValueBox(PhoneSourceStateMachine(
+            silence: silence, keepsOwnAttitude: reportsOwnAttitude, listens: spec.app.listens,
+            platform: spec.app == .sensorLogger ? nil : spec.app.platform))
         let cap = SensorCapability(minimumRate: 1, maximumRate: 500)
         var details: [(String, String)] = [("app", spec.app.displayName), ("platform", spec.app.platform)]
         details.append(spec.app.listens ? ("listens on", "\(spec.host):\(spec.port)") : ("connects to", "\(spec.host):\(spec.port)"))
@@ -160,9 +99,7 @@ package final class PhoneSource: SensorSource {
     }
 
     deinit {
-        let (transport, ticker) = state.withLockedValue { ($0.transport, $0.ticker) }
-        ticker?.cancel()
-        transport?.stop()
+        state.withLockedValue { $0.running }?.stop()
     }
 
     /// Creates a source from a spec string such as `sensorlogger://0.0.0.0:8000`.
@@ -172,17 +109,13 @@ package final class PhoneSource: SensorSource {
 
     /// A snapshot of what was received so far.
     package var statistics: PhoneStatistics {
-        state.withLockedValue { s in
-            var st = s.stats
-            st.clockResets = s.clocks.values.reduce(0) { $0 + $1.resets }
-            return st
-        }
+        state.withLockedValue { $0.statistics }
     }
 
     /// The local address a listening source is bound to (`HOST:PORT`, with the real port when the spec
     /// said 0), `nil` when not listening.
     package var boundAddress: (host: String, port: Int)? {
-        state.withLockedValue { $0.transport?.localAddress }
+        state.withLockedValue { $0.running?.transport }?.localAddress
     }
 
     func makeTransport() throws(SourceError) -> any PhoneTransport {
@@ -198,24 +131,21 @@ package final class PhoneSource: SensorSource {
     @discardableResult
     package func apply(_ demand: SensorDemand, sink: @escaping @Sendable (SourceEvent) -> Void) throws(SourceError) -> [SensorKind: Double] {
         if demand.isEmpty {
-            state.withLockedValue { s in s.sink = nil; s.wanted = [] }
+            state.withLockedValue { $0.clearDemand() }
             stopIfUnused()
             return [:]
         }
-        state.withLockedValue { s in
-            s.sink = sink
-            s.wanted = Set(demand.rates.keys)
-        }
+        state.withLockedValue { $0.demand(Set(demand.rates.keys), sink: sink) }
         do {
             try startIfStopped()
         } catch {
-            state.withLockedValue { s in s.sink = nil; s.wanted = [] }
+            state.withLockedValue { $0.clearDemand() }
             throw error
         }
         // The phone sends at its own rate, whatever is asked. Report the rate measured so far, else
         // the highest this source accepts, so the hub thins the stream for slower consumers by
         // timestamp instead of passing every sample on.
-        let measured = state.withLockedValue { s in s.stats.sensors.compactMapValues { $0.count > 10 ? $0.rate : nil } }
+        let measured = state.withLockedValue { $0.measuredRates }
         let maximum = info.sensors[.accelerometer]?.maximumRate ?? 500
         return demand.rates.mapValues { _ in maximum }.merging(measured.filter { demand.rates[$0.key] != nil }) { _, m in min(m, maximum) }
     }
@@ -224,18 +154,18 @@ package final class PhoneSource: SensorSource {
     /// until as many ``release()`` calls.
     /// - Throws: ``SourceError`` when the transport cannot start.
     package func hold() throws(SourceError) {
-        state.withLockedValue { $0.holders += 1 }
+        state.withLockedValue { $0.hold() }
         do {
             try startIfStopped()
         } catch {
-            state.withLockedValue { $0.holders -= 1 }
+            state.withLockedValue { $0.release() }
             throw error
         }
     }
 
     /// Ends one ``hold()``; the transport stops when nothing else uses it.
     package func release() {
-        state.withLockedValue { $0.holders = max(0, $0.holders - 1) }
+        state.withLockedValue { $0.release() }
         stopIfUnused()
     }
 
@@ -247,36 +177,19 @@ package final class PhoneSource: SensorSource {
     var attitudeIsTrueNorth: Bool { spec.app == .sensorLogger && spec.parameters["convention"] == "apple" }
 
     private func startIfStopped() throws(SourceError) {
-        let needsStart = state.withLockedValue { s -> Bool in
-            if s.transport == nil { s.interrupted = false }
-            return s.transport == nil
-        }
-        guard needsStart else { return }
+        guard state.withLockedValue({ $0.needsStart() }) else { return }
         let transport = try makeTransport()
         try transport.start()
         let now = MonotonicClock.now()
         let ticker = eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(100), delay: .milliseconds(100)) { [weak self] _ in
             self?.checkSilence()
         }
-        let extra = state.withLockedValue { s -> (any PhoneTransport, RepeatedTask)? in
-            // Another caller started one meanwhile: keep theirs.
-            if s.transport != nil { return (transport, ticker) }
-            s.transport = transport
-            s.ticker = ticker
-            if spec.app.listens { s.monitor.disarm() } else { s.monitor.arm(now: now) }
-            return nil
-        }
-        if let (t, k) = extra { k.cancel(); t.stop() }
+        // Another caller started one meanwhile: keep theirs.
+        state.withLockedValue { $0.started(Running(transport: transport, ticker: ticker), now: now) }?.stop()
     }
 
     private func stopIfUnused() {
-        let (transport, ticker) = state.withLockedValue { s -> ((any PhoneTransport)?, RepeatedTask?) in
-            guard s.sink == nil, s.holders == 0 else { return (nil, nil) }
-            defer { s.transport = nil; s.ticker = nil; s.monitor.disarm() }
-            return (s.transport, s.ticker)
-        }
-        ticker?.cancel()
-        transport?.stop()
+        state.withLockedValue { $0.stopIfUnused() }?.stop()
         if !eventLoop.inEventLoop { try? eventLoop.submit {}.wait() }
     }
 
@@ -284,91 +197,15 @@ package final class PhoneSource: SensorSource {
 
     /// Delivers what one message decoded to, stamped with its arrival time (s since boot).
     func received(_ decoded: PhoneDecoded, arrival: Double, peer: String? = nil) {
-        var samples: [RawSample] = []
-        samples.reserveCapacity(decoded.readings.count)
-        let (sink, problems) = state.withLockedValue { s -> ((@Sendable (SourceEvent) -> Void)?, [String]) in
-            s.stats.messages += 1
-            s.stats.empty += decoded.empty
-            if let peer { s.stats.peer = peer }
-            var problems: [String] = []
-            for reason in decoded.rejected {
-                s.stats.malformed += 1
-                if Self.shouldLog(s.problemsLogged) { problems.append("\(spec): malformed message (\(reason)); skipped") }
-                s.problemsLogged += 1
-            }
-            if decoded.readings.isEmpty && decoded.extras.isEmpty && !decoded.rejected.isEmpty { return (nil, problems) }
-            _ = s.monitor.heard(now: arrival)
-            var clock = s.clocks[decoded.clock] ?? PhoneClockMapper()
-            let resets = clock.resets
-            for r in decoded.readings {
-                if let p = r.phoneTime { clock.observe(phoneTime: p, arrival: arrival) }
-            }
-            for e in decoded.extras {
-                if let p = e.phoneTime { clock.observe(phoneTime: p, arrival: arrival) }
-            }
-            if clock.resets != resets {
-                s.lastPhone.removeAll()
-                s.lastExtraPhone.removeAll()
-                s.attitudes.removeAll()
-                s.gravities.removeAll()
-                for k in s.stats.sensors.keys { s.stats.sensors[k]?.firstPhone = nil; s.stats.sensors[k]?.lastPhone = nil }
-            }
-            s.clocks[decoded.clock] = clock
-            for r in decoded.readings {
-                guard r.value.x.isFinite, r.value.y.isFinite, r.value.z.isFinite else { s.stats.malformed += 1; continue }
-                var host = arrival
-                if let p = r.phoneTime {
-                    if let lp = s.lastPhone[r.sensor], p <= lp { s.stats.stale += 1; continue }
-                    s.lastPhone[r.sensor] = p
-                    host = min(clock.hostTime(forPhoneTime: p) ?? arrival, arrival)
-                }
-                if let lh = s.lastHost[r.sensor], host <= lh { host = lh + 1e-6 }
-                s.lastHost[r.sensor] = host
-                var c = s.stats.sensors[r.sensor] ?? PhoneStatistics.SensorCount(first: host)
-                if c.firstPhone == nil, let p = r.phoneTime {
-                    c.firstPhone = p
-                    c.countBeforeFirstPhone = c.count
-                }
-                c.count += 1
-                c.last = host
-                c.lastPhone = r.phoneTime
-                s.stats.sensors[r.sensor] = c
-                if s.wanted.contains(r.sensor) { samples.append(RawSample(sensor: r.sensor, timestamp: host, value: r.value)) }
-            }
-            for e in decoded.extras {
-                let name = e.quantity.name
-                var host = arrival
-                if let p = e.phoneTime {
-                    if let lp = s.lastExtraPhone[name], p <= lp { continue }
-                    s.lastExtraPhone[name] = p
-                    host = min(clock.hostTime(forPhoneTime: p) ?? arrival, arrival)
-                }
-                let count = (s.extras.latest[name]?.count ?? 0) + 1
-                s.extras.latest[name] = PhoneExtras.Latest(count: count, value: e.quantity, timestamp: host)
-                if reportsOwnAttitude {
-                    switch e.quantity {
-                    case .attitude(let q): s.attitudes.append(q, at: host)
-                    case .gravity(let g): s.gravities.append(g, at: host)
-                    case .pressure: break
-                    }
-                }
-            }
-            if !samples.isEmpty { s.interrupted = false }
-            return (s.sink, problems)
-        }
-        for p in problems { log(p) }
-        guard let sink else { return }
-        for sample in samples { sink(.sample(sample)) }
+        let delivery = state.withLockedValue { $0.receive(decoded, arrival: arrival, peer: peer) }
+        for reason in delivery.problems { log("\(spec): malformed message (\(reason)); skipped") }
+        guard let sink = delivery.sink else { return }
+        for sample in delivery.samples { sink(.sample(sample)) }
     }
 
     /// Counts a message dropped for its size.
     func oversized(_ what: String) {
-        let line = state.withLockedValue { s -> String? in
-            s.stats.oversized += 1
-            defer { s.problemsLogged += 1 }
-            return Self.shouldLog(s.problemsLogged) ? "\(spec): \(what); dropped" : nil
-        }
-        if let line { log(line) }
+        if state.withLockedValue({ $0.oversized() }) { log("\(spec): \(what); dropped") }
     }
 
     /// Counts a malformed message that produced no decode result at all.
@@ -380,27 +217,17 @@ package final class PhoneSource: SensorSource {
 
     /// Records the platform the messages reveal.
     func notePlatform(_ platform: String) {
-        state.withLockedValue { $0.stats.platform = platform }
+        state.withLockedValue { $0.notePlatform(platform) }
     }
 
     /// Counts a connection made or accepted.
     func connectionOpened(_ peer: String) {
-        state.withLockedValue { s in
-            s.stats.connections += 1
-            s.stats.peer = peer
-        }
+        state.withLockedValue { $0.connectionOpened(peer) }
     }
-
-    private static func shouldLog(_ n: Int) -> Bool { n < 10 || n % 100 == 0 }
 
     private func checkSilence() {
         let now = MonotonicClock.now()
-        let silent = state.withLockedValue { s -> Bool in
-            guard s.monitor.tick(now: now) else { return false }
-            s.stats.silences += 1
-            return true
-        }
-        guard silent else { return }
+        guard state.withLockedValue({ $0.tick(now: now) }) else { return }
         let what = spec.app.listens
             ? "the phone sent nothing for \(silence) s; check that \(spec.app.displayName) is still streaming to this machine"
             : "no data from the phone for \(silence) s; check that \(spec.app.displayName) is running and reachable at \(spec.host):\(spec.port)"
@@ -414,11 +241,7 @@ package final class PhoneSource: SensorSource {
 
     /// Reports a non-fatal interruption once: repeats are held back until data flows again.
     private func interrupt(_ what: String) {
-        let sink = state.withLockedValue { s -> (@Sendable (SourceEvent) -> Void)? in
-            guard !s.interrupted, let sink = s.sink else { return nil }
-            s.interrupted = true
-            return sink
-        }
+        let sink = state.withLockedValue { $0.interrupt() }
         log("\(spec): \(what)")
         sink?(.interrupted(SourceError(.deviceRemoved, "\(spec): \(what)")))
     }
@@ -429,83 +252,6 @@ extension PhoneSource: OwnAttitudeProviding {
     /// same time, from the last ``OwnAttitudeHistory/capacity`` of each (kept only under
     /// `motion=phone`); `nil` before the first and once the attitude is older than ``silence``.
     package func ownAttitude(at timestamp: Double) -> OwnAttitude? {
-        state.withLockedValue { s -> OwnAttitude? in
-            guard let a = s.attitudes.value(atOrBefore: timestamp), timestamp - a.timestamp <= silence else { return nil }
-            let g = s.gravities.value(atOrBefore: timestamp).flatMap { timestamp - $0.timestamp <= silence ? $0.value : nil }
-            return OwnAttitude(attitude: a.value, gravity: g, timestamp: a.timestamp, isTrueNorth: attitudeIsTrueNorth)
-        }
+        state.withLockedValue { $0.ownAttitude(at: timestamp, isTrueNorth: attitudeIsTrueNorth) }
     }
-}
-
-/// The last few timed values of one quantity, for lookups by time. Bounded: at most ``capacity``.
-struct OwnAttitudeHistory<Value: Sendable>: Sendable {
-    /// Values kept: 2 s at 256 Hz, more than any app's batch.
-    static var capacity: Int { 512 }
-    private var items = CircularBuffer<(timestamp: Double, value: Value)>(initialCapacity: 16)
-
-    /// Adds a value; timestamps must not go backwards (a value older than the last is dropped).
-    mutating func append(_ value: Value, at timestamp: Double) {
-        if let last = items.last, timestamp < last.timestamp { return }
-        if items.count >= Self.capacity { items.removeFirst() }
-        items.append((timestamp, value))
-    }
-
-    /// The newest value at or before `timestamp` (0.5 ms of slack for rounding), searched from the end.
-    func value(atOrBefore timestamp: Double) -> (timestamp: Double, value: Value)? {
-        var i = items.endIndex
-        while i != items.startIndex {
-            i = items.index(before: i)
-            if items[i].timestamp <= timestamp + 0.0005 { return items[i] }
-        }
-        return nil
-    }
-
-    mutating func removeAll() { items.removeAll(keepingCapacity: true) }
-}
-
-/// The network side of a phone source.
-protocol PhoneTransport: AnyObject, Sendable {
-    /// Binds (listening) or starts connecting; throws when a listening socket cannot be bound.
-    func start() throws(SourceError)
-    /// Closes everything, asynchronously.
-    func stop()
-    /// The bound address of a listening transport.
-    var localAddress: (host: String, port: Int)? { get }
-}
-
-/// The addresses of this machine a phone on the network can reach, for a listener bound to `host`.
-func reachableAddresses(forListeningHost host: String) -> [String] {
-    guard host == "0.0.0.0" || host == "::" || host == "*" else { return [host] }
-    var out: [String] = []
-    if let devices = try? System.enumerateDevices() {
-        for d in devices {
-            guard let a = d.address, let ip = a.ipAddress else { continue }
-            if case .v4 = a, !ip.hasPrefix("127.") { out.append(ip) }
-        }
-    }
-    return out.isEmpty ? ["127.0.0.1"] : Array(Set(out)).sorted()
-}
-
-/// A `SourceError` for a listener that could not be bound.
-func bindError(_ spec: PhoneSpec, _ error: any Error) -> SourceError {
-    let text = String(describing: error)
-    if let io = error as? IOError {
-        if io.errnoCode == EADDRINUSE {
-            return SourceError(.unavailable, "\(spec): port \(spec.port) is in use on \(spec.host); stop the other program or pick another port")
-        }
-        if io.errnoCode == EADDRNOTAVAIL {
-            return SourceError(.unavailable, "\(spec): \(spec.host) is not an address of this machine; use one of \(reachableAddresses(forListeningHost: "0.0.0.0").joined(separator: ", ")) or 0.0.0.0")
-        }
-        if io.errnoCode == EACCES {
-            return SourceError(.permissionDenied, "\(spec): no permission to listen on port \(spec.port); use a port above 1023")
-        }
-    }
-    return SourceError(.unavailable, "\(spec): cannot listen: \(text)")
-}
-
-/// `ADDRESS:PORT` of a socket address, for messages.
-func peerText(_ address: SocketAddress?) -> String {
-    guard let address, let ip = address.ipAddress else { return "?" }
-    let port = address.port.map(String.init) ?? "?"
-    return ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)"
 }

@@ -6,21 +6,26 @@ import NIOPosix
 
 /// Polls a phyphox phone's remote-access REST interface (``PhyphoxMachine``): one HTTP/1.1 request per
 /// connection (`Connection: close`), a 3 s timeout, answers capped at ``maximumAnswer`` bytes.
-final class PhyphoxTransport: PhoneTransport, @unchecked Sendable {
-    // Sendable: SwiftNIO hands this object between the caller's thread and its event loop; the mutable
-    // state below is touched on that event loop only, a confinement the compiler cannot see.
-    private weak var source: PhoneSource?
+///
+/// ## Threading
+/// Its mutable state is bound to the source's event loop (`NIOLoopBoundBox`), where its requests and
+/// timers complete; ``start()`` and ``stop()`` hop there.
+final class PhyphoxTransport: PhoneTransport {
+    private weak let source: PhoneSource?
     let spec: PhoneSpec
     private let eventLoop: any EventLoop
     /// The largest answer accepted, in bytes.
     static let maximumAnswer = 8 * 1024 * 1024
-    // Event loop only.
-    private var machine: PhyphoxMachine
-    private var timer: Scheduled<Void>?
-    private var channel: (any Channel)?
-    private var generation = 0
-    private var lastFailure: String?
-    private var connected = false
+    /// What changes, on the event loop only.
+    private struct LoopState {
+        var machine: PhyphoxMachine
+        var timer: Scheduled<Void>?
+        var channel: (any Channel)?
+        var generation = 0
+        var lastFailure: String?
+        var connected = false
+    }
+    private let loop: NIOLoopBoundBox<LoopState>
 
     init(source: PhoneSource) throws(SourceError) {
         self.source = source
@@ -28,23 +33,24 @@ final class PhyphoxTransport: PhoneTransport, @unchecked Sendable {
         eventLoop = source.eventLoop
         let interval = try spec.number("interval", default: 0.05, in: 0.005...10)
         let backoff = try spec.number("backoff", default: 5, in: 0.05...3600)
-        machine = PhyphoxMachine(interval: interval, maximumBackoff: backoff)
+        loop = .makeBoxSendingValue(LoopState(machine: PhyphoxMachine(interval: interval, maximumBackoff: backoff)),
+                                    eventLoop: source.eventLoop)
     }
 
     var localAddress: (host: String, port: Int)? { nil }
 
     func start() throws(SourceError) {
-        eventLoop.execute { self.perform(self.machine.start(), decoded: nil, arrival: 0) }
+        eventLoop.execute { self.perform(self.loop.value.machine.start(), decoded: nil, arrival: 0) }
     }
 
     func stop() {
         eventLoop.execute {
-            self.machine.stop()
-            self.generation += 1
-            self.timer?.cancel()
-            self.timer = nil
-            self.channel?.close(promise: nil)
-            self.channel = nil
+            self.loop.value.machine.stop()
+            self.loop.value.generation += 1
+            self.loop.value.timer?.cancel()
+            self.loop.value.timer = nil
+            self.loop.value.channel?.close(promise: nil)
+            self.loop.value.channel = nil
         }
     }
 
@@ -55,9 +61,9 @@ final class PhyphoxTransport: PhoneTransport, @unchecked Sendable {
         switch action {
         case .get(let path): request(path)
         case .wait(let delay):
-            timer = eventLoop.scheduleTask(in: .nanoseconds(Int64(delay * 1e9))) { [weak self] in  // safe: delay ≤ backoff ≤ 3600 s or interval ≤ 10 s (validated spec)
+            loop.value.timer = eventLoop.scheduleTask(in: .nanoseconds(Int64(delay * 1e9))) { [weak self] in  // safe: delay ≤ backoff ≤ 3600 s or interval ≤ 10 s (validated spec)
                 guard let self else { return }
-                self.perform(self.machine.timerFired(), decoded: nil, arrival: 0)
+                self.perform(self.loop.value.machine.timerFired(), decoded: nil, arrival: 0)
             }
         case .none:
             break
@@ -65,48 +71,53 @@ final class PhyphoxTransport: PhoneTransport, @unchecked Sendable {
     }
 
     private func request(_ path: String) {
-        generation += 1
-        let mine = generation
-        let collector = PhyphoxAnswerHandler(maximum: Self.maximumAnswer)
+        loop.value.generation += 1
+        let mine = loop.value.generation
         let host = spec.host
         let port = spec.port
         ClientBootstrap(group: eventLoop)
             .connectTimeout(.seconds(3))
             .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
-                channel.pipeline.addHTTPClientHandlers().flatMap { channel.pipeline.addHandler(collector) }
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    try channel.pipeline.syncOperations.addHandler(PhyphoxAnswerHandler(maximum: Self.maximumAnswer))
+                }
             }
             .connect(host: host, port: port)
             .hop(to: eventLoop)
             .whenComplete { [weak self] result in
-                guard let self, mine == self.generation else {
+                guard let self, mine == self.loop.value.generation else {
                     if case .success(let c) = result { c.close(promise: nil) }
                     return
                 }
                 switch result {
                 case .failure(let error): self.failed("\(error)")
                 case .success(let channel):
-                    self.channel = channel
+                    self.loop.value.channel = channel
                     var headers = HTTPHeaders()
                     headers.add(name: "Host", value: host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)")
                     headers.add(name: "Connection", value: "close")
                     channel.write(HTTPClientRequestPart.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: path, headers: headers)), promise: nil)
                     channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
-                    guard let answer = collector.future else { self.failed("no HTTP pipeline"); return }
+                    // On the event loop, which is the channel's (the bootstrap's group).
+                    guard let answer = try? channel.pipeline.syncOperations.handler(type: PhyphoxAnswerHandler.self).future else {
+                        self.failed("no HTTP pipeline"); return
+                    }
                     let timeout = self.eventLoop.scheduleTask(in: .seconds(3)) { channel.close(promise: nil) }
                     answer.hop(to: self.eventLoop).whenComplete { [weak self] result in
                         timeout.cancel()
                         channel.close(promise: nil)
-                        guard let self, mine == self.generation else { return }
-                        self.channel = nil
+                        guard let self, mine == self.loop.value.generation else { return }
+                        self.loop.value.channel = nil
                         switch result {
                         case .success(let (status, body)):
-                            if !self.connected {
-                                self.connected = true
+                            if !self.loop.value.connected {
+                                self.loop.value.connected = true
                                 self.source?.connectionOpened("\(host):\(port)")
                                 self.source?.log("phyphox: connected to \(host):\(port)")
                             }
-                            self.lastFailure = nil
+                            self.loop.value.lastFailure = nil
                             if status == 413 || body == nil {
                                 self.source?.oversized("phyphox answer over \(Self.maximumAnswer) bytes")
                             }
@@ -114,9 +125,9 @@ final class PhyphoxTransport: PhoneTransport, @unchecked Sendable {
                                 self.source?.log("phyphox at \(host):\(port): \(path) answered HTTP \(status)")
                             }
                             let arrival = MonotonicClock.now()
-                            let hadPoller = self.machine.poller != nil
-                            let (action, decoded) = self.machine.received(status: status, body: body ?? [])
-                            if !hadPoller, let platform = self.machine.poller?.platform {
+                            let hadPoller = self.loop.value.machine.poller != nil
+                            let (action, decoded) = self.loop.value.machine.received(status: status, body: body ?? [])
+                            if !hadPoller, let platform = self.loop.value.machine.poller?.platform {
                                 self.source?.notePlatform(platform == .iOS ? "iOS" : "Android")
                             }
                             self.perform(action, decoded: decoded, arrival: arrival)
@@ -129,22 +140,23 @@ final class PhyphoxTransport: PhoneTransport, @unchecked Sendable {
     }
 
     private func failed(_ reason: String) {
-        let wasPolling = machine.wasPolling
-        let action = machine.failed()
+        let wasPolling = loop.value.machine.wasPolling
+        let action = loop.value.machine.failed()
         if wasPolling { source?.connectionLost(reason) }
-        connected = false
-        if case .wait(let delay) = action, reason != lastFailure {
+        loop.value.connected = false
+        if case .wait(let delay) = action, reason != loop.value.lastFailure {
             source?.log("phyphox at \(spec.host):\(spec.port): \(reason); retrying in \(String(format: "%.2f", delay)) s")
-            lastFailure = reason
+            loop.value.lastFailure = reason
         }
         perform(action, decoded: nil, arrival: 0)
     }
 }
 
 /// Collects one HTTP answer: its status and body (`nil` body when over the cap).
-final class PhyphoxAnswerHandler: ChannelInboundHandler, @unchecked Sendable {
-    // Sendable: made off the event loop and handed to the channel's pipeline (SwiftNIO's future-returning
-    // `addHandler` asks for Sendable); from then on only that event loop touches its mutable state.
+///
+/// Not Sendable: made on its channel's event loop and added there (`syncOperations`); its ``future``
+/// is read there too.
+final class PhyphoxAnswerHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPClientResponsePart
     private let maximum: Int
     private var status = 0

@@ -106,10 +106,12 @@ package struct SensorLoggerRequestMachine: Sendable {
 }
 
 /// Listens for Sensor Logger's HTTP push on the spec's HOST:PORT.
-final class SensorLoggerServer: PhoneTransport, @unchecked Sendable {
-    // Sendable: SwiftNIO hands this object between the caller's thread and its event loop; the mutable
-    // state below is touched on that event loop only, a confinement the compiler cannot see.
-    private weak var source: PhoneSource?
+///
+/// ## Threading
+/// Its connections' handlers call it from their event loops; what it keeps across connections is
+/// behind a lock, released before it calls the source.
+final class SensorLoggerServer: PhoneTransport {
+    private weak let source: PhoneSource?
     private let spec: PhoneSpec
     private let eventLoop: any EventLoop
     let maximumBody: Int
@@ -118,11 +120,14 @@ final class SensorLoggerServer: PhoneTransport, @unchecked Sendable {
     let convention: SensorLoggerConvention?
     /// Connections open at most at once; more are closed at once.
     static let maximumConnections = 16
-    // Touched on the event loop only.
-    private var decoders: [String: SensorLoggerDecoder] = [:]
-    private var device: String?
-    private var openConnections = 0
-    private var ignoredDevices: Set<String> = []
+    /// What the connections share.
+    private struct Shared {
+        var decoders: [String: SensorLoggerDecoder] = [:]
+        var device: String?
+        var openConnections = 0
+        var ignoredDevices: Set<String> = []
+    }
+    private let shared = NIOLockedValueBox(Shared())
     private let channel = NIOLockedValueBox<(any Channel)?>(nil)
     private let pinned: String?
 
@@ -153,9 +158,9 @@ final class SensorLoggerServer: PhoneTransport, @unchecked Sendable {
             .serverChannelOption(ChannelOptions.backlog, value: 32)
             .childChannelInitializer { [weak self] channel in
                 guard let self else { return channel.close() }
-                let handler = SensorLoggerHTTPHandler(server: self)
-                return channel.pipeline.configureHTTPServerPipeline(withErrorHandling: true).flatMap {
-                    channel.pipeline.addHandler(handler)
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                    try channel.pipeline.syncOperations.addHandler(SensorLoggerHTTPHandler(server: self))
                 }
             }
         let bound: any Channel
@@ -180,16 +185,20 @@ final class SensorLoggerServer: PhoneTransport, @unchecked Sendable {
     // MARK: On the event loop
 
     func opened(_ peer: String) -> Bool {
-        guard openConnections < Self.maximumConnections else {
+        let admitted = shared.withLockedValue { s -> Bool in
+            guard s.openConnections < Self.maximumConnections else { return false }
+            s.openConnections += 1
+            return true
+        }
+        guard admitted else {
             source?.oversized("connection from \(peer) over the limit of \(Self.maximumConnections)")
             return false
         }
-        openConnections += 1
         source?.connectionOpened(peer)
         return true
     }
 
-    func closed() { openConnections -= 1 }
+    func closed() { shared.withLockedValue { $0.openConnections -= 1 } }
 
     /// Decodes a body and delivers it; `false` when it is not a push message.
     func deliver(_ body: [UInt8], arrival: Double, peer: String) -> Bool {
@@ -204,21 +213,35 @@ final class SensorLoggerServer: PhoneTransport, @unchecked Sendable {
             return false
         }
         let deviceID = message.deviceId
-        if device == nil { device = pinned ?? deviceID }
-        guard deviceID == device else {
-            if ignoredDevices.insert(deviceID).inserted {
-                source.log("\(spec): messages from a second device \(deviceID) are ignored (this source reads \(device ?? ""); pick one with ?device=ID)")
+        enum Outcome { case ignored(newly: Bool, reading: String), decoded(PhoneDecoded, first: Bool) }
+        let outcome = shared.withLockedValue { s -> Outcome in
+            if s.device == nil { s.device = pinned ?? deviceID }
+            guard deviceID == s.device else {
+                return .ignored(newly: s.ignoredDevices.insert(deviceID).inserted, reading: s.device ?? "")
+            }
+            let first = s.decoders[deviceID] == nil
+            var decoder = s.decoders[deviceID] ?? SensorLoggerDecoder(convention: convention)
+            s.decoders[deviceID] = nil
+            let decoded = decoder.decode(message: message)
+            s.decoders[deviceID] = decoder
+            return .decoded(decoded, first: first)
+        }
+        let first: Bool
+        var decoded: PhoneDecoded
+        switch outcome {
+        case .ignored(let newly, let reading):
+            if newly {
+                source.log("\(spec): messages from a second device \(deviceID) are ignored (this source reads \(reading); pick one with ?device=ID)")
             }
             return true
+        case .decoded(let d, let f):
+            decoded = d
+            first = f
         }
-        if decoders[deviceID] == nil {
+        if first {
             let android = message.payload.contains { $0.accuracy != nil }
             source.notePlatform(android ? "Android (entries carry accuracy)" : "iOS (entries carry no accuracy)")
         }
-        var decoder = decoders[deviceID] ?? SensorLoggerDecoder(convention: convention)
-        decoders[deviceID] = nil
-        var decoded = decoder.decode(message: message)
-        decoders[deviceID] = decoder
         decoded.clock = deviceID
         source.received(decoded, arrival: arrival, peer: "\(peer) device \(deviceID)")
         return true
@@ -228,9 +251,9 @@ final class SensorLoggerServer: PhoneTransport, @unchecked Sendable {
 }
 
 /// One HTTP connection from the phone.
-final class SensorLoggerHTTPHandler: ChannelInboundHandler, @unchecked Sendable {
-    // Sendable: made off the event loop and handed to the channel's pipeline (SwiftNIO's future-returning
-    // `addHandler` asks for Sendable); from then on only that event loop touches its mutable state.
+///
+/// Not Sendable: made on its channel's event loop and added there (`syncOperations`).
+final class SensorLoggerHTTPHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 

@@ -42,8 +42,8 @@ package final class AccelerometerRecording: Sendable {
     ///   - source: the source's identifier, stored with the session.
     ///   - duration: seconds to record, clamped to 0…``maximumDuration`` (NaN gives 0).
     ///   - requestedAt: when the recording was requested. Default: now.
-    ///   - wallClockOffset: unix time of timestamp 0. Default: the current wall clock minus
-    ///     `ProcessInfo.processInfo.systemUptime`, which is right for every live source.
+    ///   - wallClockOffset: unix time of timestamp 0. Default: ``MonotonicClock/unixTimeAtBoot()``,
+    ///     which is right for every live source.
     ///   - maximumBatchCount: see ``RecordingWriter``. Default 50.
     /// - Throws: ``RecorderError`` when the session cannot be stored.
     package init(
@@ -53,7 +53,7 @@ package final class AccelerometerRecording: Sendable {
         let clamped = Self.clamp(duration)
         session = try store.beginSession(source: source, start: requestedAt, duration: clamped)
         writer = RecordingWriter(store: store, session: session, maximumBatchCount: maximumBatchCount)
-        self.wallClockOffset = wallClockOffset ?? (Date().timeIntervalSince1970 - ProcessInfo.processInfo.systemUptime)
+        self.wallClockOffset = wallClockOffset ?? MonotonicClock.unixTimeAtBoot()
         state = Locked(State(duration: clamped, requestedStart: requestedAt, finished: clamped <= 0))
     }
 

@@ -106,7 +106,7 @@ import Testing
         let c = Collector()
         try source.apply(allSensors, sink: c.sink)
         defer { _ = try? source.apply(.none) { _ in } }
-        let server = try #require(source.state.withLockedValue { $0.transport } as? SensorLoggerServer)
+        let server = try #require(source.state.withLockedValue { $0.running?.transport } as? SensorLoggerServer)
         let channel = EmbeddedChannel(handler: SensorLoggerHTTPHandler(server: server), loop: EmbeddedEventLoop())
         let body = #"{"messageId":0,"sessionId":"s","deviceId":"d","payload":[{"name":"gyroscope","time":1700000000000000000,"values":{"x":0,"y":0,"z":0.5}}]}"#
         try request(channel, headers: [("Authorization", "Bearer s3cret")], body: body)
