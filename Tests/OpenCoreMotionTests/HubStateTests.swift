@@ -103,9 +103,10 @@ import Testing
 
     @Test func threadsReadingTheAttitudeFirstAllGetOneObject() {
         for _ in 0..<50 {
-            let m = motion()
+            // Samples are not Sendable (as Apple's), but the package's are safe to share: that is what is tested.
+            let m = UncheckedSendable(motion())
             let seen = Recorder<ObjectIdentifier>()
-            DispatchQueue.concurrentPerform(iterations: 8) { _ in seen.append(ObjectIdentifier(m.attitude)) }
+            DispatchQueue.concurrentPerform(iterations: 8) { _ in seen.append(ObjectIdentifier(m.value.attitude)) }
             #expect(Set(seen.all).count == 1)
         }
     }

@@ -87,7 +87,7 @@ open class CMDeviceMotion: CMLogItem {
         sensorLocation: SensorLocation = .default
     ) {
         storedRotation = .identity
-        storedAttitude.storeIfNil(attitude)
+        _ = storedAttitude.storeIfNil(attitude)
         storedRotationRate = rotationRate
         storedGravity = gravity
         storedUserAcceleration = userAcceleration
@@ -127,7 +127,7 @@ open class CMDeviceMotion: CMLogItem {
     /// Decodes a sample written by ``encode(with:)``.
     public required init?(coder: NSCoder) {
         storedRotation = .identity
-        storedAttitude.storeIfNil(coder.decodeObject(of: CMAttitude.self, forKey: "attitude") ?? CMAttitude())
+        _ = storedAttitude.storeIfNil(coder.decodeObject(of: CMAttitude.self, forKey: "attitude") ?? CMAttitude())
         let r = coder.decodeVector(forKey: "rotationRate")
         storedRotationRate = CMRotationRate(x: r.x, y: r.y, z: r.z)
         let g = coder.decodeVector(forKey: "gravity")
