@@ -40,7 +40,7 @@ package struct CalibrateCommand: ParsableCommand {
     @Option(help: "Store in this directory instead of the default.")
     var calibrationDirectory: String?
 
-    @Option(help: "Seconds of each live step: hold still, six faces (six times this), turn around (three times this).",
+    @Option(parsing: .unconditional, help: "Seconds of each live step: hold still, six faces (six times this), turn around (three times this).",
             transform: OptionValue.seconds(1...600))
     var stepSeconds: Double = 5
 
