@@ -17,7 +17,9 @@ let package = Package(
     name: "OpenCoreMotionBenchmarks",
     platforms: [.macOS(.v13)],
     dependencies: [
-        .package(path: ".."),
+        // No traits: the delivery path needs only the API and ManualSource, so neither SwiftNIO, BoringSSL
+        // nor GRDB is built (the release build takes minutes instead of most of an hour on 2 cores).
+        .package(path: "..", traits: []),
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
