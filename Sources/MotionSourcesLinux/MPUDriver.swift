@@ -30,24 +30,10 @@ package enum MPUChip: String, Sendable, Hashable, CaseIterable {
     }
 
     /// The value of its `WHO_AM_I` register.
-    package var whoAmI: UInt8 {
-        switch self {
-        case .mpu6050: 0x68
-        case .mpu6500: 0x70
-        case .mpu9250: 0x71
-        case .mpu9255: 0x73
-        }
-    }
+    package var whoAmI: UInt8 { I2CChip(self).idValue }
 
     /// `MPU-6050`, `MPU-6500`, …
-    package var displayName: String {
-        switch self {
-        case .mpu6050: "MPU-6050"
-        case .mpu6500: "MPU-6500"
-        case .mpu9250: "MPU-9250"
-        case .mpu9255: "MPU-9255"
-        }
-    }
+    package var displayName: String { I2CChip(self).displayName }
 
     /// What `coremotion sensors` says of it: `an MPU-6500, no magnetometer`.
     package var explanation: String {
@@ -96,8 +82,7 @@ package struct MPUConfiguration: Sendable, Hashable {
 
     /// `SMPLRT_DIV`: the divider of the 1 kHz internal rate giving the lowest rate at or above ``rate``.
     package var sampleRateDivider: UInt8 {
-        // safe: `rate` is set only by `init`, which clamps it to `rateLimits` (finite, 3.9…1000 Hz)
-        UInt8(min(255, max(0, Int((1000 / rate).rounded(.down)) - 1)))
+        UInt8(min(255, max(0, Int((1000 / rate).rounded(.down)) - 1)))  // safe: `rate` is set only by `init`, clamped to `rateLimits` (finite, 3.9…1000 Hz)
     }
 
     /// The rate the chip really runs at, Hz: `1000 / (1 + SMPLRT_DIV)`.
