@@ -32,8 +32,7 @@ package struct BenchFuseCommand: ParsableCommand {
         let result: FuseBenchmark.Result
         do {
             let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-            // safe: --megabytes is validated (1…2000)
-            result = try FuseBenchmark.run(executable: executable, bytes: Int(megabytes * 1_000_000), keep: keep, offline: offline)
+            result = try FuseBenchmark.run(executable: executable, bytes: Int(megabytes * 1_000_000), keep: keep, offline: offline)  // safe: --megabytes is validated (1…2000)
         } catch {
             throw CLIError(String(describing: error))
         }
