@@ -4,7 +4,7 @@
 //
 // Products: the library OpenCoreMotion (re-exports MotionFusion and MotionSources), the library
 // MotionFusion, the executable coremotion. Traits (all on by default): LinuxHardware links
-// MotionSourcesLinux into OpenCoreMotion, Recorder links MotionRecorder (GRDB, SQLite), NetworkSources
+// MotionSourcesLinux into OpenCoreMotion, Recorder links MotionRecorderStore (GRDB, SQLite), NetworkSources
 // links MotionMQTT and MotionPhones (SwiftNIO, NIOSSL/BoringSSL). Each linked module registers its source
 // family (MotionSources' SourceProvider) in OpenCoreMotion's SourceCatalog; a family whose trait is off
 // fails with an error naming the trait. With `traits: []` OpenCoreMotion is the API, the simulator and
@@ -17,12 +17,12 @@
 //   MotionFusion               [506] the maths and the attitude filter, batch calibration: pure Swift, no Foundation, no I/O
 //   MotionSources              [152] SensorSource, SourceEvent, the simulator, ManualSource, the source runtime
 //                                    (SourceWorker) and the lock family (Locked, ConditionLocked: package access)
-//   CRecordingSupport                zlib and strtod_l (system library) for MotionRecordings
-//   MotionRecordings             [0] every recording format, read and written, streaming, merged; replay; fuse
+//   CRecordingSupport                zlib and strtod_l (system library) for MotionRecordingFormats
+//   MotionRecordingFormats       [0] every recording format, read and written, streaming, merged; replay; fuse
 //   MotionSourcesLinux           [0] IIO and evdev sources, mount matrices, discovery (trait LinuxHardware; package API)
 //   MotionSourcesLinuxTesting    [0] test twins: in-memory sysfs, /dev and evdev nodes (tests and fuzzing only)
-//   MotionRecorder               [0] the SQLite store of CMSensorRecorder through GRDB (trait Recorder; package API)
-//   MotionNetworking             [0] the WebSocket client handshake shared by MotionMQTT and MotionPhones (SwiftNIO)
+//   MotionRecorderStore          [0] the SQLite store of CMSensorRecorder through GRDB (trait Recorder; package API)
+//   MotionWebSocketHandshake     [0] the WebSocket client handshake shared by MotionMQTT and MotionPhones (SwiftNIO)
 //   MotionMQTT                   [0] the MQTT 3.1.1 client on SwiftNIO, the broker source, the publisher
 //   MotionPhones                 [0] phone apps streaming over the network as sources (SwiftNIO)
 //   OpenCoreMotion             [345] the public Core Motion API (CMMotionManager, CM* types, the hub, delivery)
@@ -51,7 +51,7 @@ let package = Package(
     ],
     traits: [
         .trait(name: "LinuxHardware", description: "IIO and evdev sources and IIO barometers (MotionSourcesLinux) in OpenCoreMotion"),
-        .trait(name: "Recorder", description: "CMSensorRecorder's SQLite store and CMPedometer's history (MotionRecorder, GRDB) in OpenCoreMotion"),
+        .trait(name: "Recorder", description: "CMSensorRecorder's SQLite store and CMPedometer's history (MotionRecorderStore, GRDB) in OpenCoreMotion"),
         .trait(name: "NetworkSources", description: "MQTT brokers and phone apps as sources (MotionMQTT, MotionPhones: SwiftNIO, NIOSSL/BoringSSL) in OpenCoreMotion"),
         .default(enabledTraits: ["LinuxHardware", "Recorder", "NetworkSources"]),
     ],
@@ -76,16 +76,16 @@ let package = Package(
             dependencies: ["MotionFusion"],
             swiftSettings: swiftSettings
         ),
-        // zlib (zip entries) and strtod_l for MotionRecordings; needs zlib1g-dev on Linux.
+        // zlib (zip entries) and strtod_l for MotionRecordingFormats; needs zlib1g-dev on Linux.
         .systemLibrary(name: "CRecordingSupport", providers: [.apt(["zlib1g-dev"])]),
         .target(
-            name: "MotionRecordings",
+            name: "MotionRecordingFormats",
             dependencies: ["MotionFusion", "MotionSources", "CRecordingSupport"],
             swiftSettings: swiftSettings
         ),
         // The WebSocket client handshake shared by MotionMQTT and MotionPhones (SwiftNIO only).
         .target(
-            name: "MotionNetworking",
+            name: "MotionWebSocketHandshake",
             dependencies: [
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -96,8 +96,8 @@ let package = Package(
             name: "MotionMQTT",
             dependencies: [
                 "MotionSources",
-                "MotionNetworking",
-                "MotionRecordings",
+                "MotionWebSocketHandshake",
+                "MotionRecordingFormats",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -113,9 +113,9 @@ let package = Package(
             name: "MotionPhones",
             dependencies: [
                 "MotionFusion",
-                "MotionNetworking",
+                "MotionWebSocketHandshake",
                 "MotionSources",
-                "MotionRecordings",
+                "MotionRecordingFormats",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -140,7 +140,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
-            name: "MotionRecorder",
+            name: "MotionRecorderStore",
             dependencies: [
                 "MotionSources",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -152,9 +152,9 @@ let package = Package(
             dependencies: [
                 "MotionFusion",
                 "MotionSources",
-                "MotionRecordings",
+                "MotionRecordingFormats",
                 .target(name: "MotionSourcesLinux", condition: .when(traits: ["LinuxHardware"])),
-                .target(name: "MotionRecorder", condition: .when(traits: ["Recorder"])),
+                .target(name: "MotionRecorderStore", condition: .when(traits: ["Recorder"])),
                 .target(name: "MotionMQTT", condition: .when(traits: ["NetworkSources"])),
                 .target(name: "MotionPhones", condition: .when(traits: ["NetworkSources"])),
                 .product(name: "Logging", package: "swift-log"),
@@ -166,7 +166,7 @@ let package = Package(
         .target(
             name: "MotionBenchmarks",
             dependencies: [
-                "MotionFusion", "MotionSources", "MotionRecordings", "MotionSourcesLinux", "OpenCoreMotion", "MotionPhones",
+                "MotionFusion", "MotionSources", "MotionRecordingFormats", "MotionSourcesLinux", "OpenCoreMotion", "MotionPhones",
                 "MotionMQTT",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -201,10 +201,10 @@ let package = Package(
             dependencies: [
                 "OpenCoreMotion",
                 "MotionBenchmarks",
-                "MotionRecordings",
+                "MotionRecordingFormats",
                 "MotionSourcesLinux",
                 "MotionDashboard",
-                "MotionRecorder",
+                "MotionRecorderStore",
                 "MotionMQTT",
                 "MotionPhones",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -231,7 +231,7 @@ let package = Package(
             name: "MotionMQTTTests",
             dependencies: [
                 "MotionMQTT",
-                "MotionRecordings",
+                "MotionRecordingFormats",
                 "MotionSources",
                 "MotionFusion",
                 "coremotion",
@@ -250,7 +250,7 @@ let package = Package(
                 "MotionPhones",
                 "MotionSources",
                 "MotionFusion",
-                "MotionRecordings",
+                "MotionRecordingFormats",
                 "OpenCoreMotion",
                 "MotionTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -262,8 +262,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "MotionRecordingsTests",
-            dependencies: ["MotionRecordings", "MotionSources", "MotionFusion"],
+            name: "MotionRecordingFormatsTests",
+            dependencies: ["MotionRecordingFormats", "MotionSources", "MotionFusion"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -282,19 +282,19 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "MotionRecorderTests",
-            dependencies: ["MotionRecorder"],
+            name: "MotionRecorderStoreTests",
+            dependencies: ["MotionRecorderStore"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "OpenCoreMotionTests",
-            dependencies: ["OpenCoreMotion", "MotionSources", "MotionFusion", "MotionRecorder", "MotionRecordings", "MotionSourcesLinuxTesting"],
+            dependencies: ["OpenCoreMotion", "MotionSources", "MotionFusion", "MotionRecorderStore", "MotionRecordingFormats", "MotionSourcesLinuxTesting"],
             swiftSettings: swiftSettings
         ),
         // Apple's published listings are Swift 5 code; they must build with only the import changed.
         .testTarget(
             name: "AppleListingsTests",
-            dependencies: ["OpenCoreMotion", "MotionRecorder"],
+            dependencies: ["OpenCoreMotion", "MotionRecorderStore"],
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         // Tests written the way iOS suites are (subclass and protocol mocks, XCTest and Swift Testing),
@@ -336,7 +336,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CoreMotionCLITests",
-            dependencies: ["CoreMotionCLI", "coremotion", "MotionBenchmarks", "MotionRecorder", "MotionRecordings", "MotionSourcesLinux", "OpenCoreMotion", "MotionSources",
+            dependencies: ["CoreMotionCLI", "coremotion", "MotionBenchmarks", "MotionRecorderStore", "MotionRecordingFormats", "MotionSourcesLinux", "OpenCoreMotion", "MotionSources",
                            "MotionTestSupport"],
             swiftSettings: swiftSettings
         ),

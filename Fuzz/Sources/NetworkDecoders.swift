@@ -69,7 +69,7 @@ import MotionPhones
 import NIOCore
 import NIOEmbedded
 import NIOHTTP1
-import MotionRecordings
+import MotionRecordingFormats
 
 /// Every reading a decoder returns is finite, as the phone sources require.
 func checkDecoded(_ d: PhoneDecoded) {

@@ -1,7 +1,7 @@
-// The recording readers of MotionRecordings (issue 8), when that module has its readers
+// The recording readers of MotionRecordingFormats (issue 8), when that module has its readers
 // (RecordingInput): Fuzz/build compiles it only then, so this target exists only then.
-#if canImport(MotionRecordings)
-import MotionRecordings
+#if canImport(MotionRecordingFormats)
+import MotionRecordingFormats
 
 /// The input's first byte picks the format (detected from the content, or one forced), the rest
 /// is the file: every reader, zip archives included, gets arbitrary bytes.

@@ -1,4 +1,4 @@
-// C support of MotionRecordings: the system zlib (inflate of zip entries) and glibc's strtod_l
+// C support of MotionRecordingFormats: the system zlib (inflate of zip entries) and glibc's strtod_l
 // (correctly rounded decimal parsing in the C locale, whatever the process locale).
 #ifndef C_RECORDING_SUPPORT_H
 #define C_RECORDING_SUPPORT_H

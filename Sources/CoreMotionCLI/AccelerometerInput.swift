@@ -1,7 +1,7 @@
-import MotionRecordings
+import MotionRecordingFormats
 import MotionSources
 
-/// The accelerometer samples of a recording, in time order, read through MotionRecordings: every
+/// The accelerometer samples of a recording, in time order, read through MotionRecordingFormats: every
 /// format it reads (the project's CSV and JSONL, phone exports, BROAD), merged by timestamp, so a
 /// malformed line is reported as `file:line: message`. Other sensors' samples are skipped.
 struct AccelerometerInput {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import MotionRecordings
+import MotionRecordingFormats
 
 /// `coremotion bench read FILE`: how fast ``RecordingInput`` parses a recording (every stream read to
 /// the end, nothing else), and the process's peak memory.

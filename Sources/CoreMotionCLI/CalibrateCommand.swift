@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import MotionFusion
-import MotionRecordings
+import MotionRecordingFormats
 import OpenCoreMotion
 
 /// `coremotion calibrate`: calibrates a device's gyroscope bias, accelerometer offsets and scales and

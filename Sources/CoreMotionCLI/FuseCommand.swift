@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import MotionFusion
-import MotionRecordings
+import MotionRecordingFormats
 import OpenCoreMotion
 
 /// `coremotion fuse INPUT`: fuses a recording into device motion as fast as possible, with the code of

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import MotionMQTT
-import MotionRecordings
+import MotionRecordingFormats
 import OpenCoreMotion
 
 /// `coremotion publish`: every sample of a source to an MQTT broker, as Sensor Logger push messages.

@@ -1,6 +1,6 @@
 import Foundation
 import MotionMQTT
-import MotionRecorder
+import MotionRecorderStore
 import MotionSources
 import NIOConcurrencyHelpers
 

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import MotionMQTT
-import MotionRecorder
+import MotionRecorderStore
 import OpenCoreMotion
 
 /// `coremotion record`: the recording daemon of `CMSensorRecorder`.

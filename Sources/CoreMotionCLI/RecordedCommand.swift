@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import MotionRecorder
+import MotionRecorderStore
 
 /// `--from` / `--to`: an ISO 8601 date, or seconds relative to now (`-3600`).
 struct DateArgument: ExpressibleByArgument {
@@ -73,7 +73,7 @@ struct RecordedCommand: AsyncParsableCommand {
         }
         let end = to?.date ?? Date()
         let start = from?.date ?? end.addingTimeInterval(-RecordingStore.retention)
-        let samples: [RecordedSample]
+        let samples: [StoredAccelerometerSample]
         do {
             // Read-only: works on a database in a read-only place, and never races a recorder.
             let store = try RecordingStore(readingFrom: path)
@@ -111,7 +111,7 @@ enum RecordedFormat {
         return whole.dropLast() + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
     }
 
-    static func line(_ s: RecordedSample, _ format: SampleFormat) -> String {
+    static func line(_ s: StoredAccelerometerSample, _ format: SampleFormat) -> String {
         let r = s.reading
         switch format {
         case .csv:

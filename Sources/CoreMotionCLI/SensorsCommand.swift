@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import MotionPhones
-import MotionRecordings
+import MotionRecordingFormats
 import MotionSourcesLinux
 import OpenCoreMotion
 

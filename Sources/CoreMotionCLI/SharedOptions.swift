@@ -1,6 +1,6 @@
 import ArgumentParser
 import MotionFusion
-import MotionRecordings
+import MotionRecordingFormats
 import OpenCoreMotion
 
 // The options several commands take, each defined once: one parser, one range, one error message.

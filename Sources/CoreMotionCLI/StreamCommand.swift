@@ -2,7 +2,7 @@ import ArgumentParser
 import MotionMQTT
 import Foundation
 import MotionFusion
-import MotionRecordings
+import MotionRecordingFormats
 import OpenCoreMotion
 
 /// Which stream `coremotion stream` writes.
@@ -143,7 +143,7 @@ struct StreamCommand: AsyncParsableCommand {
         _ format: SampleFormat, labelled: Bool, _ deadline: Double?, _ latency: Double
     ) async throws {
         guard let sensor = SensorKind(rawValue: kind.rawValue) else { return }
-        // MotionRecordings' writer of the project's raw format, which replay: and fuse read back.
+        // MotionRecordingFormats' writer of the project's raw format, which replay: and fuse read back.
         let raw = RawRecordingWriter(encoding: format == .csv ? .csv : .jsonl, sensor: labelled ? nil : sensor)
         func emit(_ t: Double, _ x: Double, _ y: Double, _ z: Double) -> Bool {
             if let deadline, t >= deadline { return false }

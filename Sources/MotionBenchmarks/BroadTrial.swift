@@ -1,6 +1,6 @@
 import Foundation
 import MotionFusion
-import MotionRecordings
+import MotionRecordingFormats
 
 /// One trial of the BROAD benchmark (D. Laidig, M. Caruso, A. Cereatti, T. Seel, "BROAD—A Benchmark for
 /// Robust Inertial Orientation Estimation", *Data* 6(7):72, 2021, doi:10.3390/data6070072, CC-BY-4.0),
@@ -44,7 +44,7 @@ package struct BroadTrial: Sendable {
     }
 
     /// Loads a BROAD compact CSV (see `shared/data/broad/README.md`).
-    /// - Throws: `RecordingError` (MotionRecordings' reader) naming the file and line that cannot be read.
+    /// - Throws: `RecordingError` (MotionRecordingFormats' reader) naming the file and line that cannot be read.
     package init(contentsOf url: URL) throws {
         let table = try BroadTable.read(path: url.path)
         self.init(

@@ -1,7 +1,7 @@
 import Foundation
 import MotionFusion
 import MotionMQTT
-import MotionRecordings
+import MotionRecordingFormats
 import MotionSources
 import NIOConcurrencyHelpers
 import NIOCore

@@ -1,5 +1,5 @@
 import Foundation
-import MotionRecordings
+import MotionRecordingFormats
 import MotionSources
 #if canImport(Glibc)
 import Glibc

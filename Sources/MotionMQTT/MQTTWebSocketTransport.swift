@@ -1,4 +1,4 @@
-import MotionNetworking
+import MotionWebSocketHandshake
 import NIOCore
 import NIOHTTP1
 import NIOPosix

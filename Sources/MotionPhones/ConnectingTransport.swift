@@ -1,5 +1,5 @@
 import Foundation
-import MotionNetworking
+import MotionWebSocketHandshake
 import MotionSources
 import NIOConcurrencyHelpers
 import NIOCore

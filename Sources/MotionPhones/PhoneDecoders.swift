@@ -1,6 +1,6 @@
 import Foundation
 import MotionFusion
-import MotionRecordings
+import MotionRecordingFormats
 import MotionSources
 
 /// SensorServer (Android, umer0586): one WebSocket text message per `SensorEvent`,
@@ -88,7 +88,7 @@ package enum SensorServerDecoder {
 /// The line carries no sensor names, so the order is configured: ``layout`` lists, per triple, the
 /// sensor it is (`nil` for a triple to skip, such as a rotation vector or a linear acceleration).
 /// A leading field at or above 1e11 is taken as the epoch-ms timestamp; one that is not a number
-/// (a MAC address) is skipped. Values, time and repeated rows follow `MotionRecordings`'
+/// (a MAC address) is skipped. Values, time and repeated rows follow `MotionRecordingFormats`'
 /// ``HyperIMURowDecoder``, the rules of the HyperIMU file reader.
 package struct HyperIMUDecoder: Sendable {
     /// The sensor of each triple, in order; `nil` skips a triple.
@@ -156,7 +156,7 @@ package struct HyperIMUDecoder: Sendable {
 /// SensorLog (iOS, B. Thomas): flat records, as JSON objects whose values are strings, or CSV rows
 /// under a `name(unit)` header. Both are read as a dictionary by field name without the unit.
 ///
-/// The samples come from `MotionRecordings`' ``SensorLogRecordDecoder``, the decoder the SensorLog
+/// The samples come from `MotionRecordingFormats`' ``SensorLogRecordDecoder``, the decoder the SensorLog
 /// file reader uses (Core Motion's own units and signs; a sample only when its sensor's timestamp
 /// advances). Extras: `motionQuaternion{X,Y,Z,W}` (the `CMAttitude` quaternion, unchanged) and
 /// `motionGravity{X,Y,Z}` (g) at the motion time; `altimeterPressure` (kPa) at
@@ -238,7 +238,7 @@ package struct SensorLogDecoder: Sendable {
 }
 
 /// Sensor Logger (iOS, Android) HTTP push: the JSON `{messageId, sessionId, deviceId, payload}` of
-/// `MotionRecordings`' ``SensorLoggerPush`` decoder, converted by its ``SensorLoggerPushConverter``
+/// `MotionRecordingFormats`' ``SensorLoggerPush`` decoder, converted by its ``SensorLoggerPushConverter``
 /// (the same code that serves MQTT, with the units and signs of the export reader,
 /// `SensorLoggerConversion.swift`), with time left on the phone's clock (epoch seconds).
 package struct SensorLoggerDecoder: Sendable {

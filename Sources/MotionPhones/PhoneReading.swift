@@ -1,6 +1,6 @@
 import Foundation
 import MotionFusion
-import MotionRecordings
+import MotionRecordingFormats
 import MotionSources
 
 /// One reading decoded from a phone's message, already in Core Motion's units and signs, still on
@@ -166,7 +166,7 @@ package struct LineSplitter: Sendable {
     }
 }
 
-/// Parses a JSON document with the phones' one parser (`MotionRecordings`' ``PhoneJSON``), `nil` when
+/// Parses a JSON document with the phones' one parser (`MotionRecordingFormats`' ``PhoneJSON``), `nil` when
 /// it is not valid JSON.
 func parseJSON(_ bytes: [UInt8]) -> Any? {
     PhoneJSON.parse(bytes)

@@ -1,6 +1,6 @@
 import Foundation
 import MotionFusion
-import MotionRecordings
+import MotionRecordingFormats
 import MotionSources
 
 /// One phyphox sensor input and the buffers its outputs fill, learned from `/config`.

@@ -1,5 +1,5 @@
 import Foundation
-import MotionRecorder
+import MotionRecorderStore
 import Testing
 #if canImport(CoreMotion)
 import CoreMotion

@@ -1,7 +1,7 @@
 @testable import CoreMotionCLI
 import Foundation
 import MotionFusion
-import MotionRecordings
+import MotionRecordingFormats
 import OpenCoreMotion
 import Testing
 

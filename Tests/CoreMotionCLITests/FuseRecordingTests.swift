@@ -2,11 +2,11 @@
 import Foundation
 import MotionBenchmarks
 import MotionFusion
-import MotionRecordings
+import MotionRecordingFormats
 import OpenCoreMotion
 import Testing
 
-/// `coremotion fuse` through MotionRecordings: equal to live (replayed) device motion, independent of
+/// `coremotion fuse` through MotionRecordingFormats: equal to live (replayed) device motion, independent of
 /// how the recording orders its sensors, and strict about bad input.
 @Suite struct FuseRecordingTests {
     static func temp(_ name: String) throws -> String {

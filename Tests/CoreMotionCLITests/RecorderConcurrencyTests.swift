@@ -1,6 +1,6 @@
 import Foundation
 import MotionTestSupport
-import MotionRecorder
+import MotionRecorderStore
 import MotionSources
 @testable import OpenCoreMotion
 import Testing

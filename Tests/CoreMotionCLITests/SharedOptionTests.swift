@@ -1,7 +1,7 @@
 import CoreMotionCLI
 import Foundation
 import OpenCoreMotion
-import MotionRecordings
+import MotionRecordingFormats
 import MotionTestSupport
 import Testing
 

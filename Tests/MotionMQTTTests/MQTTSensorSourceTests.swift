@@ -1,5 +1,5 @@
 import Testing
-import MotionRecordings
+import MotionRecordingFormats
 @testable import MotionMQTT
 
 /// The broker source's checks that need no broker.

@@ -1,12 +1,12 @@
 import Foundation
 import MotionFusion
-import MotionRecordings
+import MotionRecordingFormats
 import MotionSources
 import Testing
 @testable import MotionPhones
 
 /// Every phone app with both an export and a live path, on every platform it runs on: the same
-/// readings written as the app's export (read by `MotionRecordings`) and sent as its live messages
+/// readings written as the app's export (read by `MotionRecordingFormats`) and sent as its live messages
 /// (decoded by `MotionPhones`) give identical samples, and a phone lying face up reads (0, 0, −1) g
 /// on every path. The fixtures are written here from `docs/phone-formats.md`.
 @Suite struct ExportAndLiveAgreeTests {

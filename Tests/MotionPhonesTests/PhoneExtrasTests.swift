@@ -1,6 +1,6 @@
 import Foundation
 import MotionFusion
-import MotionRecordings
+import MotionRecordingFormats
 import MotionSources
 import Testing
 @testable import MotionPhones

@@ -1,6 +1,6 @@
 import Foundation
 import MotionFusion
-import MotionRecorder
+import MotionRecorderStore
 import MotionSources
 @testable import OpenCoreMotion
 import Testing

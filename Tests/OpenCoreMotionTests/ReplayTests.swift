@@ -1,5 +1,5 @@
 import Foundation
-import MotionRecordings
+import MotionRecordingFormats
 import MotionSources
 @testable import OpenCoreMotion
 import Testing

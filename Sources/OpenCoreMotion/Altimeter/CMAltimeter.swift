@@ -1,5 +1,5 @@
 import Foundation
-import MotionRecordings
+import MotionRecordingFormats
 import MotionSources
 
 /// Altitude changes from a barometer, as Core Motion's `CMAltimeter`.

@@ -1,6 +1,6 @@
 #if Recorder
 import Foundation
-import MotionRecorder
+import MotionRecorderStore
 import MotionSources
 
 /// The process's running recordings, one per database file, and its open stores.

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 #if Recorder
-import MotionRecorder
+import MotionRecorderStore
 #endif
 import MotionSources
 

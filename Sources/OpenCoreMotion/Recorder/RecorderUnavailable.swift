@@ -2,7 +2,7 @@
 import Foundation
 import MotionSources
 
-// OpenCoreMotion built without its `Recorder` trait links no SQLite store (MotionRecorder, GRDB).
+// OpenCoreMotion built without its `Recorder` trait links no SQLite store (MotionRecorderStore, GRDB).
 // `CMSensorRecorder` keeps its API: it records nothing (the reason is logged) and has no data, so
 // `CMPedometer` has no history. These stand-ins have the shape of the store's API that
 // `CMSensorRecorder` and `CMPedometer` use.

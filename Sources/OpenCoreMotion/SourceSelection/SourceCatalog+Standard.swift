@@ -1,4 +1,4 @@
-import MotionRecordings
+import MotionRecordingFormats
 import MotionSources
 #if LinuxHardware
 import MotionSourcesLinux

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import MotionRecordings
+import MotionRecordingFormats
 import MotionSources
 
 /// Turns source specifications such as `sim:handheld` into sources, and picks the default one.
@@ -31,7 +31,7 @@ extension CMMotionManager {
     /// | spec | source | package trait |
     /// |---|---|---|
     /// | `sim`, `sim:SCENARIO`, `sim:SCENARIO:SEED` | the simulated device in real time; scenarios `still`, `handheld` (default), `rotate`, `walk`, `shake`; seed default 1 | always |
-    /// | `replay:PATH` | any recording MotionRecordings reads (file, folder or zip), merged by timestamp, played in real time | always |
+    /// | `replay:PATH` | any recording MotionRecordingFormats reads (file, folder or zip), merged by timestamp, played in real time | always |
     /// | `i2c`, `i2c:/dev/i2c-N`, `i2c:/dev/i2c-N:0xAA` | an MPU-6050/6500/9250, LSM6DSx, LSM9DS1 or BMI160 on an I2C bus, driven from user space (a Raspberry Pi's IMU without a kernel driver), under `COREMOTION_DEV_ROOT` when set | `LinuxHardware` |
     /// | `iio`, `iio:NAME`, `evdev`, `evdev:/dev/input/eventN` | Linux hardware, under `COREMOTION_SYSFS_ROOT` / `COREMOTION_DEV_ROOT` when set (see ``linuxSource(named:sysfsRoot:devRoot:)`` for other roots) | `LinuxHardware` |
     /// | `mqtt://[USER:PASS@]HOST:PORT/TOPIC_FILTER[?device=ID&silence=S&convention=apple]` (also `mqtts`, `mqtt+ws`, `mqtt+wss`) | an MQTT broker carrying Sensor Logger push messages (see `MQTTSensorSource`) | `NetworkSources` |

@@ -1,5 +1,5 @@
 import MotionFusion
-import MotionRecordings
+import MotionRecordingFormats
 
 extension CMAttitudeReferenceFrame {
     /// The single Core Motion frame of a MotionFusion frame; `nil` for
@@ -16,7 +16,7 @@ extension CMAttitudeReferenceFrame {
     }
 
     /// The four single frames by their Core Motion names (`xArbitraryZVertical` …), in Core Motion's
-    /// order; the names come from MotionRecordings' one table (`AttitudeReferenceFrame.named`).
+    /// order; the names come from MotionRecordingFormats' one table (`AttitudeReferenceFrame.named`).
     package static let named: [(frame: CMAttitudeReferenceFrame, name: String)] =
         AttitudeReferenceFrame.named.compactMap { frame in CMAttitudeReferenceFrame(frame).map { ($0, frame.name) } }
 

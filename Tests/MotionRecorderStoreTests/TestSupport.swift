@@ -1,5 +1,5 @@
 import Foundation
-@testable import MotionRecorder
+@testable import MotionRecorderStore
 
 /// A fresh database path in the temporary folder (the file does not exist yet).
 func temporaryDatabase(_ name: String = "rec") -> String {
@@ -12,6 +12,6 @@ func reading(_ t: Double, base: Date = Date(), x: Double = 0, y: Double = 0, z: 
 }
 
 /// Every sample of the store, whatever its date.
-func everything(_ store: RecordingStore) throws -> [RecordedSample] {
+func everything(_ store: RecordingStore) throws -> [StoredAccelerometerSample] {
     try store.samples(from: Date(timeIntervalSince1970: 0), to: Date.distantFuture)
 }

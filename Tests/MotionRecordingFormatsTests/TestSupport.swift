@@ -1,5 +1,5 @@
 import MotionFusion
-import MotionRecordings
+import MotionRecordingFormats
 import MotionSources
 import Testing
 

@@ -1,5 +1,5 @@
 import MotionFusion
-@testable import MotionRecordings
+@testable import MotionRecordingFormats
 import MotionSources
 import Testing
 

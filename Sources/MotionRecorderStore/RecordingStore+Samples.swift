@@ -33,7 +33,7 @@ extension RecordingStore {
     ///   - source: only the samples of sessions recorded from this source identifier (such as
     ///     `sim:walk`, see ``sessions()``); `nil` (default) for every source.
     /// - Throws: ``RecorderError/Kind/invalidRequest`` when `to` is before `from` or either is not finite.
-    package func samples(from: Date, to: Date, limit: Int? = nil, source: String? = nil) throws(RecorderError) -> [RecordedSample] {
+    package func samples(from: Date, to: Date, limit: Int? = nil, source: String? = nil) throws(RecorderError) -> [StoredAccelerometerSample] {
         let a = from.timeIntervalSince1970, b = to.timeIntervalSince1970
         guard !a.isNaN, !b.isNaN, a <= b else {
             throw RecorderError(.invalidRequest, "the range must not end (\(to)) before it starts (\(from))", path: path)
@@ -54,12 +54,12 @@ extension RecordingStore {
                 sql: "SELECT batch, date, timestamp, x, y, z FROM samples WHERE date BETWEEN ? AND ? ORDER BY date, id LIMIT ?",
                 arguments: [a, b, limit.map { max($0, 0) } ?? -1]
             )
-            var out: [RecordedSample] = []
+            var out: [StoredAccelerometerSample] = []
             while let row = try rows.next() {
                 let reading = AccelerometerReading(
                     date: Date(timeIntervalSince1970: row[1]), timestamp: row[2], x: row[3], y: row[4], z: row[5]
                 )
-                out.append(RecordedSample(identifier: UInt64(row[0] as Int64), reading: reading))
+                out.append(StoredAccelerometerSample(identifier: UInt64(row[0] as Int64), reading: reading))
             }
             return out
         }

@@ -29,7 +29,7 @@ package struct AccelerometerReading: Sendable, Hashable {
 }
 
 /// One accelerometer reading read back from the store.
-package struct RecordedSample: Sendable, Hashable {
+package struct StoredAccelerometerSample: Sendable, Hashable {
     /// The batch the sample was written in. Every sample of one write transaction shares it; later
     /// batches have larger identifiers, and an identifier is never reused, even after retention
     /// deleted its samples. This is the meaning Apple gives `CMRecordedAccelerometerData.identifier`.

@@ -1,4 +1,4 @@
-import MotionRecordings
+import MotionRecordingFormats
 import Testing
 
 @Suite struct RecordingErrorTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import MotionRecorder
+@testable import MotionRecorderStore
 
 @Suite struct AccelerometerRecordingTests {
     @Test func theDurationCountsInSampleTimeFromTheFirstSample() throws {

@@ -1,7 +1,7 @@
 import MotionFusion
 
 /// The unit and sign conversions of every phone app and recording format, in one place: the file
-/// readers (`MotionRecordings`) and the live phone sources (`MotionPhones`) both call these, so a
+/// readers (`MotionRecordingFormats`) and the live phone sources (`MotionPhones`) both call these, so a
 /// phone's export and its live stream give the same Core Motion values.
 package enum PhoneUnits {
     /// Standard gravity in m/s² (Android's `SensorManager.GRAVITY_EARTH`, Sensor Logger's factor, BROAD's).

@@ -51,7 +51,7 @@ package final class RecordingStore: Sendable {
         self.location = location
         var config = Configuration()
         config.busyMode = .timeout(5)
-        config.label = "MotionRecorder"
+        config.label = "MotionRecorderStore"
         let path: String?
         switch location {
         case .file(let p):
@@ -100,7 +100,7 @@ package final class RecordingStore: Sendable {
         var config = Configuration()
         config.readonly = true
         config.busyMode = .timeout(5)
-        config.label = "MotionRecorder (read-only)"
+        config.label = "MotionRecorderStore (read-only)"
         func open(_ name: String, waitForTables: Bool) throws -> DatabaseQueue {
             let queue = try DatabaseQueue(path: name, configuration: config)
             // A file a recorder is creating this instant has no tables for a moment (concurrent

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import MotionRecorder
+@testable import MotionRecorderStore
 
 @Suite struct RecordingStoreTests {
     @Test func samplesComeBackExactlyWithTheirBatchIdentifier() throws {

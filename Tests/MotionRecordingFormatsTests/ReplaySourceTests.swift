@@ -1,6 +1,6 @@
 import Foundation
 import MotionFusion
-@testable import MotionRecordings
+@testable import MotionRecordingFormats
 import MotionSources
 import Testing
 

@@ -1,4 +1,4 @@
-@testable import MotionRecordings
+@testable import MotionRecordingFormats
 import Testing
 
 @Suite struct NumberParsingTests {

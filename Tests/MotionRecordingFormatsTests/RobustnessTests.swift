@@ -1,4 +1,4 @@
-import MotionRecordings
+import MotionRecordingFormats
 import Testing
 
 /// Damaged input of every format must give samples or a RecordingError: never a crash, a trap or a hang.
