@@ -37,7 +37,7 @@ import Testing
         }
         let sysfs = root.appendingPathComponent("sys").path
         // Two minutes at 500 Hz with a CPU check: alone, never beside a VM or the browser (Exclusive).
-        let r = try await Exclusive.run {
+        let r = try await Exclusive.run("bench soak, in-memory IIO, 120 s") {
             try await CLI.run(["bench", "soak", "--source", "iio", "--sysfs-root", sysfs, "--dev-root", root.path, "--sensor", "device-motion",
                                "--rate", "500", "--seconds", "120", "--window", "20", "--json"], timeout: 240)
         }

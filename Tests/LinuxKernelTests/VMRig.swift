@@ -64,7 +64,7 @@ enum VMRig {
         environment["COREMOTION_CLI"] = coremotion.path
         environment.removeValue(forKey: "COREMOTION_SOURCE")
         let script = repository.appendingPathComponent("scripts/vm/scenarios/\(scenario)").path
-        return await Exclusive.run {
+        return await Exclusive.run("VM \(scenario)") {
             let started = Date()
             do {
                 // scripts/vm/run enforces the timeout inside; the harness's own is a last resort.

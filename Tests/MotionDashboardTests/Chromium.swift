@@ -40,7 +40,7 @@ struct Chromium {
         url: String, width: Int = 1280, height: Int = 1100,
         _ body: @escaping @Sendable (CDPSession) async throws -> T
     ) async throws -> T {
-        try await Exclusive.run { try await openPage(url: url, width: width, height: height, body) }
+        try await Exclusive.run("browser \(url)") { try await openPage(url: url, width: width, height: height, body) }
     }
 
     private static func openPage<T: Sendable>(

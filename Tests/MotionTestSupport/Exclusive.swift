@@ -1,3 +1,4 @@
+import Foundation
 /// At most `width` tasks at once in `run`; the others wait, first come, first served, holding no
 /// thread.
 public actor Semaphore {
@@ -42,7 +43,26 @@ public enum Exclusive {
     public static let gate = Semaphore(width: 1)
 
     /// Runs `body` when no other heavy work runs; first come, first served.
-    public static func run<T: Sendable>(_ body: () async throws -> T) async rethrows -> T {
-        try await gate.run(body)
+    ///
+    /// Prints one line to standard error when `body` ends: `label`, how long it waited for the gate
+    /// and how long it held it. The gate's holders run one after another, so their sum bounds the
+    /// test run's length; these lines show where that time goes (in CI's log too).
+    public static func run<T: Sendable>(_ label: String, _ body: () async throws -> T) async rethrows -> T {
+        let asked = ContinuousClock.now
+        var started = asked
+        defer {
+            let ended = ContinuousClock.now
+            let line = "exclusive: \(label): waited \(seconds(started - asked)) s, held \(seconds(ended - started)) s\n"
+            FileHandle.standardError.write(Data(line.utf8))
+        }
+        return try await gate.run {
+            started = ContinuousClock.now
+            return try await body()
+        }
+    }
+
+    private static func seconds(_ d: Duration) -> String {
+        let c = d.components
+        return String(format: "%.1f", Double(c.seconds) + Double(c.attoseconds) / 1e18)
     }
 }
