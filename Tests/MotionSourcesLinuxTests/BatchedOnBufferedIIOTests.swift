@@ -88,4 +88,30 @@ private final class Batches: @unchecked Sendable {
         let norm = (first.x * first.x + first.y * first.y + first.z * first.z).squareRoot()
         #expect(abs(norm - 1.0016) < 0.001, "a device at rest reads about 1 g: \(norm)")
     }
+
+    /// A buffer that never fills (its trigger never fires) is handed to polling by the source after
+    /// its first-scan deadline; the manager still delivers what a user expects: one-second batches of
+    /// the sysfs values, in time order, with the times they were read.
+    @Test func aBufferThatNeverFillsStillGivesOneSecondBatchesOfPolledValues() async throws {
+        let (fs, node) = try Fixtures.hidBufferTwin(clockWritable: true, accelScale: "0.009806650")
+        let options = LinuxDiscoveryOptions(sysfsRoot: "/sys", devRoot: "/dev", hwdb: SensorHwdb(parsing: ""), fileSystem: fs)
+        let source = try LinuxSensorDiscovery.source(forSpec: "iio", options: options)
+        let manager = CMBatchedSensorManager(source: source)
+        let before = LinuxClock.monotonic()
+        let got = Batches()
+        manager.startAccelerometerUpdates { batch, error in got.add(batch, error) }
+        for _ in 0..<1_000 where got.all.isEmpty { try await Task.sleep(nanoseconds: 10_000_000) }
+        manager.stopAccelerometerUpdates()
+        let after = LinuxClock.monotonic()
+        #expect(node.opens == 1, "the buffer was tried first")
+        #expect(got.failures.isEmpty, "\(got.failures)")
+        let batch = try #require(got.all.first)
+        let stamps = batch.map(\.timestamp)
+        #expect(batch.count > 1)
+        #expect(zip(stamps, stamps.dropFirst()).allSatisfy { $0 < $1 }, "in time order")
+        #expect(stamps.allSatisfy { $0 > before && $0 < after }, "read during the run, on the monotonic clock")
+        #expect(stamps.last! - stamps.first! < CMBatchedSensorManager.batchDuration, "at most one second")
+        let a = batch[0].acceleration
+        #expect(abs(abs(a.x) - 0.103) < 1e-9 && abs(abs(a.y) - 0.919) < 1e-9 && abs(abs(a.z) - 0.385) < 1e-9, "the sysfs values: \(a)")
+    }
 }
