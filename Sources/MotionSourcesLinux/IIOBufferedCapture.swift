@@ -6,8 +6,8 @@ import MotionSources
 ///
 /// Start: disable the buffer, ask for monotonic timestamps, enable exactly the wanted scan elements
 /// and the timestamp (disabling every other one so the layout is known), attach a trigger, enable
-/// the buffer, open the device node, then read. Samples stamped before the buffer was enabled are
-/// stale (left from an earlier run) and dropped. A write refused for lack of permission, or a busy
+/// the buffer, open the device node, then read. Samples stamped before the enable write was issued
+/// are stale (left from an earlier run) and dropped. A write refused for lack of permission, or a busy
 /// buffer, ends in ``Action/fallBackToPolling(reason:)``; `ENODEV` anywhere ends in ``Action/fail(_:)``
 /// with ``SourceError/Kind/deviceRemoved``. A buffer that stays empty for ``firstScanTimeout`` after it
 /// was enabled (a driver without an interrupt line registers no trigger, so nothing ever fills it: seen
@@ -15,7 +15,7 @@ import MotionSources
 package struct IIOBufferedCapture: Sendable {
     /// What the driver of the machine must do next.
     package enum Action: Sendable, Equatable {
-        /// Write `value` to the sysfs attribute `path`; report with ``writeSucceeded(_:monotonicNow:)`` or ``writeFailed(_:_:)``.
+        /// Write `value` to the sysfs attribute `path`; report with ``writeSucceeded(_:issuedAt:)`` or ``writeFailed(_:_:)``.
         case write(path: String, value: String)
         /// Open the device node; report with ``deviceOpened()`` or ``deviceOpenFailed(_:)``.
         case openDevice(path: String)
@@ -112,13 +112,16 @@ package struct IIOBufferedCapture: Sendable {
         return actions
     }
 
-    /// A write went through. `monotonicNow` is `CLOCK_MONOTONIC` in ns at that moment.
-    package mutating func writeSucceeded(_ path: String, monotonicNow: Int64) -> [Action] {
+    /// A write went through. `issuedAt` is `CLOCK_MONOTONIC` in ns read just before the write was
+    /// issued: for the buffer's enable write, the moment no fresh scan can precede (the kernel may stamp
+    /// scans while the write is in progress, and the writer may be preempted after it returns, so a
+    /// time read afterwards would drop fresh scans as stale).
+    package mutating func writeSucceeded(_ path: String, issuedAt: Int64) -> [Action] {
         guard state == .configuring else { return [] }
         pending[path] = nil
         if path.hasSuffix("current_timestamp_clock") { timestampClock = "monotonic" }
         if path == enablePath && pending.isEmpty {
-            enabledAtNs = monotonicNow
+            enabledAtNs = issuedAt
             state = .opening
             return [.openDevice(path: device.devicePath)]
         }

@@ -184,9 +184,13 @@ final class IIOSession: Sendable {
                 }
                 switch action {
                 case .write(let p, let v):
+                    // Read before the write: a kernel may stamp its first scans while the enable
+                    // write is still in progress, and this thread may be preempted after it returns;
+                    // the time it was issued is the one no fresh scan can precede.
+                    let issued = LinuxClock.monotonicNs()
                     do throws(LinuxIOError) {
                         try fs.writeText(p, v)
-                        queue += machine.writeSucceeded(p, monotonicNow: LinuxClock.monotonicNs())
+                        queue += machine.writeSucceeded(p, issuedAt: issued)
                     } catch { queue += machine.writeFailed(p, error) }
                 case .openDevice(let p):
                     do throws(LinuxIOError) {

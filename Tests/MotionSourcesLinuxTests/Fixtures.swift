@@ -24,7 +24,11 @@ enum Fixtures {
 
     /// The HID buffer test device of iio-sensor-proxy, as its layout sidecar describes it:
     /// `iio:device0` with scan elements, a writable buffer and a device node; `trigger0` exists.
-    static func hidBufferTwin(clockWritable: Bool = false) throws -> (InMemoryLinuxFileSystem, InMemoryDeviceNode) {
+    ///
+    /// `accelScale`: the `in_accel_scale` attribute to add (m/s² per count). Upstream's test has none (the
+    /// scale is then 1); real hid-sensor-accel-3d devices expose one, such as `0.009806650` (1 mg per count:
+    /// the first scan's (103, −919, −385) is then 1.0016 g, a device at rest).
+    static func hidBufferTwin(clockWritable: Bool = false, accelScale: String? = nil) throws -> (InMemoryLinuxFileSystem, InMemoryDeviceNode) {
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: url("iio/iio-sensor-proxy_iio-buffer-accel.layout.json"))) as! [String: Any]
         let attrs = json["device_sysfs_attributes"] as! [String: String]
         let fs = InMemoryLinuxFileSystem()
@@ -39,6 +43,7 @@ enum Fixtures {
         fs.setFile(dir + "/in_accel_x_raw", "103\n")
         fs.setFile(dir + "/in_accel_y_raw", "-919\n")
         fs.setFile(dir + "/in_accel_z_raw", "-385\n")
+        if let accelScale { fs.setFile(dir + "/in_accel_scale", accelScale + "\n") }
         fs.setFile(dir + "/current_timestamp_clock", "realtime\n", writable: clockWritable)
         fs.setFile("/sys/bus/iio/devices/trigger0/name", ((json["extra_iio_device"] as! [String: String])["trigger0/name"] ?? "") + "\n")
         let node = fs.addDevice("/dev/iio:device0")

@@ -131,6 +131,37 @@ import MotionFusion
         #expect(writes.last == "buffer/enable=0")
     }
 
+    /// A kernel may stamp scans while the enable write is still in progress (the trigger is attached
+    /// before the driver's postenable returns; a HID hub is powered up there). Such a scan is fresh: the
+    /// stale cutoff is the moment the enable write was issued, not when it returned (the writing thread
+    /// may also be preempted after it returns, which under load dropped fresh scans).
+    @Test func aScanStampedWhileTheBufferIsBeingEnabledIsKept() throws {
+        let (fs, node) = try Fixtures.hidBufferTwin(clockWritable: true)
+        let stamp = Locked<Int64?>(nil)
+        let scan = try Fixtures.bytes("iio/iio-sensor-proxy_orientation-normal.bin")
+        fs.setWriteHandler("/sys/bus/iio/devices/iio:device0/buffer/enable") { text in
+            if text == "1" {
+                var s = scan
+                let now = LinuxClock.monotonicNs()
+                withUnsafeBytes(of: now.littleEndian) { for k in 0..<8 { s[16 + k] = $0[k] } }
+                stamp.withLock { $0 = now }
+                node.push(s)
+                usleep(20_000)   // the rest of enabling: 20 ms (on the source's thread)
+            }
+            return text + "\n"
+        }
+        let options = LinuxDiscoveryOptions(sysfsRoot: "/sys", devRoot: "/dev", hwdb: SensorHwdb(parsing: ""), fileSystem: fs)
+        let source = try LinuxSensorDiscovery.source(forSpec: "iio", options: options)
+        let got = Collected()
+        _ = try source.apply(SensorDemand(rates: [.accelerometer: 30]), sink: got.sink)
+        try waitUntil { got.samples.count >= 1 }
+        _ = try source.apply(.none, sink: got.sink)
+        let stamped = try #require(stamp.withLock { $0 })
+        #expect(abs(got.samples[0].timestamp - Double(stamped) / 1e9) < 1e-6,
+                "the scan itself, not a polled value: \(got.samples[0].timestamp) for \(Double(stamped) / 1e9)")
+        #expect(node.pendingBytes == 0)
+    }
+
     @Test func createsAnHrtimerTriggerWhenTheDeviceHasNone() throws {
         let (fs, node) = try Fixtures.hidBufferTwin(clockWritable: true)
         fs.removeTree("/sys/bus/iio/devices/trigger0")
@@ -253,7 +284,7 @@ func waitUntil(_ condition: () -> Bool) throws {
         #expect(start.last == .write(path: dir + "/buffer/enable", value: "1"))
         #expect(start.contains(.write(path: dir + "/current_timestamp_clock", value: "monotonic")))
         var next: [IIOBufferedCapture.Action] = []
-        for case .write(let p, _) in start { next += m.writeSucceeded(p, monotonicNow: 1_000_000_000) }
+        for case .write(let p, _) in start { next += m.writeSucceeded(p, issuedAt: 1_000_000_000) }
         #expect(next == [.openDevice(path: "/dev/iio:device0")])
         #expect(m.timestampClock == "monotonic")
         #expect(m.deviceOpened().count == 1)
@@ -290,7 +321,7 @@ func waitUntil(_ condition: () -> Bool) throws {
         guard case .device(let d)? = IIODiscovery.scan(options).first else { Issue.record("no device"); return }
         var m = IIOBufferedCapture(device: d, kinds: [.accelerometer], otherEnablePaths: [], triggerName: nil, clockWritable: true, rate: 100)
         let enabledNs: Int64 = 5_000_000_000
-        for case .write(let p, _) in m.start() { _ = m.writeSucceeded(p, monotonicNow: enabledNs) }
+        for case .write(let p, _) in m.start() { _ = m.writeSucceeded(p, issuedAt: enabledNs) }
         _ = m.deviceOpened()
         #expect(m.firstScanTimeout == 2)
         // Within the timeout, an empty read just reads again.
