@@ -193,9 +193,13 @@ package struct LSM9DS1MagnetometerDriver: I2CChipDriver {
     package static let microteslaPerCount = 0.014
     /// Output data rates (Hz) and their `DO` codes.
     package static let rates: [(hz: Double, code: UInt8)] = [(0.625, 0), (1.25, 1), (2.5, 2), (5, 3), (10, 4), (20, 5), (40, 6), (80, 7)]
+    /// The chip's address and bus, for messages.
     package let address: UInt8
     package let busPath: String
+    /// Chip axes → device axes (``I2CMagnetometer/toHostChip`` then the host's mount matrix, or the
+    /// mount matrix alone for a magnetometer read on its own).
     package let frame: MountMatrix
+    /// The output data rate set, Hz.
     package let actualRate: Double
     let rateCode: UInt8
     private var phase = Phase.identifying

@@ -9,13 +9,19 @@ import Logging
 
 /// An IMU on an I2C bus, driven from user space through `/dev/i2c-N`: the chip's driver
 /// (``I2CChipDriver``: ``MPUDriver`` for the MPU-6050/6500/9250, ``LSM6DSDriver`` for the LSM6DSx
-/// family and the LSM9DS1's accelerometer and gyroscope, ``BMI160Driver``) on an ``I2CBus``; accelerometer in g and
-/// gyroscope in rad/s, Core Motion's axes and signs.
+/// family and the LSM9DS1's accelerometer and gyroscope, ``BMI160Driver``,
+/// ``LSM9DS1MagnetometerDriver`` for an LSM9DS1 magnetometer alone) on an ``I2CBus``, and the
+/// magnetometer read with the chip at its own address when there is one (``magnetometer``: an
+/// MPU-9250's AK8963, ``AK8963Driver``; an LSM9DS1's); accelerometer in g, gyroscope in rad/s,
+/// magnetometer in µT, Core Motion's axes and signs (the magnetometer in its host chip's axes).
 ///
-/// Each ``apply(_:sink:)`` opens the bus, checks the chip's identity register, writes the
+/// Each ``apply(_:sink:)`` opens the bus, checks each chip's identity register, writes the
 /// configuration (the ranges the kernel's driver sets or assumes: ±2 g, and ±2000 °/s on the MPU
-/// family, ±250 °/s (±245) on the ST chips; the slowest rate the chip offers at or above the demand) and reads it back, then polls the data registers at that rate on its own thread;
-/// each read gives one sample of each sensor, stamped with the read's time on `CLOCK_MONOTONIC`.
+/// family, ±250 °/s (±245) on the ST chips; the slowest rate the chip offers at or above the demand)
+/// and reads it back, then polls each chip's data registers at its own rate on the source's thread
+/// (the host chip at its rate; the magnetometer at the rate demanded of it, at most its chip's);
+/// each read gives one sample of each of that chip's sensors, stamped with the read's time on
+/// `CLOCK_MONOTONIC`.
 ///
 /// ## Threading
 /// As ``IIOSource``: `apply` from any thread; events on the source's thread, serialised; none after
