@@ -94,7 +94,7 @@ package enum I2CChip: String, Sendable, Hashable, CaseIterable {
     case lsm9ds1
     /// Bosch BMI160 (CHIP_ID 0x00 = 0xD1).
     case bmi160
-    /// ST LSM9DS1 magnetometer or LIS3MDL (0x0F = 0x3D at 0x1C/0x1E): recognised, not driven yet.
+    /// ST LSM9DS1 magnetometer or LIS3MDL (0x0F = 0x3D at 0x1C/0x1E).
     case lsm9ds1Magnetometer
 
     /// The family (one register map, one driver).
@@ -107,7 +107,7 @@ package enum I2CChip: String, Sendable, Hashable, CaseIterable {
         case lsm9ds1
         /// Bosch BMI160 (``BMI160Driver``).
         case bmi160
-        /// ST magnetometers answering 0x3D (LSM9DS1's, LIS3MDL): no user-space driver yet.
+        /// ST magnetometers answering 0x3D (LSM9DS1's, LIS3MDL) (``LSM9DS1MagnetometerDriver``).
         case stMagnetometer
     }
 
@@ -207,8 +207,8 @@ package enum I2CChip: String, Sendable, Hashable, CaseIterable {
         }
     }
 
-    /// `true` for the chips this library reads from user space.
-    package var isDriven: Bool { family != .stMagnetometer }
+    /// `true` for the chips this library reads from user space (every chip of the table).
+    package var isDriven: Bool { true }
 
     /// The chip whose identity register `register` reads `value` at `address`; at an address no
     /// chip of the table has, any chip with that register and value.
@@ -257,10 +257,9 @@ package enum I2CChip: String, Sendable, Hashable, CaseIterable {
         case .lsm6dsr: "an LSM6DSR (or ISM330DHCX, ASM330LHH): accelerometer and gyroscope"
         case .lsm6dso: "an LSM6DSO (or LSM6DSOX; an LSM6DSO32 answers the same with twice the ranges and reads half its acceleration): accelerometer and gyroscope"
         case .lsm6dst: "an LSM6DST: accelerometer and gyroscope"
-        case .lsm9ds1: "the accelerometer and gyroscope of an LSM9DS1 (Sense HAT); its magnetometer answers at 0x1c or 0x1e"
+        case .lsm9ds1: "the accelerometer and gyroscope of an LSM9DS1 (Sense HAT)"
         case .bmi160: "a BMI160: accelerometer and gyroscope"
-        case .lsm9ds1Magnetometer:
-            "the magnetometer of an LSM9DS1 (or an LIS3MDL), not read from user space yet: the kernel's \(kernelModule) drives it"
+        case .lsm9ds1Magnetometer: "the magnetometer of an LSM9DS1 (or an LIS3MDL), in its own axes"
         }
     }
 
@@ -276,7 +275,7 @@ package enum I2CChip: String, Sendable, Hashable, CaseIterable {
         case .bmi160:
             BMI160Driver(address: address, busPath: busPath, configuration: BMI160Configuration(rate: rate), mountMatrix: mountMatrix)
         case .stMagnetometer:
-            nil
+            I2CMagnetometer.lsm9ds1.makeDriver(address: address, busPath: busPath, rate: rate, mountMatrix: mountMatrix, hosted: false)
         }
     }
 
@@ -311,7 +310,8 @@ package enum I2CChip: String, Sendable, Hashable, CaseIterable {
                     "±\(c.accelerometerRange) g (\(formatNumber(c.accelerometerCountsPerG)) counts per g), ±\(c.gyroRange) °/s (\(formatNumber(c.gyroCountsPerDegree)) counts per °/s)",
                     rates.map(formatNumber).joined(separator: ", ") + " Hz (output data rates)")
         case .stMagnetometer:
-            return ([:], "", "")
+            return ([.magnetometer: I2CMagnetometer.lsm9ds1.capability], "±4 gauss (0.014 µT per count)",
+                    LSM9DS1MagnetometerDriver.rates.map { formatNumber($0.hz) }.joined(separator: ", ") + " Hz (output data rates)")
         }
     }
 }

@@ -66,7 +66,8 @@ package struct I2CBusReport: Sendable {
 /// At each of ``candidateAddresses`` the scan reads the identity registers of the chips that can
 /// have that address (``I2CChip/idRegisters(at:)``: `WHO_AM_I` 0x75 then `CHIP_ID` 0x00 at 0x68 and
 /// 0x69; `WHO_AM_I` 0x0F at 0x1C, 0x1E, 0x6A and 0x6B), one byte each, until one names a chip; it
-/// never touches an address a kernel driver is bound to, and writes nothing.
+/// never touches an address a kernel driver is bound to. Its one write turns an MPU-9250's I2C
+/// bypass on to look for the AK8963 behind it (``findMagnetometer(_:for:at:busNumber:options:)``).
 ///
 /// All entry points do blocking I/O and may be called from any thread.
 package enum I2CDiscovery {
@@ -162,14 +163,49 @@ package enum I2CDiscovery {
                     return I2CAddressReport(address: address, finding: .chip(chip), source: nil,
                                             message: message(hex, .chip(chip), address: address) + " (\(newDeviceLine(chip, address: address, busNumber: busNumber)))")
                 }
-                let source = makeSource(busPath: bus.path, address: address, chip: chip, options: options)
+                let (magnetometer, said) = findMagnetometer(bus, for: chip, at: address, busNumber: busNumber, options: options)
+                let source = makeSource(busPath: bus.path, address: address, chip: chip, options: options, magnetometer: magnetometer)
                 return I2CAddressReport(address: address, finding: .chip(chip), source: source,
-                                        message: message(hex, .chip(chip), address: address) + " (--source \(source.info.identifier))")
+                                        message: message(hex, .chip(chip), address: address) + said + " (--source \(source.info.identifier))")
             }
         }
         guard let first else { return nil }
         let f = I2CAddressReport.Finding.otherChip(register: first.register, value: first.value)
         return I2CAddressReport(address: address, finding: f, source: nil, message: message(hex, f, address: address))
+    }
+
+    /// The magnetometer read with `chip` at `address`, and what to add to its line: an MPU-9250's
+    /// AK8963 at 0x0C (the scan's one write: `INT_PIN_CFG` BYPASS_EN on, which a real chip needs
+    /// before 0x0C answers and which leaves the chip as the user-space driver sets it), an LSM9DS1's
+    /// magnetometer at 0x1C or 0x1E (the one its address pins pair with first).
+    static func findMagnetometer(_ bus: any I2CBus, for chip: I2CChip, at address: UInt8, busNumber: String,
+                                 options: LinuxDiscoveryOptions) -> (magnetometer: (kind: I2CMagnetometer, address: UInt8)?, said: String) {
+        switch chip {
+        case .mpu9250, .mpu9255:
+            let ak: UInt8 = 0x0C
+            if kernelBinding(busNumber: busNumber, address: ak, options: options) != nil {
+                return (nil, "; its AK8963 at 0x0c is bound to a kernel driver: the magnetometer through --source iio")
+            }
+            let config = (try? bus.read(address: address, register: MPURegister.intPinConfig, count: 1).first) ?? 0
+            try? bus.write(address: address, register: MPURegister.intPinConfig, value: config | 0x02)
+            guard let wia = try? bus.read(address: ak, register: 0x00, count: 1).first else {
+                return (nil, "; nothing answers at 0x0c after the I2C bypass: no AK8963 magnetometer (an MPU-6500 sold as an \(chip.displayName)?), accelerometer and gyroscope only")
+            }
+            guard wia == 0x48 else {
+                return (nil, "; 0x0c answers WIA \(I2CAddress.hex(wia)) after the I2C bypass, not an AK8963's 0x48: accelerometer and gyroscope only")
+            }
+            return ((.ak8963, ak), "; AK8963 at 0x0c after bypass")
+        case .lsm9ds1:
+            let order: [UInt8] = address == 0x6B ? [0x1E, 0x1C] : [0x1C, 0x1E]
+            for m in order where kernelBinding(busNumber: busNumber, address: m, options: options) == nil {
+                if let id = try? bus.read(address: m, register: 0x0F, count: 1).first, id == 0x3D {
+                    return ((.lsm9ds1, m), "; its magnetometer at \(I2CAddress.hex(m)) is read with them")
+                }
+            }
+            return (nil, "; no LSM9DS1 magnetometer answers at 0x1c or 0x1e")
+        default:
+            return (nil, "")
+        }
     }
 
     /// The line that binds the kernel's driver to `chip`: `echo lsm9ds1_magn 0x1c > /sys/bus/i2c/devices/i2c-1/new_device`.
@@ -226,13 +262,15 @@ package enum I2CDiscovery {
     }
 
     /// A source with the mount matrix override for it, if any (keys: the identifier, `BUS:ADDR`, or the chip's name).
-    static func makeSource(busPath: String, address: UInt8, chip: I2CChip, options: LinuxDiscoveryOptions) -> I2CSource {
+    static func makeSource(busPath: String, address: UInt8, chip: I2CChip, options: LinuxDiscoveryOptions,
+                           magnetometer: (kind: I2CMagnetometer, address: UInt8)? = nil) -> I2CSource {
         let hex = I2CAddress.hex(address)
         let keys = ["i2c:\(busPath):\(hex)", "\(busPath):\(hex)", chip.rawValue]
         let override = keys.lazy.compactMap { options.mountMatrixOverrides[$0] }.first
         let fresh = I2CSource(busPath: busPath, address: address, chip: chip, opener: options.i2cOpener ?? POSIXI2CBusOpener(),
-                              mountMatrix: override ?? .identity, mountMatrixSource: override == nil ? "none (identity)" : "override")
-        guard options.i2cOpener == nil, let shared = SourceRegistry.shared.canonical(fresh, key: "i2c|\(fresh.info.identifier)") as? I2CSource else {
+                              mountMatrix: override ?? .identity, mountMatrixSource: override == nil ? "none (identity)" : "override",
+                              magnetometer: magnetometer)
+        guard options.i2cOpener == nil, let shared = SourceRegistry.shared.canonical(fresh, key: "i2c|\(fresh.info.identifier)" + (magnetometer.map { "+\($0.kind.rawValue)@\($0.address)" } ?? "")) as? I2CSource else {
             return fresh
         }
         return shared
@@ -259,7 +297,9 @@ package enum I2CDiscovery {
             buses = [path]
         }
         let all = scan(options, buses: buses, addresses: address.map { [$0] } ?? candidateAddresses)
-        if let s = all.lazy.flatMap(\.addresses).compactMap(\.source).first { return s }
+        // A chip with an accelerometer before a magnetometer alone (0x1c comes first in the scan).
+        let found = all.flatMap(\.addresses).compactMap(\.source)
+        if let s = found.first(where: { $0.info.sensors[.accelerometer] != nil }) ?? found.first { return s }
         if let p = all.lazy.compactMap(\.problem).first { throw p }
         if all.isEmpty { throw SourceError(.unavailable, noBusLine(options)) }
         let what = all.map { r in r.lines.dropFirst().map { $0.trimmingCharacters(in: " ") }.map { "\(r.path): \($0)" }.joined(separator: "; ") }

@@ -9,13 +9,19 @@ import Logging
 
 /// An IMU on an I2C bus, driven from user space through `/dev/i2c-N`: the chip's driver
 /// (``I2CChipDriver``: ``MPUDriver`` for the MPU-6050/6500/9250, ``LSM6DSDriver`` for the LSM6DSx
-/// family and the LSM9DS1's accelerometer and gyroscope, ``BMI160Driver``) on an ``I2CBus``; accelerometer in g and
-/// gyroscope in rad/s, Core Motion's axes and signs.
+/// family and the LSM9DS1's accelerometer and gyroscope, ``BMI160Driver``,
+/// ``LSM9DS1MagnetometerDriver`` for an LSM9DS1 magnetometer alone) on an ``I2CBus``, and the
+/// magnetometer read with the chip at its own address when there is one (``magnetometer``: an
+/// MPU-9250's AK8963, ``AK8963Driver``; an LSM9DS1's); accelerometer in g, gyroscope in rad/s,
+/// magnetometer in µT, Core Motion's axes and signs (the magnetometer in its host chip's axes).
 ///
-/// Each ``apply(_:sink:)`` opens the bus, checks the chip's identity register, writes the
+/// Each ``apply(_:sink:)`` opens the bus, checks each chip's identity register, writes the
 /// configuration (the ranges the kernel's driver sets or assumes: ±2 g, and ±2000 °/s on the MPU
-/// family, ±250 °/s (±245) on the ST chips; the slowest rate the chip offers at or above the demand) and reads it back, then polls the data registers at that rate on its own thread;
-/// each read gives one sample of each sensor, stamped with the read's time on `CLOCK_MONOTONIC`.
+/// family, ±250 °/s (±245) on the ST chips; the slowest rate the chip offers at or above the demand)
+/// and reads it back, then polls each chip's data registers at its own rate on the source's thread
+/// (the host chip at its rate; the magnetometer at the rate demanded of it, at most its chip's);
+/// each read gives one sample of each of that chip's sensors, stamped with the read's time on
+/// `CLOCK_MONOTONIC`.
 ///
 /// ## Threading
 /// As ``IIOSource``: `apply` from any thread; events on the source's thread, serialised; none after
@@ -36,6 +42,9 @@ package final class I2CSource: SensorSource, Sendable {
     package let chip: I2CChip
     /// Chip axes → device axes.
     package let mountMatrix: MountMatrix
+    /// The magnetometer read with the chip (the AK8963 behind an MPU-9250's bypass, an LSM9DS1's
+    /// magnetometer) and its address, if any.
+    package let magnetometer: (kind: I2CMagnetometer, address: UInt8)?
     let opener: any I2CBusOpener
     static let logger = Logger(label: "OpenCoreMotion.I2C")
 
@@ -46,25 +55,44 @@ package final class I2CSource: SensorSource, Sendable {
     /// - Parameters:
     ///   - mountMatrix: chip axes → device axes, as the kernel's `mount_matrix` (default identity).
     ///   - mountMatrixSource: where the matrix came from, for `coremotion sensors`.
+    ///   - magnetometer: the magnetometer read with the chip, at its own address (its samples in the
+    ///     chip's frame, ``I2CMagnetometer/toHostChip``).
     package init(busPath: String, address: UInt8, chip: I2CChip, opener: any I2CBusOpener = POSIXI2CBusOpener(),
-                 mountMatrix: MountMatrix = .identity, mountMatrixSource: String = "none (identity)") {
+                 mountMatrix: MountMatrix = .identity, mountMatrixSource: String = "none (identity)",
+                 magnetometer: (kind: I2CMagnetometer, address: UInt8)? = nil) {
         self.busPath = busPath
         self.address = address
         self.chip = chip
         self.opener = opener
         self.mountMatrix = mountMatrix
+        self.magnetometer = magnetometer
         let d = chip.capabilities
-        let details: [(String, String)] = [
+        var sensors = d.sensors
+        var details: [(String, String)] = [
             ("bus", busPath),
             ("address", I2CAddress.hex(address)),
             ("chip", "\(chip.displayName) (\(chip.identityText))"),
             ("driver", "user space through i2c-dev, polled"),
             ("ranges", d.ranges),
             ("rates", d.rates),
-            ("mount matrix", "\(mountMatrix) (\(mountMatrixSource)); acceleration negated: the chip reads +1 g up"),
+            ("mount matrix", "\(mountMatrix) (\(mountMatrixSource))" + (chip.family == .stMagnetometer ? "" : "; acceleration negated: the chip reads +1 g up")),
         ]
+        if let magnetometer {
+            sensors[.magnetometer] = magnetometer.kind.capability
+            details.append(("magnetometer", magnetometer.kind.detail(address: magnetometer.address)))
+        }
         info = SourceInfo(identifier: "i2c:\(busPath):\(I2CAddress.hex(address))",
-                          name: "\(chip.vendor) \(chip.displayName) at \(I2CAddress.hex(address)) on \(busPath)", sensors: d.sensors, details: details)
+                          name: "\(chip.vendor) \(chip.displayName) at \(I2CAddress.hex(address)) on \(busPath)", sensors: sensors, details: details)
+    }
+
+    /// One chip the source reads: its address, driver and the sensors it gives.
+    private struct Part: Sendable {
+        var address: UInt8
+        var driver: any I2CChipDriver
+        var sensors: Set<SensorKind>
+        /// How often it is read, Hz: the chip's rate, or a magnetometer's demanded rate below it (each
+        /// read then takes the newest sample).
+        var rate: Double
     }
 
     package func apply(_ demand: SensorDemand, sink: @escaping @Sendable (SourceEvent) -> Void) throws(SourceError) -> [SensorKind: Double] {
@@ -78,16 +106,88 @@ package final class I2CSource: SensorSource, Sendable {
         guard !wanted.isEmpty else {
             throw SourceError(.unavailable, "\(info.name) has no \(demand.rates.keys.map(\.rawValue).sorted().joined(separator: ", "))")
         }
-        let fastest = wanted.map { info.sensors[$0.key]!.clamp(rate: $0.value) }.max() ?? 100
-        guard let made = chip.makeDriver(address: address, busPath: busPath, rate: fastest, mountMatrix: mountMatrix) else {
-            throw SourceError(.unavailable, "the \(chip.displayName) is not driven from user space: \(chip.explanation)", path: busPath)
-        }
-        var driver = made
         let bus: any I2CBus
         do { bus = try opener.open(busPath) } catch {
             throw error.sourceError("cannot open \(busPath)", gone: "no I2C bus \(busPath)", permissionFix: I2CDiscovery.permissionFix)
         }
-        // Set-up: identify, configure, verify, on this thread (a few transfers).
+        // The chip, then the magnetometer read with it (after the chip's set-up, which opens an
+        // MPU-9250's bypass), each at the fastest rate demanded of its sensors.
+        var parts: [Part] = []
+        let own = Set(wanted.keys).subtracting(magnetometer == nil ? [] : [.magnetometer])
+        // An MPU-9250's magnetometer alone still needs the MPU's set-up (it opens the bypass): the MPU
+        // is then read at its slowest rate and its samples dropped.
+        if !own.isEmpty || chip.family == .mpu {
+            let fastest = own.isEmpty ? 0.1 : own.map { info.sensors[$0]?.clamp(rate: wanted[$0] ?? 0) ?? 0 }.max() ?? 0.1
+            guard let made = chip.makeDriver(address: address, busPath: busPath, rate: fastest, mountMatrix: mountMatrix) else {
+                bus.close()
+                throw SourceError(.unavailable, "the \(chip.displayName) is not driven from user space: \(chip.explanation)", path: busPath)
+            }
+            parts.append(Part(address: address, driver: made, sensors: own, rate: made.actualRate))
+        }
+        if let magnetometer, let rate = wanted[.magnetometer] {
+            let clamped = magnetometer.kind.capability.clamp(rate: rate)
+            let m = magnetometer.kind.makeDriver(address: magnetometer.address, busPath: busPath, rate: clamped, mountMatrix: mountMatrix)
+            parts.append(Part(address: magnetometer.address, driver: m, sensors: [.magnetometer], rate: min(clamped, m.actualRate)))
+        }
+        for i in parts.indices {
+            try Self.setUp(&parts[i].driver, address: parts[i].address, bus: bus, name: info.name, busPath: busPath)
+        }
+        let initial = parts
+        let worker = SourceWorker(sink: sink)
+        let started = worker.spawn(name: "i2c-poll", realtime: true) { worker in
+            var parts = initial
+            let start = LinuxClock.monotonic()
+            var next = parts.map { _ in start }
+            while !worker.isStopping {
+                // The part due first; each keeps its own period.
+                guard let i = next.indices.min(by: { next[$0] < next[$1] }) else { return }
+                if !worker.sleep(until: next[i]) { return }
+                let (register, count) = parts[i].driver.dataRead
+                var queue: [I2CDriverAction] = [.read(register: register, count: count)]
+                // A read's answer may ask for further transfers (an LSM9DS1 magnetometer's data after
+                // its status): carried out at once, before the next poll.
+                while !queue.isEmpty, !worker.isStopping {
+                    var actions: [I2CDriverAction] = []
+                    do throws(LinuxIOError) {
+                        switch queue.removeFirst() {
+                        case .read(let r, let n):
+                            let bytes = try bus.read(address: parts[i].address, register: r, count: n)
+                            actions = parts[i].driver.received(bytes, at: LinuxClock.monotonic())
+                        case .write(let r, let v):
+                            try bus.write(address: parts[i].address, register: r, value: v)
+                        case .deliver(let samples):
+                            let keep = parts[i].sensors
+                            worker.deliver(samples.lazy.filter { keep.contains($0.sensor) })
+                        case .fail(let e):
+                            worker.end(.failed(e))
+                            return
+                        case .streaming, .pause:
+                            break
+                        }
+                    } catch {
+                        if worker.isStopping { return }
+                        actions = parts[i].driver.transferFailed(error)
+                    }
+                    queue = actions + queue
+                }
+                next[i] += 1 / parts[i].rate
+                let now = LinuxClock.monotonic()
+                if next[i] < now { next[i] = now }
+            }
+        }
+        guard started else {
+            bus.close()
+            throw SourceError(.io, "cannot start the I2C thread", path: busPath)
+        }
+        running.withLock { $0 = (worker, bus) }
+        var rates: [SensorKind: Double] = [:]
+        for kind in wanted.keys { rates[kind] = initial.first { $0.sensors.contains(kind) }?.rate }
+        return rates
+    }
+
+    /// Runs a driver's set-up (identify, configure, verify) on this thread: a few transfers. Closes
+    /// the bus and throws when it fails.
+    private static func setUp(_ driver: inout any I2CChipDriver, address: UInt8, bus: any I2CBus, name: String, busPath: String) throws(SourceError) {
         var queue = driver.start()
         setUp: while !queue.isEmpty {
             switch queue.removeFirst() {
@@ -113,47 +213,7 @@ package final class I2CSource: SensorSource, Sendable {
         }
         guard driver.isStreaming else {
             bus.close()
-            throw SourceError(.io, "\(info.name) did not finish its set-up", path: busPath)
+            throw SourceError(.io, "\(name) did not finish its set-up", path: busPath)
         }
-        let keep = Set(wanted.keys)
-        let rate = driver.actualRate
-        let period = 1 / rate
-        let initial = driver
-        let address = self.address
-        let worker = SourceWorker(sink: sink)
-        let started = worker.spawn(name: "i2c-poll", realtime: true) { worker in
-            var driver = initial
-            var next = LinuxClock.monotonic()
-            let (register, count) = driver.dataRead
-            while !worker.isStopping {
-                var actions: [I2CDriverAction]
-                do throws(LinuxIOError) {
-                    let bytes = try bus.read(address: address, register: register, count: count)
-                    actions = driver.received(bytes, at: LinuxClock.monotonic())
-                } catch {
-                    if worker.isStopping { return }
-                    actions = driver.transferFailed(error)
-                }
-                for action in actions {
-                    switch action {
-                    case .deliver(let samples): worker.deliver(samples.lazy.filter { keep.contains($0.sensor) })
-                    case .fail(let e):
-                        worker.end(.failed(e))
-                        return
-                    default: continue
-                    }
-                }
-                next += period
-                let now = LinuxClock.monotonic()
-                if next < now { next = now }
-                if !worker.sleep(until: next) { return }
-            }
-        }
-        guard started else {
-            bus.close()
-            throw SourceError(.io, "cannot start the I2C thread", path: busPath)
-        }
-        running.withLock { $0 = (worker, bus) }
-        return wanted.mapValues { _ in rate }
     }
 }

@@ -40,12 +40,15 @@ package enum MPUChip: String, Sendable, Hashable, CaseIterable {
         switch self {
         case .mpu6050: "an MPU-6050 (or MPU-6000, MPU-9150), no magnetometer read"
         case .mpu6500: "an MPU-6500, no magnetometer"
-        case .mpu9250, .mpu9255: "an \(displayName); its AK8963 magnetometer (behind the I2C bypass) is not read yet"
+        case .mpu9250, .mpu9255: "an \(displayName)"
         }
     }
 
     /// `true` for the MPU-6500 generation, which has `ACCEL_CONFIG2` (0x1D) for the accelerometer's filter.
     var hasAccelConfig2: Bool { self != .mpu6050 }
+
+    /// `true` for the chips with an AK8963 magnetometer behind their I2C bypass (MPU-9250, MPU-9255).
+    package var hasAK8963: Bool { self == .mpu9250 || self == .mpu9255 }
 }
 
 /// The registers of the MPU family used here.
@@ -54,6 +57,9 @@ enum MPURegister {
     static let accelConfig: UInt8 = 0x1C, accelConfig2: UInt8 = 0x1D
     static let accelXHigh: UInt8 = 0x3B, powerManagement1: UInt8 = 0x6B, powerManagement2: UInt8 = 0x6C
     static let whoAmI: UInt8 = 0x75
+    /// `INT_PIN_CFG` (BYPASS_EN bit 1: the auxiliary I2C bus, and the AK8963 on it, joins the host's)
+    /// and `USER_CTRL` (I2C_MST_EN bit 5 must be 0 for the bypass).
+    static let intPinConfig: UInt8 = 0x37, userControl: UInt8 = 0x6A
 }
 
 /// How an MPU chip is set up: full-scale ranges and the sample rate.
@@ -123,7 +129,8 @@ package struct MPUConfiguration: Sendable, Hashable {
 ///
 /// Sequence: read `WHO_AM_I` → write `PWR_MGMT_1` (wake, gyro PLL clock), `PWR_MGMT_2` (all axes
 /// on), `SMPLRT_DIV`, `CONFIG`, `GYRO_CONFIG`, `ACCEL_CONFIG` (and `ACCEL_CONFIG2` on the 6500
-/// generation) → read them back → ``Action/streaming``; then each ``sampleRead`` of 14 bytes decodes
+/// generation; `USER_CTRL` 0 and `INT_PIN_CFG` BYPASS_EN on the MPU-9250/9255, so that their AK8963
+/// answers at 0x0C: ``AK8963Driver``) → read them back → ``Action/streaming``; then each ``sampleRead`` of 14 bytes decodes
 /// into one accelerometer and one gyroscope sample.
 ///
 /// Units and signs are those of the IIO path for `inv_mpu6050` (see ``IIOUnits``): the chip measures
@@ -190,6 +197,10 @@ package struct MPUDriver: I2CChipDriver {
             (MPURegister.accelConfig, MPUConfiguration.rangeBits(c.accelerometerRange, in: MPUConfiguration.accelerometerRanges)),
         ]
         if chip.hasAccelConfig2 { w.append((MPURegister.accelConfig2, c.lowPassSetting)) }
+        if chip.hasAK8963 {
+            // The I2C bypass, for the AK8963: the MPU's own I2C master off, BYPASS_EN on.
+            w += [(MPURegister.userControl, 0x00), (MPURegister.intPinConfig, 0x02)]
+        }
         return w.map { (register: $0.0, value: $0.1) }
     }
 

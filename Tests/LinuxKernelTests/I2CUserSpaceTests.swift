@@ -179,10 +179,11 @@ struct I2CUserSpaceTests {
         #expect(found.stdout.contains("  0x69 answers WHO_AM_I 0x68: an MPU-6050 (or MPU-6000, MPU-9150), no magnetometer read (--source i2c:\(node):0x69)"), "\(found.stdout)")
         // inv_mpu6050's bypass multiplexer channel (`i2c-0-mux`) reaches the same chips: listed once.
         #expect(!found.stdout.contains { $0.contains("-mux (chan_id") }, "\(found.stdout)")
-        #expect(found.stdout.filter { $0.contains("answers WHO_AM_I") }.count == 3, "\(found.stdout)")
+        #expect(found.stdout.filter { $0.contains("answers WHO_AM_I") }.count == 4, "\(found.stdout)")
+        #expect(found.stdout.contains("  0x1c answers WHO_AM_I (0x0f) 0x3d: the magnetometer of an LSM9DS1 (or an LIS3MDL), in its own axes (--source i2c:\(node):0x1c)"), "\(found.stdout)")
         // The ST chips at their own addresses, told apart from the MPU by register and value (the
         // LSM9DS1's WHO_AM_I, 0x0F, holds 0x68 as an MPU-6050's 0x75 does).
-        #expect(found.stdout.contains("  0x6a answers WHO_AM_I (0x0f) 0x68: the accelerometer and gyroscope of an LSM9DS1 (Sense HAT); its magnetometer answers at 0x1c or 0x1e (--source i2c:\(node):0x6a)"), "\(found.stdout)")
+        #expect(found.stdout.contains("  0x6a answers WHO_AM_I (0x0f) 0x68: the accelerometer and gyroscope of an LSM9DS1 (Sense HAT); its magnetometer at 0x1c is read with them (--source i2c:\(node):0x6a)"), "\(found.stdout)")
         #expect(found.stdout.contains("  0x6b answers WHO_AM_I (0x0f) 0x69: an LSM6DS3 (or LSM6DS3H): accelerometer and gyroscope (--source i2c:\(node):0x6b)"), "\(found.stdout)")
         #expect(run.block("sensors.mpu6500").stdout.contains("  0x69 answers WHO_AM_I 0x70: an MPU-6500, no magnetometer (--source i2c:\(node):0x69)"))
         #expect(run.block("sensors.other").stdout.contains("  0x69 answers WHO_AM_I 0x12: not an MPU-6050/6500/9250 (they answer 0x68, 0x70, 0x71 or 0x73) nor a BMI160 (its CHIP_ID, 0x00, is 0xd1)"))
@@ -218,5 +219,93 @@ struct I2CUserSpaceTests {
         let mpu6500 = run.block("mpu6500.i2c")
         #expect(mpu6500.status == 0, "\(mpu6500.stderr)")
         #expect(mpu6500.rows("accelerometer").allSatisfy { abs($0.x + 3000 / Self.countsPerG) < 1e-8 })
+    }
+
+    /// The magnetometers: the counts written (AK8963 HX, HY, HZ; LSM9DS1 OUT_X, OUT_Y, OUT_Z) and the
+    /// AK8963's fuse-ROM adjustments `(ASA − 128) · 0.5 / 128 + 1` for ASA 0xb0, 0xb4, 0xa5.
+    static let akCounts: [Double] = [1500, -2600, 4100], akAdjustment = [1.1875, 1.203125, 1.14453125]
+    static let stMagnetCounts: [Double] = [-1200, 2100, -3300]
+
+    /// The AK8963 behind the user-space MPU-9250's bypass (`i2c:`, `AK8963Driver`: 16-bit, 0.15 µT per
+    /// count, the MPU's axes) against the kernel's ak8975 on a copy of its registers (`iio:`: 14-bit,
+    /// 0.6 µT per count, the AK8963's own axes): each divided by its own scale reads the counts written
+    /// within one count, the MPU's x being the AK8963's y, its y the x, its z the −z. The kernel's
+    /// per-axis scale checks the ASA adjustment: `(ASA + 128) · 6000 / 256` µgauss per count is 0.6 µT
+    /// times the same factor.
+    @Test func theAK8963ReadsAsTheKernelsAK8975() async throws {
+        let run = await Self.boot.value
+        guard run.ranToEnd() else { return }
+        #expect(run.values["ak8963.probed"] == "yes", "\(run.values["ak8963.reason"] ?? "")")
+        let axes = ["x", "y", "z"]
+        var kernelScale: [Double] = []   // µT per count
+        for (i, a) in axes.enumerated() {
+            #expect(run.values["ak8963.in_magn_\(a)_raw"] == String(Int(Self.akCounts[i])), "the kernel reads the counts written")
+            let scale = try #require(run.double("ak8963.in_magn_\(a)_scale")) * 100
+            #expect(abs(scale - 0.6 * Self.akAdjustment[i]) < 0.6 * 0.001, "axis \(a): \(scale) µT per count")
+            kernelScale.append(scale)
+        }
+        let iio = run.block("ak8963.iio"), user = run.block("ak8963.i2c")
+        #expect(iio.status == 0, "\(iio.stderr)")
+        #expect(user.status == 0, "\(user.stderr)")
+        let iioRows = iio.rows(), userRows = user.rows("magnetometer")
+        #expect(iioRows.count >= 3 && userRows.count >= 10, "\(iioRows.count), \(userRows.count) rows")
+        #expect(user.rows("accelerometer").count >= 10 && user.rows("gyro").count >= 10, "the MPU's own sensors too")
+        func components(_ r: Row) -> [Double] { [r.x, r.y, r.z] }
+        for r in iioRows {
+            for i in 0..<3 { #expect(abs(components(r)[i] / kernelScale[i] - Self.akCounts[i]) <= 1, "iio axis \(i): \(components(r)[i]) µT") }
+        }
+        // MPU axis ← AK axis and sign.
+        let map: [(ak: Int, sign: Double)] = [(1, 1), (0, 1), (2, -1)]
+        for r in userRows {
+            for (i, m) in map.enumerated() {
+                let counts = components(r)[i] * m.sign / (0.15 * Self.akAdjustment[m.ak])
+                #expect(abs(counts - Self.akCounts[m.ak]) <= 1, "i2c axis \(i): \(components(r)[i]) µT")
+            }
+        }
+        if let a = iioRows.first, let b = userRows.first {
+            for (i, m) in map.enumerated() {
+                #expect(abs(components(a)[m.ak] / kernelScale[m.ak] - components(b)[i] * m.sign / (0.15 * Self.akAdjustment[m.ak])) <= 1,
+                        "the same counts both ways")
+            }
+        }
+        #expect(run.values["ak8963.user.CNTL1"] == "0x16", "16-bit continuous mode 2")
+        #expect(run.values["mpu9250.user.INT_PIN_CFG"] == "0x02", "BYPASS_EN")
+        #expect(run.values["mpu9250.user.USER_CTRL"] == "0x00", "the MPU's I2C master off")
+        let node = try #require(run.values["node"])
+        let sensors = run.block("sensors.mpu9250")
+        #expect(sensors.stdout.contains("  0x69 answers WHO_AM_I 0x71: an MPU-9250; AK8963 at 0x0c after bypass (--source i2c:\(node):0x69)"), "\(sensors.stdout)")
+    }
+
+    /// The LSM9DS1's magnetometer read with the accelerometer and gyroscope at 0x6a (`i2c:`,
+    /// `LSM9DS1MagnetometerDriver`: 0.014 µT per count, x turned into the accelerometer's) against the
+    /// kernel's st_magn `lsm9ds1_magn` (`iio:`, its own scale and axes): the counts written within one
+    /// count each way.
+    @Test func theLSM9DS1MagnetometerReadsAsTheKernelsStMagn() async throws {
+        let run = await Self.boot.value
+        guard run.ranToEnd() else { return }
+        #expect(run.values["lsm9ds1m.probed"] == "yes", "\(run.values["lsm9ds1m.reason"] ?? "")")
+        var kernelScale: [Double] = []
+        for (i, a) in ["x", "y", "z"].enumerated() {
+            #expect(run.values["lsm9ds1m.in_magn_\(a)_raw"] == String(Int(Self.stMagnetCounts[i])))
+            kernelScale.append(try #require(run.double("lsm9ds1m.in_magn_\(a)_scale")) * 100)
+        }
+        let iio = run.block("lsm9ds1m.iio"), user = run.block("lsm9ds1m.i2c")
+        #expect(iio.status == 0, "\(iio.stderr)")
+        #expect(user.status == 0, "\(user.stderr)")
+        let iioRows = iio.rows(), userRows = user.rows("magnetometer")
+        #expect(iioRows.count >= 1 && userRows.count >= 10, "\(iioRows.count), \(userRows.count) rows")
+        #expect(user.rows("accelerometer").count >= 10, "read with the accelerometer and gyroscope")
+        func components(_ r: Row) -> [Double] { [r.x, r.y, r.z] }
+        for r in iioRows {
+            for i in 0..<3 { #expect(abs(components(r)[i] / kernelScale[i] - Self.stMagnetCounts[i]) <= 1, "iio axis \(i): \(components(r)[i]) µT") }
+        }
+        let signs: [Double] = [-1, 1, 1]
+        for r in userRows {
+            for i in 0..<3 {
+                #expect(abs(components(r)[i] * signs[i] / 0.014 - Self.stMagnetCounts[i]) <= 1, "i2c axis \(i): \(components(r)[i]) µT")
+            }
+        }
+        #expect(run.values["lsm9ds1m.user.CTRL_REG1_M"] == "0x54", "high performance, 20 Hz (--interval 0.05)")
+        #expect(run.values["lsm9ds1m.user.CTRL_REG5_M"] == "0x40", "block data update")
     }
 }

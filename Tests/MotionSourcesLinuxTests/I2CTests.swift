@@ -249,7 +249,7 @@ import Testing
         let (options, opener, _) = I2CSourceTests.twin(0x71)
         opener.bus("/dev/i2c-1").addChip(at: 0x69, registers: [0x75: 0x12])
         #expect(I2CDiscovery.scan(options).first?.lines.dropFirst() == [
-            "  0x68 answers WHO_AM_I 0x71: an MPU-9250; its AK8963 magnetometer (behind the I2C bypass) is not read yet (--source i2c:/dev/i2c-1:0x68)",
+            "  0x68 answers WHO_AM_I 0x71: an MPU-9250; nothing answers at 0x0c after the I2C bypass: no AK8963 magnetometer (an MPU-6500 sold as an MPU-9250?), accelerometer and gyroscope only (--source i2c:/dev/i2c-1:0x68)",
             "  0x69 answers WHO_AM_I 0x12: not an MPU-6050/6500/9250 (they answer 0x68, 0x70, 0x71 or 0x73) nor a BMI160 (its CHIP_ID, 0x00, is 0xd1)",
         ])
     }

@@ -6,11 +6,15 @@
 # WHO_AM_I, no permission, an empty bus. The ST chips likewise against st_lsm6dsx: an LSM6DS3 (kernel
 # at 0x51, user space at 0x6b) and an LSM9DS1's accelerometer and gyroscope (kernel `lsm9ds1-imu` at
 # 0x50, user space at 0x6a; the kernel binds any address, the scan looks at the chips' own). And a
-# BMI160 against the kernel's bmi160 (kernel at 0x52, user space at 0x53, named by address).
+# BMI160 against the kernel's bmi160 (kernel at 0x52, user space at 0x53, named by address). Then the
+# magnetometers: an AK8963 behind an MPU-9250's bypass (user space: the MPU at 0x69, the AK8963 at
+# 0x0c) against the kernel's ak8975 (an `ak8963` at 0x52 once the BMI160 is gone), and the LSM9DS1's
+# magnetometer (user space at 0x1c, read with the accelerometer and gyroscope at 0x6a) against st_magn
+# (`lsm9ds1_magn` at 0x53). i2c-stub holds at most 10 chips.
 # Run: scripts/vm/run scripts/vm/scenarios/i2c-userspace.sh
 . "$(dirname "$0")/lib.sh"
 
-modprobe i2c-stub chip_addr=0x68,0x69,0x6a,0x6b,0x50,0x51,0x52,0x53 && modprobe i2c-dev && modprobe inv-mpu6050-i2c || { value error=modprobe; exit 1; }
+modprobe i2c-stub chip_addr=0x68,0x69,0x6a,0x6b,0x50,0x51,0x52,0x53,0x0c,0x1c && modprobe i2c-dev && modprobe inv-mpu6050-i2c || { value error=modprobe; exit 1; }
 bus=$(stub_bus) || { value error=no-stub-bus; exit 1; }
 value bus "$bus"
 node=/dev/i2c-$bus
@@ -18,6 +22,7 @@ for _ in 1 2 3 4 5 6 7 8 9 10; do [ -e "$node" ] && break; sleep 0.2; done
 value node "$node"
 i2cset -f -y "$bus" 0x68 0x75 0x68                       # WHO_AM_I of an MPU-6050, both chips
 i2cset -f -y "$bus" 0x69 0x75 0x68
+i2cset -f -y "$bus" 0x1c 0x0f 0x3d                       # the LSM9DS1's magnetometer, next to its 0x6a
 echo mpu6050 0x68 > "/sys/bus/i2c/devices/i2c-$bus/new_device"
 dev=""
 for _ in 1 2 3 4 5 6 7 8 9 10; do dev=$(iio_device mpu6050) && break; sleep 0.2; done
@@ -118,6 +123,71 @@ value lsm9ds1.user.CTRL_REG1_G "$(i2cget -f -y "$bus" 0x6a 0x10)"
 value lsm9ds1.user.CTRL_REG6_XL "$(i2cget -f -y "$bus" 0x6a 0x20)"
 value lsm9ds1.user.CTRL_REG8 "$(i2cget -f -y "$bus" 0x6a 0x22)"
 
+# The AK8963: WIA 0x48, ST1 DRDY, ST2 0 (no overflow), the fuse ROM's ASA (typical values), HX, HY,
+# HZ (little-endian; also as SMBus words, whichever way the kernel reads them). The kernel's ak8975
+# reads 14-bit counts (0.6 µT) and clamps them to ±8190; the user-space driver sets 16-bit mode
+# (0.15 µT): both are compared in counts. The MPU-9250 for user space: 0x69 answers 0x71 meanwhile.
+modprobe ak8975 && modprobe st_magn_i2c || { value error=modprobe-magn; exit 1; }
+echo 0x52 > "/sys/bus/i2c/devices/i2c-$bus/delete_device" 2>/dev/null
+for a in 0x52 0x0c; do
+    i2cset -f -y "$bus" $a 0x00 0x48; i2cset -f -y "$bus" $a 0x02 0x01; i2cset -f -y "$bus" $a 0x09 0x00
+    i2cset -f -y "$bus" $a 0x10 0xb0; i2cset -f -y "$bus" $a 0x11 0xb4; i2cset -f -y "$bus" $a 0x12 0xa5
+    i=0
+    for v in 1500 -2600 4100; do put16 "$bus" $a $(( 0x03 + 2 * i )) $v le; put16 "$bus" $a $(( 0x03 + 2 * i )) $v word; i=$((i + 1)); done
+done
+echo ak8963 0x52 > "/sys/bus/i2c/devices/i2c-$bus/new_device"
+kdev=""
+for _ in 1 2 3 4 5 6 7 8 9 10; do kdev=$(iio_device ak8963) && break; sleep 0.2; done
+if [ -n "$kdev" ]; then
+    value ak8963.probed yes
+    for a in x y z; do
+        value "ak8963.in_magn_${a}_raw" "$(cat "$kdev/in_magn_${a}_raw")"
+        value "ak8963.in_magn_${a}_scale" "$(cat "$kdev/in_magn_${a}_scale" 2>/dev/null || cat "$kdev/in_magn_scale")"
+    done
+    run ak8963.iio "$CM" stream --source iio:ak8963 --sensor magnetometer --interval 0.1 --duration 2 --format csv
+else
+    value ak8963.probed no
+    value ak8963.reason "$(dmesg | grep -i -E 'ak89|ak8975' | tail -n 1 | sed 's/^\[[ 0-9.]*\] //')"
+fi
+i2cset -f -y "$bus" 0x69 0x75 0x71
+run sensors.mpu9250 "$CM" sensors
+run ak8963.i2c "$CM" stream --source "i2c:$node:0x69" --sensor raw --interval 0.05 --duration 2 --format csv
+value ak8963.user.CNTL1 "$(i2cget -f -y "$bus" 0x0c 0x0a)"
+value mpu9250.user.INT_PIN_CFG "$(i2cget -f -y "$bus" 0x69 0x37)"
+value mpu9250.user.USER_CTRL "$(i2cget -f -y "$bus" 0x69 0x6a)"
+i2cset -f -y "$bus" 0x69 0x75 0x68
+# The LSM9DS1's magnetometer: WHO_AM_I 0x3d, STATUS_REG_M ZYXDA, OUT_X_L_M… (little-endian). st_magn
+# reads the data with the register address's top bit set (SUB(7): the magnetometer's auto-increment),
+# which i2c-stub takes literally: the data also at 0xa8… (measured: with 0x28… alone it reads 0). The
+# user-space driver reads 0x28… one byte each. st_magn starts at 1 Hz and waits two periods per
+# read: 80 Hz first.
+for a in 0x53 0x1c; do
+    i2cset -f -y "$bus" $a 0x0f 0x3d; i2cset -f -y "$bus" $a 0x27 0x08
+    i=0
+    for v in -1200 2100 -3300; do
+        put16 "$bus" $a $(( 0x28 + 2 * i )) $v le; put16 "$bus" $a $(( 0xa8 + 2 * i )) $v le
+        i=$((i + 1))
+    done
+done
+echo lsm9ds1_magn 0x53 > "/sys/bus/i2c/devices/i2c-$bus/new_device"
+mdev=""
+for _ in 1 2 3 4 5 6 7 8 9 10; do mdev=$(iio_device lsm9ds1_magn) && break; sleep 0.2; done
+if [ -n "$mdev" ]; then
+    value lsm9ds1m.probed yes
+    echo 80 > "$mdev/sampling_frequency" 2>/dev/null
+    for a in x y z; do
+        value "lsm9ds1m.in_magn_${a}_raw" "$(cat "$mdev/in_magn_${a}_raw")"
+        value "lsm9ds1m.in_magn_${a}_scale" "$(cat "$mdev/in_magn_${a}_scale" 2>/dev/null || cat "$mdev/in_magn_scale")"
+    done
+    run lsm9ds1m.iio "$CM" stream --source iio:lsm9ds1_magn --sensor magnetometer --interval 0.1 --duration 3 --format csv
+else
+    value lsm9ds1m.probed no
+    value lsm9ds1m.reason "$(dmesg | grep -i -E 'st_magn|lsm9ds1' | tail -n 1 | sed 's/^\[[ 0-9.]*\] //')"
+fi
+run lsm9ds1m.i2c "$CM" stream --source "i2c:$node:0x6a" --sensor raw --interval 0.05 --duration 2 --format csv
+value lsm9ds1m.user.CTRL_REG1_M "$(i2cget -f -y "$bus" 0x1c 0x20)"
+value lsm9ds1m.user.CTRL_REG5_M "$(i2cget -f -y "$bus" 0x1c 0x24)"
+
 # What `coremotion sensors` says, and the sources `i2c` and `i2c:BUS` pick.
 run sensors.found "$CM" sensors
 run busy.i2c "$CM" stream --source "i2c:$node:0x68" --sensor accelerometer --duration 1 --format csv
@@ -133,8 +203,9 @@ run sensors.denied setpriv --reuid 65534 --regid 65534 --clear-groups "$CM" sens
 run denied.i2c setpriv --reuid 65534 --regid 65534 --clear-groups "$CM" stream --source "i2c:$node:0x69" --sensor accelerometer --duration 1 --format csv
 
 # An empty bus: the stub again, with its only chip at 0x50.
-for a in 0x68 0x50 0x51 0x52; do echo $a > "/sys/bus/i2c/devices/i2c-$bus/delete_device"; done
-modprobe -r inv-mpu6050-i2c; modprobe -r st_lsm6dsx_i2c; modprobe -r bmi160_i2c; modprobe -r i2c-stub || { value error=rmmod; exit 1; }
+for a in 0x68 0x50 0x51 0x52 0x53; do echo $a > "/sys/bus/i2c/devices/i2c-$bus/delete_device"; done
+modprobe -r inv-mpu6050-i2c; modprobe -r st_lsm6dsx_i2c; modprobe -r bmi160_i2c; modprobe -r ak8975; modprobe -r st_magn_i2c
+modprobe -r i2c-stub || { value error=rmmod; exit 1; }
 modprobe i2c-stub chip_addr=0x50 || { value error=modprobe2; exit 1; }
 bus=$(stub_bus) || { value error=no-stub-bus2; exit 1; }
 node=/dev/i2c-$bus
