@@ -40,14 +40,21 @@ package final class I2CSource: SensorSource, Sendable {
     static let logger = Logger(label: "OpenCoreMotion.I2C")
 
     private let running = Locked<(worker: SourceWorker, bus: any I2CBus)?>(nil)
+    /// The chip's own attitudes, newest last (a BNO055 under `?motion=own`).
+    private let attitudes = Locked<[OwnAttitude]>([])
+    /// Whether device motion takes the chip's own attitude (`?motion=own`, a BNO055).
+    package let reportsOwnAttitude: Bool
 
     /// Creates a source for `chip` (one ``I2CChip/isDriven``) at `address` on `busPath`.
     ///
     /// - Parameters:
     ///   - mountMatrix: chip axes → device axes, as the kernel's `mount_matrix` (default identity).
     ///   - mountMatrixSource: where the matrix came from, for `coremotion sensors`.
+    ///   - ownAttitude: run the chip's own fusion and report its attitude as device motion
+    ///     (`?motion=own`; only a chip that has one, the BNO055, takes it).
     package init(busPath: String, address: UInt8, chip: I2CChip, opener: any I2CBusOpener = POSIXI2CBusOpener(),
-                 mountMatrix: MountMatrix = .identity, mountMatrixSource: String = "none (identity)") {
+                 mountMatrix: MountMatrix = .identity, mountMatrixSource: String = "none (identity)", ownAttitude: Bool = false) {
+        reportsOwnAttitude = ownAttitude && chip == .bno055
         self.busPath = busPath
         self.address = address
         self.chip = chip
@@ -58,12 +65,12 @@ package final class I2CSource: SensorSource, Sendable {
             ("bus", busPath),
             ("address", I2CAddress.hex(address)),
             ("chip", "\(chip.displayName) (\(chip.identityText))"),
-            ("driver", "user space through i2c-dev, polled"),
+            ("driver", "user space through i2c-dev, polled" + (ownAttitude && chip == .bno055 ? "; device motion from the chip's own fusion (NDOF)" : "")),
             ("ranges", d.ranges),
             ("rates", d.rates),
             ("mount matrix", "\(mountMatrix) (\(mountMatrixSource)); acceleration negated: the chip reads +1 g up"),
         ]
-        info = SourceInfo(identifier: "i2c:\(busPath):\(I2CAddress.hex(address))",
+        info = SourceInfo(identifier: "i2c:\(busPath):\(I2CAddress.hex(address))" + (ownAttitude && chip == .bno055 ? "?motion=own" : ""),
                           name: "\(chip.vendor) \(chip.displayName) at \(I2CAddress.hex(address)) on \(busPath)", sensors: d.sensors, details: details)
     }
 
@@ -79,7 +86,7 @@ package final class I2CSource: SensorSource, Sendable {
             throw SourceError(.unavailable, "\(info.name) has no \(demand.rates.keys.map(\.rawValue).sorted().joined(separator: ", "))")
         }
         let fastest = wanted.map { info.sensors[$0.key]!.clamp(rate: $0.value) }.max() ?? 100
-        guard let made = chip.makeDriver(address: address, busPath: busPath, rate: fastest, mountMatrix: mountMatrix) else {
+        guard let made = chip.makeDriver(address: address, busPath: busPath, rate: fastest, mountMatrix: mountMatrix, fusion: reportsOwnAttitude) else {
             throw SourceError(.unavailable, "the \(chip.displayName) is not driven from user space: \(chip.explanation)", path: busPath)
         }
         var driver = made
@@ -107,7 +114,7 @@ package final class I2CSource: SensorSource, Sendable {
             case .pause(let seconds):
                 // safe: clamped to 0…1 s before the conversion
                 usleep(UInt32((seconds.isFinite ? min(max(seconds, 0), 1) : 0) * 1_000_000))
-            case .deliver:
+            case .deliver, .attitude:
                 continue
             }
         }
@@ -120,6 +127,8 @@ package final class I2CSource: SensorSource, Sendable {
         let period = 1 / rate
         let initial = driver
         let address = self.address
+        let attitudes = self.attitudes
+        attitudes.withLock { $0.removeAll() }
         let worker = SourceWorker(sink: sink)
         let started = worker.spawn(name: "i2c-poll", realtime: true) { worker in
             var driver = initial
@@ -133,6 +142,14 @@ package final class I2CSource: SensorSource, Sendable {
                 } catch {
                     if worker.isStopping { return }
                     actions = driver.transferFailed(error)
+                }
+                // The chip's attitude of a read is kept before its samples go out, so device motion
+                // finds the attitude of the samples' own moment.
+                for case .attitude(let own) in actions {
+                    attitudes.withLock { a in
+                        if a.count >= Self.attitudeCapacity { a.removeFirst(a.count - Self.attitudeCapacity + 1) }
+                        a.append(own)
+                    }
                 }
                 for action in actions {
                     switch action {
@@ -155,5 +172,23 @@ package final class I2CSource: SensorSource, Sendable {
         }
         running.withLock { $0 = (worker, bus) }
         return wanted.mapValues { _ in rate }
+    }
+}
+
+extension I2CSource: OwnAttitudeProviding {
+    /// Attitudes kept: 2 s at the fastest poll.
+    static let attitudeCapacity = 200
+    /// Older attitudes are not reported, s.
+    static let attitudeSilence = 0.5
+
+    /// The chip's attitude at or before `timestamp` (seconds on `CLOCK_MONOTONIC`, 0.5 ms of slack),
+    /// from the last ``attitudeCapacity`` reads; `nil` before the first, when it is older than
+    /// ``attitudeSilence``, and for a source that does not report its own attitude.
+    package func ownAttitude(at timestamp: Double) -> OwnAttitude? {
+        guard reportsOwnAttitude else { return nil }
+        return attitudes.withLock { a in
+            guard let hit = a.last(where: { $0.timestamp <= timestamp + 0.0005 }), timestamp - hit.timestamp <= Self.attitudeSilence else { return nil }
+            return hit
+        }
     }
 }
