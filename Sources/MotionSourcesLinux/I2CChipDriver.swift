@@ -29,7 +29,7 @@ package enum I2CDriverAction: Sendable, Hashable {
 /// A user-space driver of one I2C motion chip as a pure state machine: it says which registers to
 /// read and write, and turns what was read into Core Motion samples. ``I2CSource`` carries its
 /// actions out on an ``I2CBus``; tests feed it bytes. One file per chip family implements it
-/// (``MPUDriver``, ``LSM6DSDriver``, ``BMI160Driver``).
+/// (``MPUDriver``, ``LSM6DSDriver``, ``BMI160Driver``, ``ICM20948Driver``, ``BNO055Driver``).
 ///
 /// Sequence: ``start()`` (identify) → ``received(_:at:)`` for each read, which answers with the
 /// configuration writes and the reads that verify them → ``I2CDriverAction/streaming``; from then

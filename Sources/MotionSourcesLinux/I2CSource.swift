@@ -9,8 +9,10 @@ import Logging
 
 /// An IMU on an I2C bus, driven from user space through `/dev/i2c-N`: the chip's driver
 /// (``I2CChipDriver``: ``MPUDriver`` for the MPU-6050/6500/9250, ``LSM6DSDriver`` for the LSM6DSx
-/// family and the LSM9DS1's accelerometer and gyroscope, ``BMI160Driver``) on an ``I2CBus``; accelerometer in g and
-/// gyroscope in rad/s, Core Motion's axes and signs.
+/// family and the LSM9DS1's accelerometer and gyroscope, ``BMI160Driver``, ``ICM20948Driver``, ``BNO055Driver``) on
+/// an ``I2CBus``; accelerometer in g, gyroscope in rad/s, magnetometer in µT, Core Motion's axes and signs.
+/// With `?motion=own` a BNO055 runs its own fusion, and device motion reports its attitude
+/// (``OwnAttitudeProviding``).
 ///
 /// Each ``apply(_:sink:)`` opens the bus, checks the chip's identity register, writes the
 /// configuration (the ranges the kernel's driver sets or assumes: ±2 g, and ±2000 °/s on the MPU
