@@ -236,7 +236,7 @@ package enum I2CDiscovery {
         let override = keys.lazy.compactMap { options.mountMatrixOverrides[$0] }.first
         let fresh = I2CSource(busPath: busPath, address: address, chip: chip, opener: options.i2cOpener ?? POSIXI2CBusOpener(),
                               mountMatrix: override ?? .identity, mountMatrixSource: override == nil ? "none (identity)" : "override", ownAttitude: ownAttitude)
-        guard options.i2cOpener == nil, let shared = SourceRegistry.shared.canonical(fresh, key: "i2c|\(fresh.info.identifier)") as? I2CSource else {
+        guard options.i2cOpener == nil, let shared = SourceRegistry.shared.canonical(fresh, key: "i2c|\(fresh.info.identifier)" + (fresh.reportsOwnAttitude ? "?motion=own" : "")) as? I2CSource else {
             return fresh
         }
         return shared

@@ -72,7 +72,8 @@ package final class I2CSource: SensorSource, Sendable {
             ("rates", d.rates),
             ("mount matrix", "\(mountMatrix) (\(mountMatrixSource)); acceleration negated: the chip reads +1 g up"),
         ]
-        info = SourceInfo(identifier: "i2c:\(busPath):\(I2CAddress.hex(address))" + (ownAttitude && chip == .bno055 ? "?motion=own" : ""),
+        // The identifier names the chip (calibration is stored under it), not the way device motion is made.
+        info = SourceInfo(identifier: "i2c:\(busPath):\(I2CAddress.hex(address))",
                           name: "\(chip.vendor) \(chip.displayName) at \(I2CAddress.hex(address)) on \(busPath)", sensors: d.sensors, details: details)
     }
 

@@ -131,7 +131,8 @@ import Testing
             "  0x28 answers CHIP_ID (0x00) 0xa0: a BNO055: accelerometer, gyroscope, magnetometer and its own fused attitude (?motion=own) (--source i2c:/dev/i2c-1:0x28)",
         ])
         let source = try I2CDiscovery.source(forSpec: "i2c:/dev/i2c-1:0x28?motion=own", options: options)
-        #expect(source.reportsOwnAttitude && source.info.identifier == "i2c:/dev/i2c-1:0x28?motion=own")
+        #expect(source.reportsOwnAttitude && source.info.identifier == "i2c:/dev/i2c-1:0x28", "the chip's identity, as calibration is stored under")
+        #expect(try !I2CDiscovery.source(forSpec: "i2c:/dev/i2c-1:0x28", options: options).reportsOwnAttitude)
         #expect(throws: SourceError.self) { try I2CDiscovery.source(forSpec: "i2c:/dev/i2c-1:0x28?motion=chip", options: options) }
         let manager = CMMotionManager(source: source)
         manager.deviceMotionUpdateInterval = 0.02
