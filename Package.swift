@@ -136,7 +136,7 @@ let package = Package(
         // Test twins of sysfs, /dev and evdev nodes: used by tests and the fuzz targets only.
         .target(
             name: "MotionSourcesLinuxTesting",
-            dependencies: ["MotionSources", "MotionSourcesLinux"],
+            dependencies: ["MotionSources", "MotionSourcesLinux", "MotionFusion"],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -75,9 +75,9 @@ package final class PhoneSource: SensorSource {
         silence = try spec.number("silence", default: 5, in: 0.1...86_400)
         switch spec.parameters["motion"] {
         case nil, "fused": reportsOwnAttitude = false
-        case "phone": reportsOwnAttitude = true
+        case "phone", "own": reportsOwnAttitude = true
         case let other?:
-            throw SourceError(.unavailable, "\(spec): motion=\(other); expected phone (the phone's own attitude and gravity) or fused (the default)")
+            throw SourceError(.unavailable, "\(spec): motion=\(other); expected phone (or own: the phone's own attitude and gravity) or fused (the default)")
         }
         if reportsOwnAttitude && spec.app == .hyperIMU {
             throw SourceError(.unavailable, "\(spec): motion=phone: HyperIMU sends no attitude; leave the option out to fuse its raw sensors")

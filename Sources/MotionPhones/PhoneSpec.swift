@@ -42,7 +42,7 @@ package enum PhoneApp: String, Sendable, Hashable, CaseIterable {
 ///
 /// Common parameters: `silence=S` seconds without data before handlers get an error (default 5,
 /// 0.1…86400); `motion=phone|fused`, where device motion comes from: the phone's own attitude and
-/// gravity, or fusion of the raw sensors here (the default; HyperIMU takes only `fused`). Sensor Logger: `token=T` (a request must carry `Authorization: Bearer T`,
+/// gravity (`own` is accepted for `phone`, the word the BNO055's `i2c:` source takes), or fusion of the raw sensors here (the default; HyperIMU takes only `fused`). Sensor Logger: `token=T` (a request must carry `Authorization: Bearer T`,
 /// `X-Token: T` or `?token=T` in its URL), `convention=standardised|apple` (default: inferred per phone from its raw acceleration, as the export reader does),
 /// `max-body=BYTES` (default 4 MiB). HyperIMU: `sensors=acc,gyro,mag` (the order set in the app;
 /// `skip` for a triple to ignore). Connecting sources: `backoff=S`, the longest wait between

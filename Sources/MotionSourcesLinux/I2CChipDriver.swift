@@ -19,6 +19,9 @@ package enum I2CDriverAction: Sendable, Hashable {
     case pause(seconds: Double)
     /// Deliver these samples.
     case deliver([RawSample])
+    /// The chip's own attitude estimate (a BNO055 in its fusion mode), in Core Motion's frames: kept by
+    /// the source for device motion (``OwnAttitudeProviding``).
+    case attitude(OwnAttitude)
     /// Give up with this error.
     case fail(SourceError)
 }
@@ -26,7 +29,7 @@ package enum I2CDriverAction: Sendable, Hashable {
 /// A user-space driver of one I2C motion chip as a pure state machine: it says which registers to
 /// read and write, and turns what was read into Core Motion samples. ``I2CSource`` carries its
 /// actions out on an ``I2CBus``; tests feed it bytes. One file per chip family implements it
-/// (``MPUDriver``, ``LSM6DSDriver``, ``BMI160Driver``).
+/// (``MPUDriver``, ``LSM6DSDriver``, ``BMI160Driver``, ``ICM20948Driver``, ``BNO055Driver``).
 ///
 /// Sequence: ``start()`` (identify) → ``received(_:at:)`` for each read, which answers with the
 /// configuration writes and the reads that verify them → ``I2CDriverAction/streaming``; from then
@@ -96,6 +99,10 @@ package enum I2CChip: String, Sendable, Hashable, CaseIterable {
     case bmi160
     /// ST LSM9DS1 magnetometer or LIS3MDL (0x0F = 0x3D at 0x1C/0x1E).
     case lsm9ds1Magnetometer
+    /// TDK InvenSense ICM-20948 (`WHO_AM_I` 0x00 = 0xEA in register bank 0), with its AK09916 magnetometer.
+    case icm20948
+    /// Bosch BNO055 (`CHIP_ID` 0x00 = 0xA0 at 0x28/0x29): raw sensors and its own fused attitude.
+    case bno055
 
     /// The family (one register map, one driver).
     package enum Family: Sendable, Hashable {
@@ -109,6 +116,10 @@ package enum I2CChip: String, Sendable, Hashable, CaseIterable {
         case bmi160
         /// ST magnetometers answering 0x3D (LSM9DS1's, LIS3MDL) (``LSM9DS1MagnetometerDriver``).
         case stMagnetometer
+        /// TDK InvenSense ICM-20948 (``ICM20948Driver``).
+        case icm20948
+        /// Bosch BNO055 (``BNO055Driver``).
+        case bno055
     }
 
     /// The chip's family.
@@ -119,20 +130,23 @@ package enum I2CChip: String, Sendable, Hashable, CaseIterable {
         case .lsm9ds1: .lsm9ds1
         case .bmi160: .bmi160
         case .lsm9ds1Magnetometer: .stMagnetometer
+        case .icm20948: .icm20948
+        case .bno055: .bno055
         }
     }
 
-    /// The identity register: `WHO_AM_I` 0x75 (MPU), `WHO_AM_I` 0x0F (ST), `CHIP_ID` 0x00 (Bosch).
+    /// The identity register: `WHO_AM_I` 0x75 (MPU), `WHO_AM_I` 0x0F (ST), `CHIP_ID` 0x00 (Bosch),
+    /// `WHO_AM_I` 0x00 of register bank 0 (ICM-20948).
     package var idRegister: UInt8 {
         switch family {
         case .mpu: MPURegister.whoAmI
         case .lsm6dsx, .lsm9ds1, .stMagnetometer: 0x0F
-        case .bmi160: 0x00
+        case .bmi160, .bno055, .icm20948: 0x00
         }
     }
 
     /// The identity register's name in the datasheet.
-    package var idRegisterName: String { family == .bmi160 ? "CHIP_ID" : "WHO_AM_I" }
+    package var idRegisterName: String { family == .bmi160 || family == .bno055 ? "CHIP_ID" : "WHO_AM_I" }
 
     /// The identity register's value.
     package var idValue: UInt8 {
@@ -149,15 +163,18 @@ package enum I2CChip: String, Sendable, Hashable, CaseIterable {
         case .lsm9ds1: 0x68
         case .bmi160: 0xD1
         case .lsm9ds1Magnetometer: 0x3D
+        case .icm20948: 0xEA
+        case .bno055: 0xA0
         }
     }
 
     /// The addresses the chip can have (its address pin low, high).
     package var addresses: [UInt8] {
         switch family {
-        case .mpu, .bmi160: [0x68, 0x69]
+        case .mpu, .bmi160, .icm20948: [0x68, 0x69]
         case .lsm6dsx, .lsm9ds1: [0x6A, 0x6B]
         case .stMagnetometer: [0x1C, 0x1E]
+        case .bno055: [0x28, 0x29]
         }
     }
 
@@ -176,14 +193,16 @@ package enum I2CChip: String, Sendable, Hashable, CaseIterable {
         case .lsm9ds1: "LSM9DS1"
         case .bmi160: "BMI160"
         case .lsm9ds1Magnetometer: "LSM9DS1 magnetometer"
+        case .icm20948: "ICM-20948"
+        case .bno055: "BNO055"
         }
     }
 
     /// `InvenSense`, `STMicroelectronics`, `Bosch`.
     package var vendor: String {
         switch family {
-        case .mpu: "InvenSense"
-        case .bmi160: "Bosch"
+        case .mpu, .icm20948: "InvenSense"
+        case .bmi160, .bno055: "Bosch"
         case .lsm6dsx, .lsm9ds1, .stMagnetometer: "STMicroelectronics"
         }
     }
@@ -204,6 +223,8 @@ package enum I2CChip: String, Sendable, Hashable, CaseIterable {
         case .lsm6dsx, .lsm9ds1: "st_lsm6dsx_i2c"
         case .bmi160: "bmi160_i2c"
         case .stMagnetometer: "st_magn_i2c"
+        case .bno055: "bno055_i2c"      // mainline; Debian's kernel does not build it
+        case .icm20948: "none"          // no kernel driver
         }
     }
 
@@ -243,8 +264,11 @@ package enum I2CChip: String, Sendable, Hashable, CaseIterable {
     /// `WHO_AM_I 0x70` for the MPU family (its register is the one people know), `WHO_AM_I (0x0f)
     /// 0x69` for the others.
     package var identityText: String {
-        family == .mpu ? "WHO_AM_I \(I2CAddress.hex(idValue))"
-            : "\(idRegisterName) (\(I2CAddress.hex(idRegister))) \(I2CAddress.hex(idValue))"
+        switch family {
+        case .mpu: "WHO_AM_I \(I2CAddress.hex(idValue))"
+        case .icm20948: "WHO_AM_I \(I2CAddress.hex(idValue)) at bank 0"
+        default: "\(idRegisterName) (\(I2CAddress.hex(idRegister))) \(I2CAddress.hex(idValue))"
+        }
     }
 
     /// What `coremotion sensors` says of it: `an MPU-6500, no magnetometer`.
@@ -260,11 +284,16 @@ package enum I2CChip: String, Sendable, Hashable, CaseIterable {
         case .lsm9ds1: "the accelerometer and gyroscope of an LSM9DS1 (Sense HAT)"
         case .bmi160: "a BMI160: accelerometer and gyroscope"
         case .lsm9ds1Magnetometer: "the magnetometer of an LSM9DS1 (or an LIS3MDL), in its own axes"
+        case .icm20948: "an ICM-20948: accelerometer, gyroscope and its AK09916 magnetometer (read through the chip's I2C master)"
+        case .bno055: "a BNO055: accelerometer, gyroscope, magnetometer and its own fused attitude (?motion=own)"
         }
     }
 
     /// The driver of this chip, or `nil` for a chip not driven from user space.
-    package func makeDriver(address: UInt8, busPath: String, rate: Double, mountMatrix: MountMatrix) -> (any I2CChipDriver)? {
+    ///
+    /// `fusion`: run the chip's own sensor fusion (the BNO055's NDOF mode) and deliver its attitude;
+    /// ignored by chips without one.
+    package func makeDriver(address: UInt8, busPath: String, rate: Double, mountMatrix: MountMatrix, fusion: Bool = false) -> (any I2CChipDriver)? {
         switch family {
         case .mpu:
             MPUDriver(address: address, busPath: busPath, configuration: MPUConfiguration(rate: rate), mountMatrix: mountMatrix)
@@ -276,6 +305,12 @@ package enum I2CChip: String, Sendable, Hashable, CaseIterable {
             BMI160Driver(address: address, busPath: busPath, configuration: BMI160Configuration(rate: rate), mountMatrix: mountMatrix)
         case .stMagnetometer:
             I2CMagnetometer.lsm9ds1.makeDriver(address: address, busPath: busPath, rate: rate, mountMatrix: mountMatrix, hosted: false)
+            nil
+        case .icm20948:
+            ICM20948Driver(address: address, busPath: busPath, configuration: ICM20948Configuration(rate: rate), mountMatrix: mountMatrix)
+        case .bno055:
+            BNO055Driver(address: address, busPath: busPath, configuration: BNO055Configuration(rate: rate, fusion: fusion),
+                         mountMatrix: mountMatrix)
         }
     }
 
@@ -312,6 +347,23 @@ package enum I2CChip: String, Sendable, Hashable, CaseIterable {
         case .stMagnetometer:
             return ([.magnetometer: I2CMagnetometer.lsm9ds1.capability], "±4 gauss (0.014 µT per count)",
                     LSM9DS1MagnetometerDriver.rates.map { formatNumber($0.hz) }.joined(separator: ", ") + " Hz (output data rates)")
+            return ([:], "", "")
+        case .icm20948:
+            let c = ICM20948Configuration(), r = ICM20948Configuration.rateLimits
+            return ([.accelerometer: SensorCapability(minimumRate: r.lowerBound, maximumRate: r.upperBound, range: Double(c.accelerometerRange),
+                                                      resolution: 1 / c.accelerometerCountsPerG),
+                     .gyro: SensorCapability(minimumRate: r.lowerBound, maximumRate: r.upperBound, range: Double(c.gyroRange) * .pi / 180,
+                                             resolution: .pi / 180 / c.gyroCountsPerDegree),
+                     .magnetometer: SensorCapability(minimumRate: r.lowerBound, maximumRate: 100, range: 4900, resolution: 0.15)],
+                    "±\(c.accelerometerRange) g (\(formatNumber(c.accelerometerCountsPerG)) counts per g), ±\(c.gyroRange) °/s (\(formatNumber(c.gyroCountsPerDegree)) counts per °/s), magnetometer ±4900 µT (0.15 µT per count)",
+                    "1100 / (1 + GYRO_SMPLRT_DIV) Hz; magnetometer 100 Hz")
+        case .bno055:
+            let r = BNO055Configuration.rateLimits
+            return ([.accelerometer: SensorCapability(minimumRate: r.lowerBound, maximumRate: r.upperBound, range: 4, resolution: 0.01 / 9.80665),
+                     .gyro: SensorCapability(minimumRate: r.lowerBound, maximumRate: r.upperBound, range: 2000 * .pi / 180, resolution: .pi / 180 / 16),
+                     .magnetometer: SensorCapability(minimumRate: r.lowerBound, maximumRate: r.upperBound, range: 1300, resolution: 1.0 / 16)],
+                    "±4 g (1 m/s² = 100 counts), ±2000 °/s (1 °/s = 16 counts), magnetometer (1 µT = 16 counts), quaternion (1 = 2^14 counts)",
+                    "polled at up to 100 Hz (the fusion's output rate)")
         }
     }
 }

@@ -71,16 +71,17 @@ package struct I2CBusReport: Sendable {
 ///
 /// All entry points do blocking I/O and may be called from any thread.
 package enum I2CDiscovery {
-    /// The addresses scanned, in order: 0x1C and 0x1E (LSM9DS1 magnetometer), 0x68 and 0x69 (MPU
-    /// family, BMI160), 0x6A and 0x6B (LSM6DSx, LSM9DS1 accelerometer and gyroscope).
-    package static let candidateAddresses: [UInt8] = [0x1C, 0x1E, 0x68, 0x69, 0x6A, 0x6B]
+    /// The addresses scanned, in order: 0x1C and 0x1E (LSM9DS1 magnetometer), 0x28 and 0x29
+    /// (BNO055), 0x68 and 0x69 (MPU family, ICM-20948, BMI160), 0x6A and 0x6B (LSM6DSx, LSM9DS1
+    /// accelerometer and gyroscope).
+    package static let candidateAddresses: [UInt8] = [0x1C, 0x1E, 0x28, 0x29, 0x68, 0x69, 0x6A, 0x6B]
 
     /// The line for a bus where nothing answers at `addresses`.
     package static func nothingAnswers(_ addresses: [UInt8]) -> String {
         let list = addresses.map(I2CAddress.hex)
         let joined = list.count > 1 ? list.dropLast().joined(separator: ", ") + " or " + list[list.count - 1] : list.joined()
         return "no chip answers at \(joined): check the wiring (SDA, SCL, 3.3 V, GND) and the address pin "
-            + "(MPU-6050/6500/9250 and BMI160 answer at 0x68, or 0x69 with AD0/SDO high; LSM6DSx and the LSM9DS1's accelerometer and gyroscope at 0x6a or 0x6b; the LSM9DS1's magnetometer at 0x1c or 0x1e)"
+            + "(MPU-6050/6500/9250, ICM-20948 and BMI160 answer at 0x68, or 0x69 with AD0/SDO high; LSM6DSx and the LSM9DS1's accelerometer and gyroscope at 0x6a or 0x6b; the LSM9DS1's magnetometer at 0x1c or 0x1e; a BNO055 at 0x28, or 0x29 with COM3 high)"
     }
 
     /// What to do when `/dev/i2c-N` cannot be opened.
@@ -101,7 +102,8 @@ package enum I2CDiscovery {
     }
 
     /// Scans `buses` (default: every ``busPaths(_:)``) at `addresses` (default ``candidateAddresses``).
-    package static func scan(_ options: LinuxDiscoveryOptions, buses: [String]? = nil, addresses: [UInt8] = candidateAddresses) -> [I2CBusReport] {
+    /// `ownAttitude`: the sources made for a BNO055 report its own attitude (`?motion=own`).
+    package static func scan(_ options: LinuxDiscoveryOptions, buses: [String]? = nil, addresses: [UInt8] = candidateAddresses, ownAttitude: Bool = false) -> [I2CBusReport] {
         let opener = options.i2cOpener ?? POSIXI2CBusOpener()
         var reports: [I2CBusReport] = []
         for path in buses ?? busPaths(options) {
@@ -122,7 +124,7 @@ package enum I2CDiscovery {
             let parent = muxParent(adapter, options).flatMap { p in reports.first { $0.path == joinPath(options.devRoot, "i2c-\(p)") } }
             for a in addresses {
                 if let parent, parent.addresses.contains(where: { $0.address == a }) { continue }
-                if let r = probe(bus, address: a, busNumber: number, options: options) { report.addresses.append(r) }
+                if let r = probe(bus, address: a, busNumber: number, options: options, ownAttitude: ownAttitude) { report.addresses.append(r) }
             }
             if let parent, report.addresses.isEmpty, !parent.addresses.isEmpty { continue }
             reports.append(report)
@@ -140,7 +142,7 @@ package enum I2CDiscovery {
     }
 
     /// What is at `address`: `nil` when nothing answers.
-    static func probe(_ bus: any I2CBus, address: UInt8, busNumber: String, options: LinuxDiscoveryOptions) -> I2CAddressReport? {
+    static func probe(_ bus: any I2CBus, address: UInt8, busNumber: String, options: LinuxDiscoveryOptions, ownAttitude: Bool = false) -> I2CAddressReport? {
         let hex = I2CAddress.hex(address)
         if let bound = kernelBinding(busNumber: busNumber, address: address, options: options) {
             return I2CAddressReport(address: address, finding: bound, source: nil, message: message(hex, bound, address: address))
@@ -164,7 +166,8 @@ package enum I2CDiscovery {
                                             message: message(hex, .chip(chip), address: address) + " (\(newDeviceLine(chip, address: address, busNumber: busNumber)))")
                 }
                 let (magnetometer, said) = findMagnetometer(bus, for: chip, at: address, busNumber: busNumber, options: options)
-                let source = makeSource(busPath: bus.path, address: address, chip: chip, options: options, magnetometer: magnetometer)
+                let source = makeSource(busPath: bus.path, address: address, chip: chip, options: options, magnetometer: magnetometer,
+                                        ownAttitude: ownAttitude)
                 return I2CAddressReport(address: address, finding: .chip(chip), source: source,
                                         message: message(hex, .chip(chip), address: address) + said + " (--source \(source.info.identifier))")
             }
@@ -218,7 +221,7 @@ package enum I2CDiscovery {
         let here = I2CChip.allCases.filter { $0.addresses.contains(address) }
         let chips = here.isEmpty ? I2CChip.allCases : here
         var parts: [String] = []
-        for family in [I2CChip.Family.mpu, .bmi160, .lsm6dsx, .lsm9ds1, .stMagnetometer] {
+        for family in [I2CChip.Family.mpu, .icm20948, .bmi160, .lsm6dsx, .lsm9ds1, .stMagnetometer, .bno055] {
             let members = chips.filter { $0.family == family }
             guard !members.isEmpty else { continue }
             let values = members.map { I2CAddress.hex($0.idValue) }
@@ -230,6 +233,8 @@ package enum I2CDiscovery {
             case .lsm6dsx: name = "an LSM6DSx (they answer \(list))"
             case .lsm9ds1: name = "an LSM9DS1 accelerometer and gyroscope (it answers \(list))"
             case .stMagnetometer: name = "an LSM9DS1 magnetometer (it answers \(list))"
+            case .icm20948: name = "an ICM-20948 (its WHO_AM_I, 0x00 at bank 0, is \(list))"
+            case .bno055: name = "a BNO055 (its CHIP_ID, 0x00, is \(list))"
             }
             parts.append(name)
         }
@@ -263,14 +268,16 @@ package enum I2CDiscovery {
 
     /// A source with the mount matrix override for it, if any (keys: the identifier, `BUS:ADDR`, or the chip's name).
     static func makeSource(busPath: String, address: UInt8, chip: I2CChip, options: LinuxDiscoveryOptions,
-                           magnetometer: (kind: I2CMagnetometer, address: UInt8)? = nil) -> I2CSource {
+                           magnetometer: (kind: I2CMagnetometer, address: UInt8)? = nil, ownAttitude: Bool = false) -> I2CSource {
         let hex = I2CAddress.hex(address)
         let keys = ["i2c:\(busPath):\(hex)", "\(busPath):\(hex)", chip.rawValue]
         let override = keys.lazy.compactMap { options.mountMatrixOverrides[$0] }.first
         let fresh = I2CSource(busPath: busPath, address: address, chip: chip, opener: options.i2cOpener ?? POSIXI2CBusOpener(),
                               mountMatrix: override ?? .identity, mountMatrixSource: override == nil ? "none (identity)" : "override",
-                              magnetometer: magnetometer)
-        guard options.i2cOpener == nil, let shared = SourceRegistry.shared.canonical(fresh, key: "i2c|\(fresh.info.identifier)" + (magnetometer.map { "+\($0.kind.rawValue)@\($0.address)" } ?? "")) as? I2CSource else {
+                              magnetometer: magnetometer, ownAttitude: ownAttitude)
+        let key = "i2c|\(fresh.info.identifier)" + (magnetometer.map { "+\($0.kind.rawValue)@\($0.address)" } ?? "")
+            + (fresh.reportsOwnAttitude ? "?motion=own" : "")
+        guard options.i2cOpener == nil, let shared = SourceRegistry.shared.canonical(fresh, key: key) as? I2CSource else {
             return fresh
         }
         return shared
@@ -283,6 +290,18 @@ package enum I2CDiscovery {
     ///   instead (a kernel driver holding the address, another chip, nothing).
     package static func source(forSpec spec: String, options: LinuxDiscoveryOptions) throws(SourceError) -> I2CSource {
         var argument = spec.hasPrefix("i2c:") ? String(spec.dropFirst(4)) : (spec == "i2c" ? "" : spec)
+        var ownAttitude = false
+        if let q = argument.firstIndex(of: "?") {
+            for item in argument[argument.index(after: q)...].split(separator: "&") {
+                switch item {
+                case "motion=own": ownAttitude = true
+                case "motion=fused": ownAttitude = false
+                default:
+                    throw SourceError(.unavailable, "'\(spec)': unknown option '\(item)'; i2c takes motion=own (a BNO055's own fused attitude as device motion) or motion=fused (the default)")
+                }
+            }
+            argument = String(argument[..<q])
+        }
         var address: UInt8?
         if let colon = argument.lastIndex(of: ":") {
             guard let a = I2CAddress.parse(String(argument[argument.index(after: colon)...])) else {
@@ -296,10 +315,15 @@ package enum I2CDiscovery {
             let path = argument.hasPrefix("/") ? argument : joinPath(options.devRoot, Int(argument) != nil ? "i2c-\(argument)" : argument)
             buses = [path]
         }
-        let all = scan(options, buses: buses, addresses: address.map { [$0] } ?? candidateAddresses)
+        let all = scan(options, buses: buses, addresses: address.map { [$0] } ?? candidateAddresses, ownAttitude: ownAttitude)
         // A chip with an accelerometer before a magnetometer alone (0x1c comes first in the scan).
         let found = all.flatMap(\.addresses).compactMap(\.source)
-        if let s = found.first(where: { $0.info.sensors[.accelerometer] != nil }) ?? found.first { return s }
+        if let s = found.first(where: { $0.info.sensors[.accelerometer] != nil }) ?? found.first {
+            if ownAttitude, s.chip != .bno055 {
+                throw SourceError(.unavailable, "'\(spec)': motion=own needs a chip with its own fusion (a BNO055); \(s.info.name) has none")
+            }
+            return s
+        }
         if let p = all.lazy.compactMap(\.problem).first { throw p }
         if all.isEmpty { throw SourceError(.unavailable, noBusLine(options)) }
         let what = all.map { r in r.lines.dropFirst().map { $0.trimmingCharacters(in: " ") }.map { "\(r.path): \($0)" }.joined(separator: "; ") }

@@ -9,11 +9,13 @@ import Logging
 
 /// An IMU on an I2C bus, driven from user space through `/dev/i2c-N`: the chip's driver
 /// (``I2CChipDriver``: ``MPUDriver`` for the MPU-6050/6500/9250, ``LSM6DSDriver`` for the LSM6DSx
-/// family and the LSM9DS1's accelerometer and gyroscope, ``BMI160Driver``,
-/// ``LSM9DS1MagnetometerDriver`` for an LSM9DS1 magnetometer alone) on an ``I2CBus``, and the
-/// magnetometer read with the chip at its own address when there is one (``magnetometer``: an
-/// MPU-9250's AK8963, ``AK8963Driver``; an LSM9DS1's); accelerometer in g, gyroscope in rad/s,
-/// magnetometer in µT, Core Motion's axes and signs (the magnetometer in its host chip's axes).
+/// family and the LSM9DS1's accelerometer and gyroscope, ``BMI160Driver``, ``ICM20948Driver``,
+/// ``BNO055Driver``, ``LSM9DS1MagnetometerDriver`` for an LSM9DS1 magnetometer alone) on an
+/// ``I2CBus``, and the magnetometer read with the chip at its own address when there is one
+/// (``magnetometer``: an MPU-9250's AK8963, ``AK8963Driver``; an LSM9DS1's); accelerometer in g,
+/// gyroscope in rad/s, magnetometer in µT, Core Motion's axes and signs (the magnetometer in its host
+/// chip's axes). With `?motion=own` a BNO055 runs its own fusion, and device motion reports its
+/// attitude (``OwnAttitudeProviding``).
 ///
 /// Each ``apply(_:sink:)`` opens the bus, checks each chip's identity register, writes the
 /// configuration (the ranges the kernel's driver sets or assumes: ±2 g, and ±2000 °/s on the MPU
@@ -49,6 +51,10 @@ package final class I2CSource: SensorSource, Sendable {
     static let logger = Logger(label: "OpenCoreMotion.I2C")
 
     private let running = Locked<(worker: SourceWorker, bus: any I2CBus)?>(nil)
+    /// The chip's own attitudes, newest last (a BNO055 under `?motion=own`).
+    private let attitudes = Locked<[OwnAttitude]>([])
+    /// Whether device motion takes the chip's own attitude (`?motion=own`, a BNO055).
+    package let reportsOwnAttitude: Bool
 
     /// Creates a source for `chip` (one ``I2CChip/isDriven``) at `address` on `busPath`.
     ///
@@ -57,9 +63,12 @@ package final class I2CSource: SensorSource, Sendable {
     ///   - mountMatrixSource: where the matrix came from, for `coremotion sensors`.
     ///   - magnetometer: the magnetometer read with the chip, at its own address (its samples in the
     ///     chip's frame, ``I2CMagnetometer/toHostChip``).
+    ///   - ownAttitude: run the chip's own fusion and report its attitude as device motion
+    ///     (`?motion=own`; only a chip that has one, the BNO055, takes it).
     package init(busPath: String, address: UInt8, chip: I2CChip, opener: any I2CBusOpener = POSIXI2CBusOpener(),
                  mountMatrix: MountMatrix = .identity, mountMatrixSource: String = "none (identity)",
-                 magnetometer: (kind: I2CMagnetometer, address: UInt8)? = nil) {
+                 magnetometer: (kind: I2CMagnetometer, address: UInt8)? = nil, ownAttitude: Bool = false) {
+        reportsOwnAttitude = ownAttitude && chip == .bno055
         self.busPath = busPath
         self.address = address
         self.chip = chip
@@ -72,7 +81,7 @@ package final class I2CSource: SensorSource, Sendable {
             ("bus", busPath),
             ("address", I2CAddress.hex(address)),
             ("chip", "\(chip.displayName) (\(chip.identityText))"),
-            ("driver", "user space through i2c-dev, polled"),
+            ("driver", "user space through i2c-dev, polled" + (ownAttitude && chip == .bno055 ? "; device motion from the chip's own fusion (NDOF)" : "")),
             ("ranges", d.ranges),
             ("rates", d.rates),
             ("mount matrix", "\(mountMatrix) (\(mountMatrixSource))" + (chip.family == .stMagnetometer ? "" : "; acceleration negated: the chip reads +1 g up")),
@@ -81,6 +90,7 @@ package final class I2CSource: SensorSource, Sendable {
             sensors[.magnetometer] = magnetometer.kind.capability
             details.append(("magnetometer", magnetometer.kind.detail(address: magnetometer.address)))
         }
+        // The identifier names the chip (calibration is stored under it), not the way device motion is made.
         info = SourceInfo(identifier: "i2c:\(busPath):\(I2CAddress.hex(address))",
                           name: "\(chip.vendor) \(chip.displayName) at \(I2CAddress.hex(address)) on \(busPath)", sensors: sensors, details: details)
     }
@@ -118,7 +128,8 @@ package final class I2CSource: SensorSource, Sendable {
         // is then read at its slowest rate and its samples dropped.
         if !own.isEmpty || chip.family == .mpu {
             let fastest = own.isEmpty ? 0.1 : own.map { info.sensors[$0]?.clamp(rate: wanted[$0] ?? 0) ?? 0 }.max() ?? 0.1
-            guard let made = chip.makeDriver(address: address, busPath: busPath, rate: fastest, mountMatrix: mountMatrix) else {
+            guard let made = chip.makeDriver(address: address, busPath: busPath, rate: fastest, mountMatrix: mountMatrix,
+                                            fusion: reportsOwnAttitude) else {
                 bus.close()
                 throw SourceError(.unavailable, "the \(chip.displayName) is not driven from user space: \(chip.explanation)", path: busPath)
             }
@@ -133,6 +144,8 @@ package final class I2CSource: SensorSource, Sendable {
             try Self.setUp(&parts[i].driver, address: parts[i].address, bus: bus, name: info.name, busPath: busPath)
         }
         let initial = parts
+        let attitudes = self.attitudes
+        attitudes.withLock { $0.removeAll() }
         let worker = SourceWorker(sink: sink)
         let started = worker.spawn(name: "i2c-poll", realtime: true) { worker in
             var parts = initial
@@ -155,6 +168,13 @@ package final class I2CSource: SensorSource, Sendable {
                             actions = parts[i].driver.received(bytes, at: LinuxClock.monotonic())
                         case .write(let r, let v):
                             try bus.write(address: parts[i].address, register: r, value: v)
+                        case .attitude(let own):
+                            // Kept before the read's samples go out (the driver returns it first), so
+                            // device motion finds the attitude of the samples' own moment.
+                            attitudes.withLock { a in
+                                if a.count >= Self.attitudeCapacity { a.removeFirst(a.count - Self.attitudeCapacity + 1) }
+                                a.append(own)
+                            }
                         case .deliver(let samples):
                             let keep = parts[i].sensors
                             worker.deliver(samples.lazy.filter { keep.contains($0.sensor) })
@@ -207,13 +227,31 @@ package final class I2CSource: SensorSource, Sendable {
             case .pause(let seconds):
                 // safe: clamped to 0…1 s before the conversion
                 usleep(UInt32((seconds.isFinite ? min(max(seconds, 0), 1) : 0) * 1_000_000))
-            case .deliver:
+            case .deliver, .attitude:
                 continue
             }
         }
         guard driver.isStreaming else {
             bus.close()
             throw SourceError(.io, "\(name) did not finish its set-up", path: busPath)
+        }
+    }
+}
+
+extension I2CSource: OwnAttitudeProviding {
+    /// Attitudes kept: 2 s at the fastest poll.
+    static let attitudeCapacity = 200
+    /// Older attitudes are not reported, s.
+    static let attitudeSilence = 0.5
+
+    /// The chip's attitude at or before `timestamp` (seconds on `CLOCK_MONOTONIC`, 0.5 ms of slack),
+    /// from the last ``attitudeCapacity`` reads; `nil` before the first, when it is older than
+    /// ``attitudeSilence``, and for a source that does not report its own attitude.
+    package func ownAttitude(at timestamp: Double) -> OwnAttitude? {
+        guard reportsOwnAttitude else { return nil }
+        return attitudes.withLock { a in
+            guard let hit = a.last(where: { $0.timestamp <= timestamp + 0.0005 }), timestamp - hit.timestamp <= Self.attitudeSilence else { return nil }
+            return hit
         }
     }
 }

@@ -186,13 +186,13 @@ struct I2CUserSpaceTests {
         #expect(found.stdout.contains("  0x6a answers WHO_AM_I (0x0f) 0x68: the accelerometer and gyroscope of an LSM9DS1 (Sense HAT); its magnetometer at 0x1c is read with them (--source i2c:\(node):0x6a)"), "\(found.stdout)")
         #expect(found.stdout.contains("  0x6b answers WHO_AM_I (0x0f) 0x69: an LSM6DS3 (or LSM6DS3H): accelerometer and gyroscope (--source i2c:\(node):0x6b)"), "\(found.stdout)")
         #expect(run.block("sensors.mpu6500").stdout.contains("  0x69 answers WHO_AM_I 0x70: an MPU-6500, no magnetometer (--source i2c:\(node):0x69)"))
-        #expect(run.block("sensors.other").stdout.contains("  0x69 answers WHO_AM_I 0x12: not an MPU-6050/6500/9250 (they answer 0x68, 0x70, 0x71 or 0x73) nor a BMI160 (its CHIP_ID, 0x00, is 0xd1)"))
+        #expect(run.block("sensors.other").stdout.contains("  0x69 answers WHO_AM_I 0x12: not an MPU-6050/6500/9250 (they answer 0x68, 0x70, 0x71 or 0x73), an ICM-20948 (its WHO_AM_I, 0x00 at bank 0, is 0xea) nor a BMI160 (its CHIP_ID, 0x00, is 0xd1)"))
         let denied = run.block("sensors.denied")
         #expect(denied.stdout.contains("  no permission on \(node): add yourself to the i2c group (sudo usermod -aG i2c $USER, then log in again) or run as root"), "\(denied.stdout)")
         let emptyNode = try #require(run.values["empty.node"])
         let empty = run.block("sensors.empty")
         #expect(empty.stdout.contains("i2c:\(emptyNode)  I2C bus (SMBus stub driver)"))
-        #expect(empty.stdout.contains("  no chip answers at 0x1c, 0x1e, 0x68, 0x69, 0x6a or 0x6b: check the wiring (SDA, SCL, 3.3 V, GND) and the address pin (MPU-6050/6500/9250 and BMI160 answer at 0x68, or 0x69 with AD0/SDO high; LSM6DSx and the LSM9DS1's accelerometer and gyroscope at 0x6a or 0x6b; the LSM9DS1's magnetometer at 0x1c or 0x1e)"), "\(empty.stdout)")
+        #expect(empty.stdout.contains("  no chip answers at 0x1c, 0x1e, 0x28, 0x29, 0x68, 0x69, 0x6a or 0x6b: check the wiring (SDA, SCL, 3.3 V, GND) and the address pin (MPU-6050/6500/9250, ICM-20948 and BMI160 answer at 0x68, or 0x69 with AD0/SDO high; LSM6DSx and the LSM9DS1's accelerometer and gyroscope at 0x6a or 0x6b; the LSM9DS1's magnetometer at 0x1c or 0x1e; a BNO055 at 0x28, or 0x29 with COM3 high)"), "\(empty.stdout)")
     }
 
     @Test func sourcesThatCannotStartSayWhy() async throws {
@@ -211,7 +211,7 @@ struct I2CUserSpaceTests {
         #expect(denied.errorLines == ["Error: \(node): no permission on \(node): add yourself to the i2c group (sudo usermod -aG i2c $USER, then log in again) or run as root"], "\(denied.stderr)")
         let empty = run.block("empty.i2c")
         #expect(empty.status == 1)
-        #expect(empty.errorLines.first?.contains("no chip answers at 0x1c, 0x1e, 0x68, 0x69, 0x6a or 0x6b") == true, "\(empty.stderr)")
+        #expect(empty.errorLines.first?.contains("no chip answers at 0x1c, 0x1e, 0x28, 0x29, 0x68, 0x69, 0x6a or 0x6b") == true, "\(empty.stderr)")
         // `i2c` alone skips the address the kernel holds and takes the free chip; `i2c:BUS` too.
         let first = run.block("first.i2c")
         #expect(first.status == 0, "\(first.stderr)")

@@ -191,5 +191,8 @@ import Testing
         #expect(throws: SourceError.self) { try PhoneSource(spec: PhoneSpec(parsing: "sensorlogger://127.0.0.1:0?motion=both"), log: quietLog) }
         #expect(throws: SourceError.self) { try PhoneSource(spec: PhoneSpec(parsing: "hyperimu://127.0.0.1:0?motion=phone"), log: quietLog) }
         #expect((try? PhoneSource(spec: PhoneSpec(parsing: "sensorlog://127.0.0.1:1?motion=fused"), log: quietLog))?.reportsOwnAttitude == false)
+        // `own`, the word a BNO055's i2c: source takes, means the same as `phone`.
+        #expect((try? PhoneSource(spec: PhoneSpec(parsing: "sensorlog://127.0.0.1:1?motion=own"), log: quietLog))?.reportsOwnAttitude == true)
+        #expect((try? PhoneSource(spec: PhoneSpec(parsing: "sensorlog://127.0.0.1:1?motion=phone"), log: quietLog))?.reportsOwnAttitude == true)
     }
 }

@@ -250,7 +250,7 @@ import Testing
         opener.bus("/dev/i2c-1").addChip(at: 0x69, registers: [0x75: 0x12])
         #expect(I2CDiscovery.scan(options).first?.lines.dropFirst() == [
             "  0x68 answers WHO_AM_I 0x71: an MPU-9250; nothing answers at 0x0c after the I2C bypass: no AK8963 magnetometer (an MPU-6500 sold as an MPU-9250?), accelerometer and gyroscope only (--source i2c:/dev/i2c-1:0x68)",
-            "  0x69 answers WHO_AM_I 0x12: not an MPU-6050/6500/9250 (they answer 0x68, 0x70, 0x71 or 0x73) nor a BMI160 (its CHIP_ID, 0x00, is 0xd1)",
+            "  0x69 answers WHO_AM_I 0x12: not an MPU-6050/6500/9250 (they answer 0x68, 0x70, 0x71 or 0x73), an ICM-20948 (its WHO_AM_I, 0x00 at bank 0, is 0xea) nor a BMI160 (its CHIP_ID, 0x00, is 0xd1)",
         ])
     }
 
@@ -308,7 +308,7 @@ import Testing
         let (options, opener, _) = I2CSourceTests.twin(0x68, at: 0x50)
         _ = opener
         #expect(I2CDiscovery.scan(options).first?.lines.dropFirst() == [
-            "  no chip answers at 0x1c, 0x1e, 0x68, 0x69, 0x6a or 0x6b: check the wiring (SDA, SCL, 3.3 V, GND) and the address pin (MPU-6050/6500/9250 and BMI160 answer at 0x68, or 0x69 with AD0/SDO high; LSM6DSx and the LSM9DS1's accelerometer and gyroscope at 0x6a or 0x6b; the LSM9DS1's magnetometer at 0x1c or 0x1e)",
+            "  no chip answers at 0x1c, 0x1e, 0x28, 0x29, 0x68, 0x69, 0x6a or 0x6b: check the wiring (SDA, SCL, 3.3 V, GND) and the address pin (MPU-6050/6500/9250, ICM-20948 and BMI160 answer at 0x68, or 0x69 with AD0/SDO high; LSM6DSx and the LSM9DS1's accelerometer and gyroscope at 0x6a or 0x6b; the LSM9DS1's magnetometer at 0x1c or 0x1e; a BNO055 at 0x28, or 0x29 with COM3 high)",
         ])
         let none = LinuxDiscoveryOptions(sysfsRoot: "/sys", devRoot: "/dev", hwdb: SensorHwdb(parsing: ""), fileSystem: InMemoryLinuxFileSystem())
         #expect(I2CDiscovery.scan(none).isEmpty)
