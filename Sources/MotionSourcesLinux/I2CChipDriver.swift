@@ -305,7 +305,6 @@ package enum I2CChip: String, Sendable, Hashable, CaseIterable {
             BMI160Driver(address: address, busPath: busPath, configuration: BMI160Configuration(rate: rate), mountMatrix: mountMatrix)
         case .stMagnetometer:
             I2CMagnetometer.lsm9ds1.makeDriver(address: address, busPath: busPath, rate: rate, mountMatrix: mountMatrix, hosted: false)
-            nil
         case .icm20948:
             ICM20948Driver(address: address, busPath: busPath, configuration: ICM20948Configuration(rate: rate), mountMatrix: mountMatrix)
         case .bno055:
@@ -347,7 +346,6 @@ package enum I2CChip: String, Sendable, Hashable, CaseIterable {
         case .stMagnetometer:
             return ([.magnetometer: I2CMagnetometer.lsm9ds1.capability], "±4 gauss (0.014 µT per count)",
                     LSM9DS1MagnetometerDriver.rates.map { formatNumber($0.hz) }.joined(separator: ", ") + " Hz (output data rates)")
-            return ([:], "", "")
         case .icm20948:
             let c = ICM20948Configuration(), r = ICM20948Configuration.rateLimits
             return ([.accelerometer: SensorCapability(minimumRate: r.lowerBound, maximumRate: r.upperBound, range: Double(c.accelerometerRange),
