@@ -225,7 +225,7 @@ let package = Package(
         ),
         // Shared by the test targets: child processes awaited without holding a test thread, and the
         // gate that runs the heavy end-to-end work (VMs, the browser, soaks) one at a time.
-        .target(name: "MotionTestSupport", path: "Tests/MotionTestSupport", swiftSettings: swiftSettings),
+        .target(name: "MotionTestSupport", dependencies: ["MotionSources"], path: "Tests/MotionTestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "MotionFusionTests", dependencies: ["MotionFusion"], swiftSettings: swiftSettings),
         .testTarget(
             name: "MotionMQTTTests",
@@ -263,7 +263,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MotionRecordingFormatsTests",
-            dependencies: ["MotionRecordingFormats", "MotionSources", "MotionFusion"],
+            dependencies: ["MotionRecordingFormats", "MotionSources", "MotionFusion", "MotionTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -278,7 +278,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MotionSourcesTests",
-            dependencies: ["MotionSources", "MotionFusion"],
+            dependencies: ["MotionSources", "MotionFusion", "MotionTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -312,7 +312,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MotionSourcesLinuxTests",
-            dependencies: ["MotionSourcesLinux", "MotionSourcesLinuxTesting", "MotionSources", "MotionFusion", "OpenCoreMotion"],
+            dependencies: ["MotionSourcesLinux", "MotionSourcesLinuxTesting", "MotionSources", "MotionFusion", "OpenCoreMotion", "MotionTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -8,11 +8,13 @@ extension ReplaySource {
     ///   - format: the format, or `nil` to detect it from the content.
     ///   - clock: the pacing; default ``Clock/realTime``.
     ///   - notice: where notes on playback go (compressed gaps); default standard error.
+    ///   - sourceClock: the clock real-time playback follows; default the real one, a ``ManualClock`` in tests.
     /// - Throws: ``SourceError`` when the recording cannot be opened or holds no sample before its
     ///   first bad line.
     package convenience init(path: String, format: RecordingFormat? = nil, clock: Clock = .realTime,
-                             notice: @escaping @Sendable (String) -> Void = ReplaySource.standardErrorNotice) throws(SourceError) {
-        try self.init(name: path, clock: clock, notice: notice) { () throws(RecordingError) -> [any SampleStream] in
+                             notice: @escaping @Sendable (String) -> Void = ReplaySource.standardErrorNotice,
+                             sourceClock: any SourceClock = MonotonicSourceClock.shared) throws(SourceError) {
+        try self.init(name: path, clock: clock, notice: notice, sourceClock: sourceClock) { () throws(RecordingError) -> [any SampleStream] in
             try RecordingInput.open(path: path, format: format).streams
         }
     }

@@ -43,6 +43,8 @@ package final class ReplaySource: SensorSource {
     /// The recording played.
     package let path: String
     private let clock: Clock
+    /// The clock real-time playback reads and sleeps on.
+    private let sourceClock: any SourceClock
     private let open: @Sendable () throws(RecordingError) -> [any SampleStream]
 
     private struct State {
@@ -79,11 +81,15 @@ package final class ReplaySource: SensorSource {
     ///   - name: the recording's name, shown in ``info`` and errors.
     ///   - clock: the pacing; default ``Clock/realTime``.
     ///   - notice: where notes on playback go (compressed gaps); default standard error.
+    ///   - sourceClock: the clock real-time playback follows; default the real one (`CLOCK_MONOTONIC`),
+    ///     a ``ManualClock`` in tests.
     ///   - open: returns the recording's parts, each at its start.
     package init(name: String, clock: Clock = .realTime, notice: @escaping @Sendable (String) -> Void = ReplaySource.standardErrorNotice,
+                sourceClock: any SourceClock = MonotonicSourceClock.shared,
                 open: @escaping @Sendable () throws(RecordingError) -> [any SampleStream]) throws(SourceError) {
         self.path = name
         self.clock = clock
+        self.sourceClock = sourceClock
         self.notice = notice
         self.open = open
 
@@ -148,7 +154,7 @@ package final class ReplaySource: SensorSource {
         }
         stale?.stop()
         if start {
-            let worker = SourceWorker { [self] worker in play(worker) }
+            let worker = SourceWorker(clock: sourceClock) { [self] worker in play(worker) }
             state.withLock { $0.worker = worker }
         }
         return granted
@@ -169,7 +175,7 @@ package final class ReplaySource: SensorSource {
                         notice("\(recorded.path):\(recorded.line): a gap of \(SampleMerge.seconds(gap)) s in the recording plays as \(SampleMerge.seconds(period)) s (gaps over \(SampleMerge.seconds(Self.maximumGap)) s are compressed to one sample period)")
                     }
                     previous = sample.timestamp
-                    let o = origin ?? (sample.timestamp, MonotonicClock.now() + Self.realTimeLead)
+                    let o = origin ?? (sample.timestamp, sourceClock.now() + Self.realTimeLead)
                     origin = o
                     sample.timestamp = o.local + (sample.timestamp - o.recorded)
                     if !worker.sleep(until: sample.timestamp) { return }

@@ -58,14 +58,26 @@ public final class SimulatedDevice: SensorSource {
     ///   - options: scenario, seed and sensor models (``SimulationOptions/rates`` is ignored: the
     ///     demand sets the rates). Default: handheld, seed 1.
     ///   - clock: ``Clock/realTime`` (default) or ``Clock/virtual(startTime:)``.
-    public init(options: SimulationOptions = .init(), clock: Clock = .realTime) {
+    public convenience init(options: SimulationOptions = .init(), clock: Clock = .realTime) {
+        self.init(options: options, clock: clock, sourceClock: MonotonicSourceClock.shared)
+    }
+
+    /// Creates a simulated device paced by `sourceClock` in ``Clock/realTime`` mode: a ``ManualClock``
+    /// in tests, so the stream advances only when the test advances the clock.
+    ///
+    /// - Parameters:
+    ///   - options: as for ``init(options:clock:)``.
+    ///   - clock: ``Clock/realTime`` (default: paced by `sourceClock`, starting at its current time) or
+    ///     ``Clock/virtual(startTime:)`` (not paced).
+    ///   - sourceClock: the clock real-time mode reads and sleeps on.
+    package init(options: SimulationOptions = .init(), clock: Clock = .realTime, sourceClock: any SourceClock) {
         self.clock = clock
         let start: Double
         switch clock {
-        case .realTime: start = MonotonicClock.now()
+        case .realTime: start = sourceClock.now()
         case .virtual(let s): start = s.isFinite ? s : 0
         }
-        engine = SimulationEngine(options: options, startTime: start, realTime: clock == .realTime)
+        engine = SimulationEngine(options: options, startTime: start, realTime: clock == .realTime, clock: sourceClock)
         let clockText: String
         switch clock {
         case .realTime: clockText = "real time (CLOCK_MONOTONIC)"

@@ -42,13 +42,17 @@ final class SimulationEngine: Sendable {
 
     private let state: ConditionLocked<State>
 
-    init(options: SimulationOptions, startTime: Double, realTime: Bool) {
+    /// The clock real-time pacing follows.
+    let clock: any SourceClock
+
+    init(options: SimulationOptions, startTime: Double, realTime: Bool, clock: any SourceClock = MonotonicSourceClock.shared) {
         var o = options
         o.rates = [:]
         let parked = MotionSimulator(options: o, startTime: startTime)
         model = parked.model
-        state = ConditionLocked(State(parked: parked))
+        state = ConditionLocked(State(parked: parked), clock: clock)
         self.realTime = realTime
+        self.clock = clock
     }
 
     /// Publishes a configuration. For an empty one (stop), and unless called from the worker itself,
@@ -66,10 +70,10 @@ final class SimulationEngine: Sendable {
             // A stop from outside the sink still delivers what was already sampled: with a latency
             // allowed, up to that many seconds of due samples wait in the worker, and dropping them
             // would cut the end off every stream (`publish --duration 10` sent 990 of 1000 per sensor).
-            if realTime && !newRates.isEmpty { s.appliedAt = MonotonicClock.now() }
-            s.drainUntil = newRates.isEmpty && realTime && s.worker.map({ !$0.isCurrentThread }) == true ? MonotonicClock.now() : nil
+            if realTime && !newRates.isEmpty { s.appliedAt = clock.now() }
+            s.drainUntil = newRates.isEmpty && realTime && s.worker.map({ !$0.isCurrentThread }) == true ? clock.now() : nil
             if !newRates.isEmpty && s.worker == nil {
-                let worker = SourceWorker(sink: nil)
+                let worker = SourceWorker(sink: nil, clock: clock)
                 s.worker = worker
                 guard worker.spawn(name: "simulator", { [self] worker in run(worker) }) else {
                     s.rates = [:]
@@ -131,7 +135,7 @@ final class SimulationEngine: Sendable {
                     }
                     guard let due = simulator.nextTimestamp, let deliver = currentSink else { return .wait }
                     if realTime {
-                        let now = MonotonicClock.now()
+                        let now = clock.now()
                         // Sleep until the next sample is due, or, with a latency allowed, until it has
                         // waited that long; then every sample due by then goes out in one wake-up.
                         if now < due { return .waitUntil(due + s.latency) }

@@ -65,41 +65,32 @@ package enum LockStep<Result> {
     case done(Result)
     /// Wait for a ``ConditionLocked/broadcast()`` (or a spurious wake-up), then run the body again.
     case wait
-    /// Wait for a broadcast or until this deadline (seconds on ``MonotonicClock``), then run the body again.
+    /// Wait for a broadcast or until this deadline (seconds on the lock's ``ConditionLocked/clock``), then run the body again.
     case waitUntil(Double)
 }
 
-/// A value guarded by a mutex with a condition variable whose timed waits use `CLOCK_MONOTONIC`
-/// absolute deadlines (no drift, immune to wall-clock changes).
+/// A value guarded by a mutex with a condition variable whose timed waits follow a ``SourceClock``:
+/// by default the real one, with `CLOCK_MONOTONIC` absolute deadlines (no drift, immune to wall-clock
+/// changes); in tests a ``ManualClock``, whose time moves only when the test advances it.
 ///
 /// Waits happen between runs of a body, never inside one: ``withLock(waiting:)`` runs its body with the
 /// lock held, and the body answers ``LockStep/wait``/``LockStep/waitUntil(_:)`` to release the lock,
-/// sleep, and be run again. So the state is never borrowed across a wait.
+/// sleep, and be run again. So the state is never borrowed across a wait. A body that compares with the
+/// time reads it from ``clock``.
 ///
 /// ## Threading
 /// Any thread may call any method. After changing the state that a waiter waits on, call
-/// ``broadcast()`` (inside or after the body) or use ``withLock(broadcasting:_:)``.
+/// ``broadcast()`` (inside the body) or use ``withLock(broadcasting:_:)``.
 package final class ConditionLocked<State> {
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let primitives = ClockCondition()
     private var state: State
+    /// The clock deadlines are on (seconds since boot).
+    package let clock: any SourceClock
 
-    /// Creates a lock guarding `state`.
-    package init(_ state: State) {
+    /// Creates a lock guarding `state`, its deadlines on `clock` (default: the real clock).
+    package init(_ state: State, clock: any SourceClock = MonotonicSourceClock.shared) {
         self.state = state
-        pthread_mutex_init(mutex, nil)
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(condition, &attributes)
-        pthread_condattr_destroy(&attributes)
-    }
-
-    deinit {
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
-        condition.deallocate()
-        mutex.deallocate()
+        self.clock = clock
     }
 
     /// Runs `body` with exclusive access to the state; with `broadcasting`, wakes every waiter
@@ -107,10 +98,10 @@ package final class ConditionLocked<State> {
     package func withLock<Result, Failure: Error>(
         broadcasting: Bool = false, _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        pthread_mutex_lock(mutex)
+        primitives.lock()
         defer {
-            if broadcasting { pthread_cond_broadcast(condition) }
-            pthread_mutex_unlock(mutex)
+            if broadcasting { broadcast() }
+            primitives.unlock()
         }
         return try body(&state)
     }
@@ -118,34 +109,34 @@ package final class ConditionLocked<State> {
     /// Runs `body` with the lock held until it answers ``LockStep/done(_:)``, sleeping on the condition
     /// between runs as it asks.
     package func withLock<Result>(waiting body: (inout State) -> LockStep<Result>) -> Result {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+        primitives.lock()
+        defer { primitives.unlock() }
         while true {
             switch body(&state) {
             case .done(let result):
                 return result
             case .wait:
-                pthread_cond_wait(condition, mutex)
+                clock.wait(on: primitives, until: .infinity)
             case .waitUntil(let deadline):
-                var ts = MonotonicClock.deadline(deadline)
-                pthread_cond_timedwait(condition, mutex, &ts)
+                clock.wait(on: primitives, until: deadline)
             }
         }
     }
 
-    /// Waits until `ready` returns a value, or until `deadline` (seconds on ``MonotonicClock``) has
-    /// passed, in which case it returns `nil`.
+    /// Waits until `ready` returns a value, or until `deadline` (seconds on ``clock``) has passed, in
+    /// which case it returns `nil`.
     package func wait<Result>(until deadline: Double? = nil, for ready: (inout State) -> Result?) -> Result? {
         withLock(waiting: { state -> LockStep<Result?> in
             if let result = ready(&state) { return .done(result) }
             guard let deadline else { return .wait }
-            return MonotonicClock.now() < deadline ? .waitUntil(deadline) : .done(nil)
+            return clock.now() < deadline ? .waitUntil(deadline) : .done(nil)
         })
     }
 
-    /// Wakes every waiter.
+    /// Wakes every waiter. Call it with the lock held (inside a body).
     package func broadcast() {
-        pthread_cond_broadcast(condition)
+        primitives.broadcast()
+        clock.broadcasted(primitives)
     }
 }
 

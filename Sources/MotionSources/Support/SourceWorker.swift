@@ -5,7 +5,7 @@ import Musl
 #endif
 
 /// The runtime under every source that runs its own threads (simulator, replay, IIO, evdev): the
-/// threads, an interruptible sleep on the monotonic clock, a stop that waits for them, and a sink
+/// threads, an interruptible sleep on a ``SourceClock`` (the monotonic clock unless a test injects one), a stop that waits for them, and a sink
 /// that is never called after the stop and receives at most one terminal event.
 ///
 /// A worker is one run of a source: create it with the run's sink (or `nil` when the source manages
@@ -37,7 +37,7 @@ package final class SourceWorker: Sendable {
         var failedSpawns = 0
     }
 
-    private let state = ConditionLocked(State())
+    private let state: ConditionLocked<State>
     /// The run's sink. It never changes, so it lives in a `let`, outside any lock: a closure kept as
     /// the *value* of a generic lock (an optional sink as the lock's state) is reabstracted on every `inout` access and
     /// written back wrapped in one more thunk, so each call cost more than the last until the stack
@@ -46,15 +46,21 @@ package final class SourceWorker: Sendable {
     /// Held while calling the sink, so calls from several threads are serialised.
     private let delivery = Locked(())
 
+    /// The clock ``sleep(until:)`` follows.
+    package var clock: any SourceClock { state.clock }
+
     /// Creates a worker delivering to `sink`; no thread runs until ``spawn(name:realtime:_:)``.
-    package init(sink: Sink? = nil) {
+    /// ``sleep(until:)`` follows `clock` (default: the real one, `CLOCK_MONOTONIC`).
+    package init(sink: Sink? = nil, clock: any SourceClock = MonotonicSourceClock.shared) {
         self.sink = sink
+        state = ConditionLocked(State(), clock: clock)
     }
 
     /// Creates a worker and runs `body` on one thread. If the thread cannot be created, ``started``
     /// is `false`.
-    package convenience init(name: String = "source", body: @escaping @Sendable (SourceWorker) -> Void) {
-        self.init(sink: nil)
+    package convenience init(name: String = "source", clock: any SourceClock = MonotonicSourceClock.shared,
+                             body: @escaping @Sendable (SourceWorker) -> Void) {
+        self.init(sink: nil, clock: clock)
         spawn(name: name, body)
     }
 
@@ -124,12 +130,13 @@ package final class SourceWorker: Sendable {
         return state.withLock { s in s.threads.contains { pthread_equal($0, me) != 0 } }
     }
 
-    /// Sleeps until `deadline` (seconds on ``MonotonicClock``) or until the worker stops.
+    /// Sleeps until `deadline` (seconds on ``clock``) or until the worker stops.
     /// - Returns: `true` if the deadline was reached, `false` if the worker is stopping.
     package func sleep(until deadline: Double) -> Bool {
-        state.withLock(waiting: { s in
+        let clock = state.clock
+        return state.withLock(waiting: { s in
             if s.stopping { return .done(false) }
-            return MonotonicClock.now() < deadline ? .waitUntil(deadline) : .done(true)
+            return clock.now() < deadline ? .waitUntil(deadline) : .done(true)
         })
     }
 

@@ -47,7 +47,26 @@ open class CMAltimeter: NSObject {
         var absolute: CMAbsoluteAltitudeHandler?
     }
 
-    private let state = Locked<(run: Run?, generation: Int)>((nil, 0))
+    private struct State {
+        var run: Run?
+        var generation = 0
+        /// The worker reading the barometer for the current run, if any (``SourceWorker``, the runtime
+        /// every threaded source uses); a stop asks it to end, which cuts its sleep short.
+        var worker: SourceWorker?
+
+        /// Ends the current run; returns its worker, to be asked to stop outside the lock.
+        mutating func endRun() -> SourceWorker? {
+            run = nil
+            generation += 1
+            defer { worker = nil }
+            return worker
+        }
+    }
+
+    private let state = Locked(State())
+
+    /// The clock the barometer is read on in real time (the real one; a ``ManualClock`` in tests).
+    let clock: any SourceClock
 
     /// Readings per second.
     static let sampleRate = 25.0
@@ -59,6 +78,7 @@ open class CMAltimeter: NSObject {
     /// This is the designated initializer, as on Apple platforms: a subclass (a test's mock) calls `super.init()`.
     public override init() {
         barometer = AltimeterSelection.defaultBarometer
+        clock = MonotonicSourceClock.shared
         super.init()
     }
 
@@ -67,13 +87,15 @@ open class CMAltimeter: NSObject {
         self.init(optionalBarometer: barometer)
     }
 
-    init(optionalBarometer: (any BarometerSource)?) {
+    /// An altimeter on `barometer`, or on none, read in real time on `clock` (default: the real one).
+    init(optionalBarometer: (any BarometerSource)?, clock: any SourceClock = MonotonicSourceClock.shared) {
         barometer = optionalBarometer
+        self.clock = clock
         super.init()
     }
 
     deinit {
-        state.withLock { $0.run = nil; $0.generation += 1 }
+        state.withLock { $0.endRun() }?.requestStop()
     }
 
     /// Whether relative altitude is available: the default barometer exists.
@@ -100,11 +122,10 @@ open class CMAltimeter: NSObject {
 
     /// Stops relative altitude updates.
     open func stopRelativeAltitudeUpdates() {
-        stop(queue: state.withLock { s in
+        stop(state.withLock { s in
             let q = s.run?.queue
             s.run?.relative = nil
-            if s.run?.absolute == nil { s.run = nil; s.generation += 1 }
-            return q
+            return (q, s.run?.absolute == nil ? s.endRun() : nil)
         })
     }
 
@@ -123,16 +144,16 @@ open class CMAltimeter: NSObject {
 
     /// Stops absolute altitude updates.
     open func stopAbsoluteAltitudeUpdates() {
-        stop(queue: state.withLock { s in
+        stop(state.withLock { s in
             let q = s.run?.queue
             s.run?.absolute = nil
-            if s.run?.relative == nil { s.run = nil; s.generation += 1 }
-            return q
+            return (q, s.run?.relative == nil ? s.endRun() : nil)
         })
     }
 
-    private func stop(queue: OperationQueue?) {
-        guard let queue, OperationQueue.current !== queue else { return }
+    private func stop(_ ended: (queue: OperationQueue?, worker: SourceWorker?)) {
+        ended.worker?.requestStop()
+        guard let queue = ended.queue, OperationQueue.current !== queue else { return }
         queue.addOperations([BlockOperation {}], waitUntilFinished: true)
     }
 
@@ -146,27 +167,29 @@ open class CMAltimeter: NSObject {
             }
             return
         }
-        let generation = state.withLock { s -> Int in
+        let worker = SourceWorker(clock: clock)
+        let (generation, previous) = state.withLock { s -> (Int, SourceWorker?) in
             s.generation += 1
             var run = Run(generation: s.generation, queue: queue, relative: s.run?.relative, absolute: s.run?.absolute)
             if let relative { run.relative = relative }
             if let absolute { run.absolute = absolute }
             s.run = run
-            return s.generation
+            defer { s.worker = worker }
+            return (s.generation, s.worker)
         }
+        previous?.requestStop()
         // The thread holds the altimeter weakly: releasing it ends the readings, as stopping does.
         let box = WeakAltimeter(self)
-        let thread = Thread {
-            Self.loop(owner: { box.value }, barometer: barometer, generation: generation)
+        worker.spawn(name: "CMAltimeter") { worker in
+            Self.loop(worker: worker, owner: { box.value }, barometer: barometer, generation: generation)
         }
-        thread.name = "OpenCoreMotion.CMAltimeter"
-        thread.start()
     }
 
-    /// Reads the barometer until the run `generation` ends or the altimeter is released.
-    private static func loop(owner: () -> CMAltimeter?, barometer: any BarometerSource, generation: Int) {
+    /// Reads the barometer until the run `generation` ends, its worker is stopped or the altimeter is
+    /// released.
+    private static func loop(worker: SourceWorker, owner: () -> CMAltimeter?, barometer: any BarometerSource, generation: Int) {
         let virtual = barometer.virtualStartTime
-        var t = virtual ?? MonotonicClock.now()
+        var t = virtual ?? worker.clock.now()
         var sum = 0.0
         var count = 0
         var reference: Double?
@@ -186,10 +209,7 @@ open class CMAltimeter: NSObject {
                     r.relative?(nil, ns)
                     r.absolute?(nil, ns)
                     me?.state.withLock { s in
-                        if s.run?.generation == generation {
-                            s.run = nil
-                            s.generation += 1
-                        }
+                        if s.run?.generation == generation { _ = s.endRun() }
                     }
                 }
                 return
@@ -217,11 +237,12 @@ open class CMAltimeter: NSObject {
             }
             t += 1 / Self.sampleRate
             if virtual == nil {
-                let wait = t - MonotonicClock.now()
-                if wait > 0 { usleep(UInt32(min(wait, 1) * 1e6)) }
+                if !worker.sleep(until: t) { return }
             } else if run.queue.operationCount > 100 {
-                // Virtual time: do not run ahead of a slow handler without limit.
-                usleep(1000)
+                // Virtual time: do not run ahead of a slow handler without limit. This waits for the
+                // handler's queue, real work, so it is on the real clock whatever the worker's.
+                MonotonicSourceClock.shared.sleep(until: MonotonicClock.now() + 0.001)
+                if worker.isStopping { return }
             }
         }
     }
