@@ -50,55 +50,48 @@ extension AttitudeFilter {
             state.magneticCandidateDip = dip
             state.magnetometerInitialCount = 1
             state.magnetometerInitialTime = dt
+            state.usesCalibratedField = calibrated
+            state.headingModelOffset = state.calibrator.offset
+            state.headingModelGains = state.calibrator.gains
             return
         }
 
-        // A switch from the raw to the calibrated field changes norm and dip. From the ellipsoid fit (or
-        // back to the raw field) the disturbance logic treats it as a new field and adopts it once it
-        // proves consistent during motion, which keeps a still-settling fit (whose grade may swing between
-        // low and medium in fast rotations) from steering the heading at once. The gyro-aided hard-iron
-        // estimate is used only once its innovations fit the model and it stays in use (see
-        // RotationHardIronEstimator.accuracy), and the motion it is made for (hand-held, walking) never
-        // turns fast enough to adopt a new field: a switch to it takes the calibrated field as the
-        // reference and sets the heading afresh (the initial averaging below), rather than letting the
-        // heading loop ease into it, which the vertical bias estimate would read as a bias. This happens
-        // once: after a restart of that estimate (a changed field or offset) its return goes through the
-        // disturbance logic like any other change, so that a field disturbed at that moment is not
-        // adopted at once.
-        let firstRotationEstimate = calibrated && state.calibrator.usesRotationEstimate && !state.hasUsedRotationEstimate
-        let switching = calibrated != state.usesCalibratedField
-        state.usesCalibratedField = calibrated
-        if switching && firstRotationEstimate {
+        // A change of the field model (the raw field replaced by a calibrated one or back, or a calibration
+        // whose values changed) does not move the heading by itself (bumpless transfer): the heading loop
+        // closes the gap the change opened (the new model's heading at this sample minus the old one's) at
+        // its normal rate, as it would follow a real, persistent change of the field's direction, and
+        // ``AttitudeFilterState/headingModelShift`` keeps the part of the gap that changes of the model
+        // made, so that the corrections closing it are not read as gyro drift by the vertical bias
+        // estimate. The disturbance reference (norm and dip) is not carried over: it describes the Earth's
+        // field, which a calibration must reproduce, so a calibrated field that departs from it is
+        // rejected like a disturbance until it proves consistent during motion (or, for the gyro-aided
+        // estimate, the reference becomes that estimate's own field below). That check is the evidence a
+        // still-settling ellipsoid fit must pass before it steers the heading.
+        let modelChanged = calibrated != state.usesCalibratedField
+            || (calibrated && (state.calibrator.offset != state.headingModelOffset
+                || state.calibrator.gains != state.headingModelGains))
+        if modelChanged {
+            let d = field - state.headingModelOffset
+            let old = state.usesCalibratedField
+                ? Vector3(d.x * state.headingModelGains.x, d.y * state.headingModelGains.y, d.z * state.headingModelGains.z)
+                : field
+            if old.lengthSquared > 1e-18 {
+                let oldE = q6.rotate(old)
+                let shift = wrapAngle(target + fastAtan2(oldE.y, oldE.x))
+                if state.magnetometerInitialTime < parameters.magnetometerInitialTime {
+                    // Still averaging the initial heading: carry the mean over into the new model.
+                    state.headingOffset = wrapAngle(state.headingOffset + shift)
+                } else {
+                    state.headingModelShift = wrapAngle(state.headingModelShift + shift)
+                }
+            }
+            state.usesCalibratedField = calibrated
+            state.headingModelOffset = state.calibrator.offset
+            state.headingModelGains = state.calibrator.gains
+        }
+        if calibrated, state.calibrator.usesRotationEstimate, !state.hasUsedRotationEstimate {
             state.hasUsedRotationEstimate = true
             state.rotationEstimateRestartsAtFirstUse = state.calibrator.rotation.restarts
-            state.magnetometerInitialTime = 0
-            state.magnetometerInitialCount = 0
-            state.magneticReferenceNorm = norm
-            state.magneticReferenceDip = dip
-            state.magneticCandidateNorm = norm
-            state.magneticCandidateDip = dip
-            state.magneticCandidateTime = 0
-            state.magneticUndisturbedTime = 0
-            state.magneticRejectionTime = 0
-            state.magneticDisturbance = false
-            state.headingCorrectionSum = 0
-            state.headingCorrectionTime = 0
-        }
-
-        // The gyro-aided offset keeps converging while it is used. The heading change that a change of
-        // the offset makes is a known cause, not gyro drift: apply it to the heading at once, so that the
-        // heading loop's corrections (and the vertical bias measured from them) see only drift.
-        if calibrated, state.calibrator.usesRotationEstimate {
-            let current = state.calibrator.offset
-            if state.hasHeadingCalibrationOffset, current != state.headingCalibrationOffset {
-                let before = q6.rotate(field - state.headingCalibrationOffset)
-                let shift = wrapAngle(target + fastAtan2(before.y, before.x))
-                state.headingOffset = wrapAngle(state.headingOffset + shift)
-            }
-            state.headingCalibrationOffset = current
-            state.hasHeadingCalibrationOffset = true
-        } else {
-            state.hasHeadingCalibrationOffset = false
         }
 
         if state.magnetometerInitialTime < parameters.magnetometerInitialTime {
@@ -114,7 +107,7 @@ extension AttitudeFilter {
             return
         }
 
-        // While the heading uses the gyro-aided estimate adopted above, the reference is that estimate's
+        // While the heading uses the gyro-aided estimate, the reference is that estimate's
         // own field: its offset keeps converging (the component along the rotation axes, which the heading
         // does not need, slowly), which changes the calibrated field's norm and dip together with the
         // estimate's field, so the check compares the reading with the model rather than with a reference
@@ -179,12 +172,17 @@ extension AttitudeFilter {
             }
         }
         var step = 0.0
+        var modelStep = 0.0
         if gain > 0 {
             step = gain * wrapAngle(target - state.headingOffset)
             state.headingOffset = wrapAngle(state.headingOffset + step)
+            // The loop is linear in the gap, so of this step the part `gain × headingModelShift` closes the
+            // gap that changes of the field model opened.
+            modelStep = gain * state.headingModelShift
+            state.headingModelShift -= modelStep
         }
         if parameters.estimatesBiasFromHeading {
-            updateBiasFromHeading(q6, step: step, fullGain: gain == c.magnetometerGain, dt: dt, c)
+            updateBiasFromHeading(q6, step: step - modelStep, fullGain: gain == c.magnetometerGain, dt: dt, c)
         }
     }
 
@@ -212,7 +210,13 @@ extension AttitudeFilter {
         // measures the bias: the heading of a field with uncorrected hard or soft iron is off by an
         // amount that changes with the device's attitude, so its corrections follow the motion.
         let calibrated = state.usesCalibratedField || !parameters.calibratesMagnetometer
-        let steady = fullGain && calibrated && state.magneticUndisturbedTime >= parameters.magnetometerTimeConstant
+        // While a change of the field model still accounts for more of the gap than a calibration may
+        // leave in the heading (``AttitudeFilterParameters/hardIronHeadingUncertainty``), the loop's
+        // corrections are dominated by the model, not by drift: a raw field with a large hard iron gives
+        // that gap no meaning beyond the attitude it was taken at, so it is not used to measure the bias.
+        let settled = abs(state.headingModelShift) <= parameters.hardIronHeadingUncertainty * (Double.pi / 180)
+        let steady = fullGain && calibrated && settled
+            && state.magneticUndisturbedTime >= parameters.magnetometerTimeConstant
             && state.accelerationInitialTime >= parameters.accelerometerTimeConstant
         guard steady, !state.isAtRest else {
             state.headingCorrectionSum = 0

@@ -129,16 +129,20 @@ public struct AttitudeFilterState: Sendable {
     public var calibrationTime: Double = .infinity
     /// Online hard/soft-iron calibration.
     public var calibrator = MagneticCalibrator()
-    /// Whether the heading has used the gyro-aided hard-iron estimate (the switch to it re-seeds the
-    /// magnetic reference only the first time).
+    /// Whether the heading has used the gyro-aided hard-iron estimate (from then on, until that estimate
+    /// restarts, the disturbance reference is that estimate's own field).
     public var hasUsedRotationEstimate = false
     /// ``RotationHardIronEstimator/restarts`` when the heading first used that estimate.
     public var rotationEstimateRestartsAtFirstUse = 0
-    /// The gyro-aided offset the heading used at the previous sample, µT (valid while
-    /// ``hasHeadingCalibrationOffset``).
-    public var headingCalibrationOffset: Vector3 = .zero
-    /// Whether ``headingCalibrationOffset`` holds the previous sample's offset.
-    public var hasHeadingCalibrationOffset = false
+    /// Hard-iron offset of the field model the heading used at the previous sample, µT (meaningful while
+    /// ``usesCalibratedField``).
+    public var headingModelOffset: Vector3 = .zero
+    /// Soft-iron gains of the field model the heading used at the previous sample, dimensionless.
+    public var headingModelGains: Vector3 = Vector3(1, 1, 1)
+    /// The part of the gap between the heading and the field's direction that changes of the field model
+    /// (a calibration switched in, changed or dropped) opened and the heading loop has not yet closed,
+    /// radians. The loop closes it at its normal rate; the vertical bias estimate leaves that part out.
+    public var headingModelShift: Double = 0
 
     /// Timestamp of the last sample given to a timestamped update, seconds (`nil` before the first).
     public var lastTimestamp: Double? = nil
