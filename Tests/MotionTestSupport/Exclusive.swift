@@ -44,6 +44,10 @@ public enum Exclusive {
 
     /// Runs `body` when no other heavy work runs; first come, first served.
     ///
+    /// A body that starts a process starts it at once (`ChildProcess.run(…, limited: false)`): queued
+    /// for one of `ChildProcess.slots` behind the light tests' processes, it would hold the gate while
+    /// it waits, and every other heavy run with it (a soak measured 668 s from gate to end for 120 s).
+    ///
     /// Prints one line to standard error when `body` ends: `label`, how long it waited for the gate
     /// and how long it held it. The gate's holders run one after another, so their sum bounds the
     /// test run's length; these lines show where that time goes (in CI's log too).
