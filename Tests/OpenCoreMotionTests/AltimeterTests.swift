@@ -60,7 +60,7 @@ import Glibc
         #expect(data.count == 60 && data.allSatisfy { abs($0.relativeAltitude.doubleValue) < 0.4 })
     }
 
-    @Test func iioPressureSensorsAreFoundAndRead() throws {
+    @Test func iioPressureSensorsAreFoundAndRead() async throws {
         let fs = InMemoryLinuxFileSystem()
         let base = "/sys/bus/iio/devices/"
         fs.setFile(base + "iio:device0/name", "bmp280\n")
@@ -89,12 +89,12 @@ import Glibc
             if let d { data.append(d) }
             if let e { errors.append(e as NSError) }
         }
-        #expect(waitUntil(timeout: 5) { data.count >= 1 })
+        #expect(await eventually(timeout: 5) { data.count >= 1 })
         #expect(abs((data.all.first?.pressure.doubleValue ?? 0) - 100.51234) < 1e-9)
         #expect(data.all.first?.relativeAltitude.doubleValue == 0)
         fs.setReadError(base + "iio:device0/in_pressure_input", ENODEV)
-        #expect(waitUntil(timeout: 5) { errors.count == 1 })
-        Thread.sleep(forTimeInterval: 0.2)
+        #expect(await eventually(timeout: 5) { errors.count == 1 })
+        try? await Task.sleep(nanoseconds: 200_000_000)
         #expect(errors.count == 1 && errors.all.first?.domain == CMErrorDomain && errors.all.first?.code == Int(CMErrorNotAvailable.rawValue))
         altimeter.stopRelativeAltitudeUpdates()
     }
@@ -133,7 +133,7 @@ import Glibc
         #expect(barometer.reads.withLock { $0 } == after, "no reading once the altimeter is gone")
     }
 
-    @Test func aRecordingsPressureReplaysThroughTheAltimeter() throws {
+    @Test func aRecordingsPressureReplaysThroughTheAltimeter() async throws {
         // 20 s at 10 Hz: 5 s on one floor, a climb of 3 m (ISA) in 10 s, 5 s on the next floor; then the
         // recording ends, which reaches the handler once as CMErrorNotAvailable.
         var csv = "timestamp,sensor,x,y,z\n"
@@ -154,7 +154,7 @@ import Glibc
             if let d { data.append(d) }
             if let error { errors.append(error as NSError) }
         }
-        #expect(waitUntil(timeout: 10) { errors.count == 1 })
+        #expect(await eventually(timeout: 10) { errors.count == 1 })
         altimeter.stopRelativeAltitudeUpdates()
         let heights = data.all.map { $0.relativeAltitude.doubleValue }
         #expect(heights.count >= 18 && heights.count <= 21, "\(heights)")

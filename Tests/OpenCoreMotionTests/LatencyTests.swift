@@ -21,7 +21,7 @@ import Testing
 
     /// With a latency allowed, the simulator wakes once per batch: samples arrive in bursts, yet
     /// every one arrives, in order, with its own timestamp, and none later than the latency allows.
-    @Test func batchedSamplesKeepTheirTimestampsAndArriveWithinTheLatency() throws {
+    @Test func batchedSamplesKeepTheirTimestampsAndArriveWithinTheLatency() async throws {
         let device = SimulatedDevice(scenario: .still)
         let arrivals = Recorder<(timestamp: Double, delay: Double)>()
         try device.apply(SensorDemand(rates: [.accelerometer: 100], maximumLatency: 0.1)) { event in
@@ -29,7 +29,7 @@ import Testing
                 arrivals.append((s.timestamp, MonotonicClock.now() - s.timestamp))
             }
         }
-        #expect(waitUntil(timeout: 5) { arrivals.count >= 60 })
+        #expect(await eventually(timeout: 5) { arrivals.count >= 60 })
         try device.apply(.none) { _ in }
         let got = arrivals.all
         for (a, b) in zip(got, got.dropFirst()) {

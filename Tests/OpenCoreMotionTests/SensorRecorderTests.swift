@@ -10,14 +10,14 @@ private func temporaryDatabase() -> String {
 }
 
 @Suite struct SensorRecorderTests {
-    @Test func recordsFiftyHertzForTheDurationFromASimulatorOnAVirtualClock() throws {
+    @Test func recordsFiftyHertzForTheDurationFromASimulatorOnAVirtualClock() async throws {
         let start = ProcessInfo.processInfo.systemUptime
         let device = SimulatedDevice(scenario: .still, clock: .virtual(startTime: start))
         let path = temporaryDatabase()
         let recorder = CMSensorRecorder(source: device, databasePath: path)
         let requested = Date()
         recorder.recordAccelerometer(forDuration: 60)
-        #expect(waitUntil(timeout: 60) { !recorder.isRecording }, "60 s of virtual time end as soon as generated")
+        #expect(await eventually(timeout: 60) { !recorder.isRecording }, "60 s of virtual time end as soon as generated")
 
         let list = try #require(recorder.accelerometerData(from: requested.addingTimeInterval(-5), to: requested.addingTimeInterval(600)))
         let samples = list.samples
@@ -40,12 +40,12 @@ private func temporaryDatabase() -> String {
     /// Apple's reference for `accelerometerData(from:to:)` calls both dates inclusive ("Entries
     /// occurring before this date are excluded", "after this date are excluded"), so a query whose ends
     /// are two samples' own dates returns both of them and everything between, nothing else.
-    @Test func bothEndsOfTheQueryAreInclusiveAsApplesReferenceSays() throws {
+    @Test func bothEndsOfTheQueryAreInclusiveAsApplesReferenceSays() async throws {
         let device = SimulatedDevice(scenario: .still, clock: .virtual(startTime: ProcessInfo.processInfo.systemUptime))
         let recorder = CMSensorRecorder(source: device, databasePath: temporaryDatabase())
         let requested = Date()
         recorder.recordAccelerometer(forDuration: 2)
-        #expect(waitUntil(timeout: 60) { !recorder.isRecording })
+        #expect(await eventually(timeout: 60) { !recorder.isRecording })
         let all = try #require(recorder.accelerometerData(from: requested.addingTimeInterval(-5), to: requested.addingTimeInterval(60))).samples
         #expect(all.count == 100, "2 s at 50 Hz")
         guard all.count == 100 else { return }
