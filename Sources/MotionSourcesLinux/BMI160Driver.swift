@@ -142,10 +142,9 @@ package struct BMI160Driver: I2CChipDriver {
 
     /// Decodes 12 bytes from `DATA_8` (0x0C) into an accelerometer and a gyroscope sample.
     package func decode(_ b: [UInt8], at timestamp: Double) -> [RawSample] {
-        func word(_ i: Int) -> Double { Double(Int16(bitPattern: UInt16(b[i]) | UInt16(b[i + 1]) << 8)) }
         let c = configuration
-        let gyro = Vector3(word(0), word(2), word(4)) * (.pi / 180 / c.gyroCountsPerDegree)
-        let accel = Vector3(word(6), word(8), word(10)) * (1 / c.accelerometerCountsPerG)
+        let gyro = Vector3(int16LE(b, 0), int16LE(b, 2), int16LE(b, 4)) * (.pi / 180 / c.gyroCountsPerDegree)
+        let accel = Vector3(int16LE(b, 6), int16LE(b, 8), int16LE(b, 10)) * (1 / c.accelerometerCountsPerG)
         return [RawSample(sensor: .accelerometer, timestamp: timestamp, value: accelFrame.apply(accel) + .zero),
                 RawSample(sensor: .gyro, timestamp: timestamp, value: gyroFrame.apply(gyro) + .zero)]
     }

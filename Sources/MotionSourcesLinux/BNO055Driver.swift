@@ -152,8 +152,7 @@ package struct BNO055Driver: I2CChipDriver {
         return [.fail(error)]
     }
 
-    private static func word(_ b: [UInt8], _ i: Int) -> Double { Double(Int16(bitPattern: UInt16(b[i]) | UInt16(b[i + 1]) << 8)) }
-    private static func vector(_ b: [UInt8], _ i: Int) -> Vector3 { Vector3(word(b, i), word(b, i + 2), word(b, i + 4)) }
+    private static func vector(_ b: [UInt8], _ i: Int) -> Vector3 { Vector3(int16LE(b, i), int16LE(b, i + 2), int16LE(b, i + 4)) }
 
     /// Decodes `ACC_DATA`, `MAG_DATA` and `GYR_DATA` (the first 18 bytes from 0x08).
     package func decode(_ b: [UInt8], at timestamp: Double) -> [RawSample] {
@@ -169,7 +168,7 @@ package struct BNO055Driver: I2CChipDriver {
     /// bytes 38…43), in Core Motion's frames; `nil` for a zero quaternion (the fusion not started).
     package func attitude(_ b: [UInt8], at timestamp: Double) -> OwnAttitude? {
         guard b.count >= 44, let mount = mountRotation else { return nil }
-        let q = Quaternion(w: Self.word(b, 24), x: Self.word(b, 26), y: Self.word(b, 28), z: Self.word(b, 30))
+        let q = Quaternion(w: int16LE(b, 24), x: int16LE(b, 26), y: int16LE(b, 28), z: int16LE(b, 30))
         guard q.length > 0.5 * 16384 else { return nil }
         // Chip → ENU, then ENU → NWU on the left and device → chip on the right.
         let half = 0.5.squareRoot()

@@ -55,6 +55,14 @@ package protocol I2CChipDriver: Sendable {
     mutating func transferFailed(_ error: LinuxIOError) -> [I2CDriverAction]
 }
 
+/// The signed 16-bit register pair at `b[i]`, `b[i + 1]`, low byte first (the ST and Bosch chips, the
+/// AK magnetometers), as a number of counts.
+func int16LE(_ b: [UInt8], _ i: Int) -> Double { Double(Int16(bitPattern: UInt16(b[i]) | UInt16(b[i + 1]) << 8)) }
+
+/// The signed 16-bit register pair at `b[i]`, `b[i + 1]`, high byte first (the InvenSense chips), as a
+/// number of counts.
+func int16BE(_ b: [UInt8], _ i: Int) -> Double { Double(Int16(bitPattern: UInt16(b[i]) << 8 | UInt16(b[i + 1]))) }
+
 /// The error of a failed transfer, as every chip driver reports it: a chip that stops answering is
 /// a removed device, a vanished adapter too; anything else keeps its `errno`.
 func i2cTransferError(_ error: LinuxIOError, chip name: String, place: String, busPath: String) -> SourceError {

@@ -170,8 +170,7 @@ package struct AK8963Driver: I2CChipDriver {
     /// datasheet calls that reading invalid).
     package func decode(_ b: [UInt8], at timestamp: Double) -> [RawSample] {
         guard b.count == 8, b[0] & 0x01 != 0, b[7] & 0x08 == 0 else { return [] }
-        func word(_ i: Int) -> Double { Double(Int16(bitPattern: UInt16(b[i]) | UInt16(b[i + 1]) << 8)) }
-        let h = Vector3(word(1) * adjustment.x, word(3) * adjustment.y, word(5) * adjustment.z) * Self.microteslaPerCount
+        let h = Vector3(int16LE(b, 1) * adjustment.x, int16LE(b, 3) * adjustment.y, int16LE(b, 5) * adjustment.z) * Self.microteslaPerCount
         return [RawSample(sensor: .magnetometer, timestamp: timestamp, value: frame.apply(h) + .zero)]
     }
 }
@@ -288,8 +287,7 @@ package struct LSM9DS1MagnetometerDriver: I2CChipDriver {
     /// Decodes `OUT_X_L_M`…`OUT_Z_H_M` (6 bytes) into one sample.
     package func decode(_ b: [UInt8], at timestamp: Double) -> [RawSample] {
         guard b.count == 6 else { return [] }
-        func word(_ i: Int) -> Double { Double(Int16(bitPattern: UInt16(b[i]) | UInt16(b[i + 1]) << 8)) }
-        let m = Vector3(word(0), word(2), word(4)) * Self.microteslaPerCount
+        let m = Vector3(int16LE(b, 0), int16LE(b, 2), int16LE(b, 4)) * Self.microteslaPerCount
         return [RawSample(sensor: .magnetometer, timestamp: timestamp, value: frame.apply(m) + .zero)]
     }
 }

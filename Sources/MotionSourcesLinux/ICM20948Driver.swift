@@ -245,16 +245,14 @@ package struct ICM20948Driver: I2CChipDriver {
     /// Decodes 23 bytes from `ACCEL_XOUT_H` (bank 0, 0x2D): accelerometer and gyroscope samples, and
     /// a magnetometer sample when the master's copy of `ST1` has `DRDY` and `ST2` no `HOFL`.
     package func decode(_ b: [UInt8], at timestamp: Double) -> [RawSample] {
-        func be(_ i: Int) -> Double { Double(Int16(bitPattern: UInt16(b[i]) << 8 | UInt16(b[i + 1]))) }
-        func le(_ i: Int) -> Double { Double(Int16(bitPattern: UInt16(b[i]) | UInt16(b[i + 1]) << 8)) }
         let c = configuration
-        let accel = Vector3(be(0), be(2), be(4)) * (1 / c.accelerometerCountsPerG)
-        let gyro = Vector3(be(6), be(8), be(10)) * (.pi / 180 / c.gyroCountsPerDegree)
+        let accel = Vector3(int16BE(b, 0), int16BE(b, 2), int16BE(b, 4)) * (1 / c.accelerometerCountsPerG)
+        let gyro = Vector3(int16BE(b, 6), int16BE(b, 8), int16BE(b, 10)) * (.pi / 180 / c.gyroCountsPerDegree)
         var out = [RawSample(sensor: .accelerometer, timestamp: timestamp, value: accelFrame.apply(accel) + .zero),
                    RawSample(sensor: .gyro, timestamp: timestamp, value: gyroFrame.apply(gyro) + .zero)]
         // 14: ST1, 15…20: HX, HY, HZ, 21: TMPS, 22: ST2.
         if b[14] & 0x01 != 0, b[22] & 0x08 == 0 {
-            let field = Vector3(le(15), -le(17), -le(19)) * 0.15  // AK09916 axes → the accelerometer's
+            let field = Vector3(int16LE(b, 15), -int16LE(b, 17), -int16LE(b, 19)) * 0.15  // AK09916 axes → the accelerometer's
             out.append(RawSample(sensor: .magnetometer, timestamp: timestamp, value: gyroFrame.apply(field) + .zero))
         }
         return out

@@ -222,10 +222,9 @@ package struct LSM6DSDriver: I2CChipDriver {
     /// Decodes one ``dataRead`` into an accelerometer and a gyroscope sample (`bytes` must hold
     /// ``LSM6DSMap/dataRead`` bytes).
     package func decode(_ b: [UInt8], at timestamp: Double) -> [RawSample] {
-        func word(_ i: Int) -> Double { Double(Int16(bitPattern: UInt16(b[i]) | UInt16(b[i + 1]) << 8)) }
         let a = map.accelOffset, g = map.gyroOffset
-        let accel = Vector3(word(a), word(a + 2), word(a + 4)) * configuration.accelerometerGPerCount
-        let gyro = Vector3(word(g), word(g + 2), word(g + 4)) * (configuration.gyroDegreesPerCount * .pi / 180)
+        let accel = Vector3(int16LE(b, a), int16LE(b, a + 2), int16LE(b, a + 4)) * configuration.accelerometerGPerCount
+        let gyro = Vector3(int16LE(b, g), int16LE(b, g + 2), int16LE(b, g + 4)) * (configuration.gyroDegreesPerCount * .pi / 180)
         return [RawSample(sensor: .accelerometer, timestamp: timestamp, value: accelFrame.apply(accel) + .zero),
                 RawSample(sensor: .gyro, timestamp: timestamp, value: gyroFrame.apply(gyro) + .zero)]
     }

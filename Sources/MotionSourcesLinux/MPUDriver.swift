@@ -258,10 +258,9 @@ package struct MPUDriver: I2CChipDriver {
 
     /// Decodes 14 bytes from 0x3B into an accelerometer and a gyroscope sample.
     package func decode(_ b: [UInt8], at timestamp: Double) -> [RawSample] {
-        func word(_ i: Int) -> Double { Double(Int16(bitPattern: UInt16(b[i]) << 8 | UInt16(b[i + 1]))) }
         let c = configuration
-        let accel = Vector3(word(0), word(2), word(4)) * (1 / c.accelerometerCountsPerG)
-        let gyro = Vector3(word(8), word(10), word(12)) * (.pi / 180 / c.gyroCountsPerDegree)
+        let accel = Vector3(int16BE(b, 0), int16BE(b, 2), int16BE(b, 4)) * (1 / c.accelerometerCountsPerG)
+        let gyro = Vector3(int16BE(b, 8), int16BE(b, 10), int16BE(b, 12)) * (.pi / 180 / c.gyroCountsPerDegree)
         return [RawSample(sensor: .accelerometer, timestamp: timestamp, value: accelFrame.apply(accel) + .zero),
                 RawSample(sensor: .gyro, timestamp: timestamp, value: gyroFrame.apply(gyro) + .zero)]
     }

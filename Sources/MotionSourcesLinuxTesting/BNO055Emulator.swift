@@ -122,7 +122,7 @@ package final class BNO055Emulator: EmulatedI2CChip, Sendable {
         func remap(_ v: Vector3) -> Vector3 {
             let c = [v.x, v.y, v.z]
             func axis(_ i: Int) -> Double {
-                let from = Int((config >> (2 * UInt8(i))) & 3)
+                let from = Int((config >> (2 * UInt8(i))) & 3)  // safe: i is an axis index, 0…2
                 let value = from < 3 ? c[from] : 0
                 return sign & (1 << (2 - UInt8(i))) != 0 ? -value : value
             }

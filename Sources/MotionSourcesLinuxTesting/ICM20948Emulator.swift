@@ -142,7 +142,7 @@ package final class ICM20948Emulator: EmulatedI2CChip, Sendable {
         let measuring = [0x02, 0x04, 0x06, 0x08].contains(mode)
         let field = (x: s.magneticField.x, y: -s.magneticField.y, z: -s.magneticField.z)  // its axes
         for (i, c) in [field.x, field.y, field.z].enumerated() {
-            let u = UInt16(bitPattern: measuring ? emulatedCounts(c, 1 / 0.15) : 0)
+            let u = UInt16(bitPattern: measuring ? emulatedCounts(c, 1 / 0.15) : 0)  // safe: emulatedCounts clamps to Int16
             s.magnetometer[0x11 + 2 * i] = UInt8(u & 0xFF)
             s.magnetometer[0x12 + 2 * i] = UInt8(u >> 8)
         }

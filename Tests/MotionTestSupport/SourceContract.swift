@@ -59,7 +59,7 @@ public final class EventRecorder: Sendable {
     public func waitFor(_ ready: @escaping @Sendable ([SourceEvent]) -> Bool, timeout: Double = 30) async -> Bool {
         let id = state.withLock { s -> Int in s.nextID += 1; return s.nextID }
         let watchdog = Task { [weak self] in
-            try? await Task.sleep(nanoseconds: UInt64(timeout * 1e9))
+            try? await Task.sleep(nanoseconds: UInt64((timeout.isFinite ? min(max(timeout, 0), 86_400) : 0) * 1e9))  // safe: finite, clamped to 0…1 day
             self?.expire(id)
         }
         defer { watchdog.cancel() }

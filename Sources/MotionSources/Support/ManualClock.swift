@@ -114,7 +114,7 @@ package final class ManualClock: SourceClock {
             return s.nextToken
         }
         let watchdog = Task { [weak self] in
-            try? await Task.sleep(nanoseconds: UInt64(timeout * 1e9))
+            try? await Task.sleep(nanoseconds: UInt64((timeout.isFinite ? min(max(timeout, 0), 86_400) : 0) * 1e9))  // safe: finite, clamped to 0…1 day
             self?.expire(id)
         }
         defer { watchdog.cancel() }
