@@ -45,6 +45,16 @@ final class IIOSession: Sendable {
         worker.requestStop()
         closeHandles()
         worker.join()
+        // No reader is left: give the descriptors back now. The kernel lets one process at a time
+        // open an IIO buffer, and a new demand (a rate change, a second consumer) opens it again
+        // before this session object goes away; holding the old descriptor until then made that
+        // open fail with EBUSY and the stream fall back to polling.
+        // (Called on a worker thread, `join` waits for the others; this thread is not reading.)
+        let all = handles.withLock { h -> [any LinuxDeviceHandle] in
+            defer { h.removeAll() }
+            return h
+        }
+        for h in all { h.release() }
     }
 
     private func closeHandles() {

@@ -67,7 +67,17 @@ package protocol LinuxDeviceHandle: AnyObject, Sendable {
     /// means the timeout passed. Throws with `ENODEV` when the device was removed.
     func read(maxBytes: Int, timeout: Double) throws(LinuxIOError) -> [UInt8]
     /// Closes the node. Further reads throw `EBADF`.
+    ///
+    /// This wakes a reader blocked in ``read(maxBytes:timeout:)``; the descriptor itself stays open
+    /// until ``release()`` or the handle's end, so a reader still inside `poll(2)` never sees its
+    /// descriptor number reused by another open.
     func close()
+    /// Closes the node and gives the descriptor back to the kernel now.
+    ///
+    /// Call it only when no thread can be inside ``read(maxBytes:timeout:)`` (after joining the
+    /// readers). Devices that allow one open at a time (an IIO buffer's `/dev/iio:deviceN` answers a
+    /// second open with `EBUSY`) can then be opened again at once, as a rate change does.
+    func release()
 }
 
 /// The part of the file system the Linux sources touch: sysfs text attributes and device nodes.

@@ -83,6 +83,8 @@ final class POSIXDeviceHandle: LinuxDeviceHandle, Sendable {
     let path: String
     private let wake: (Int32, Int32)
     private let closed = Locked(false)
+    /// `false` once ``release()`` gave the descriptors back.
+    private let descriptorsOpen = Locked(true)
 
     /// Device file descriptor, exposed for ioctls (evdev).
     var fileDescriptor: Int32 { fd }
@@ -100,6 +102,20 @@ final class POSIXDeviceHandle: LinuxDeviceHandle, Sendable {
     }
 
     deinit {
+        releaseDescriptors()
+    }
+
+    func release() {
+        close()
+        releaseDescriptors()
+    }
+
+    private func releaseDescriptors() {
+        let wasOpen = descriptorsOpen.withLock { open -> Bool in
+            defer { open = false }
+            return open
+        }
+        guard wasOpen else { return }
         _ = Glibc.close(fd)
         _ = Glibc.close(wake.0)
         _ = Glibc.close(wake.1)
@@ -144,8 +160,8 @@ final class POSIXDeviceHandle: LinuxDeviceHandle, Sendable {
             return !closed
         }
         guard wasOpen else { return }
-        // Only wake the reader here; the descriptors close in deinit, so a reader in poll(2)
-        // never sees its descriptor number reused by another open.
+        // Only wake the reader here; the descriptors close in `release()` or deinit, so a reader
+        // in poll(2) never sees its descriptor number reused by another open.
         var one: UInt8 = 1
         _ = Glibc.write(wake.1, &one, 1)
     }

@@ -84,9 +84,13 @@ package final class InMemoryLinuxFileSystem: LinuxFileSystem, Sendable {
     }
 
     /// Creates a device node; the returned node is the test's end of it.
+    ///
+    /// - Parameter exclusive: `true` for a node the kernel lets one holder open at a time, as an IIO
+    ///   buffer's `/dev/iio:deviceN`: a second open fails with `EBUSY` until the first handle is
+    ///   released (``LinuxDeviceHandle/release()``, or the handle's end). Evdev nodes are not.
     @discardableResult
-    package func addDevice(_ path: String) -> InMemoryDeviceNode {
-        let node = InMemoryDeviceNode(path: path)
+    package func addDevice(_ path: String, exclusive: Bool = false) -> InMemoryDeviceNode {
+        let node = InMemoryDeviceNode(path: path, exclusive: exclusive)
         tree.withLock { t in t.devices[Tree.normalize(path)] = node }
         return node
     }
@@ -259,15 +263,20 @@ extension InMemoryLinuxFileSystem.Tree {
 package final class InMemoryDeviceNode: Sendable {
     /// The node's path.
     package let path: String
+    /// Whether one holder at a time may open it (see ``InMemoryLinuxFileSystem/addDevice(_:exclusive:)``).
+    package let exclusive: Bool
     private struct State {
         var queue: [UInt8] = []
         var gone = false
         var openCount = 0
+        var held = 0
+        var busyOpens = 0
     }
     private let state = ConditionLocked(State())
 
-    init(path: String) {
+    init(path: String, exclusive: Bool = false) {
         self.path = path
+        self.exclusive = exclusive
     }
 
     /// Queues bytes for the reader.
@@ -284,17 +293,33 @@ package final class InMemoryDeviceNode: Sendable {
     /// How many times the node has been opened.
     package var opens: Int { state.withLock { $0.openCount } }
 
+    /// How many opens failed with `EBUSY` because an earlier handle still held an exclusive node.
+    package var busyOpens: Int { state.withLock { $0.busyOpens } }
+
+    /// Handles opened and not yet released.
+    package var holders: Int { state.withLock { $0.held } }
+
     /// Bytes queued and not read yet.
     package var pendingBytes: Int { state.withLock { $0.queue.count } }
 
     func open() throws(LinuxIOError) -> InMemoryDeviceHandle {
-        let gone = state.withLock { s -> Bool in
-            if s.gone { return true }
+        let exclusive = exclusive
+        let refusal = state.withLock { s -> Int32? in
+            if s.gone { return ENODEV }
+            if exclusive && s.held > 0 {
+                s.busyOpens += 1
+                return EBUSY
+            }
             s.openCount += 1
-            return false
+            s.held += 1
+            return nil
         }
-        if gone { throw LinuxIOError(code: ENODEV, path: path, operation: "open") }
+        if let refusal { throw LinuxIOError(code: refusal, path: path, operation: "open") }
         return InMemoryDeviceHandle(node: self)
+    }
+
+    fileprivate func handleReleased() {
+        state.withLock(broadcasting: true) { $0.held -= 1 }
     }
 
     fileprivate func read(maxBytes: Int, timeout: Double, isClosed: () -> Bool) throws(LinuxIOError) -> [UInt8] {
@@ -323,8 +348,25 @@ package final class InMemoryDeviceNode: Sendable {
 final class InMemoryDeviceHandle: LinuxDeviceHandle, Sendable {
     let node: InMemoryDeviceNode
     private let closed = Locked(false)
+    private let released = Locked(false)
 
     init(node: InMemoryDeviceNode) { self.node = node }
+
+    deinit { giveBack() }
+
+    /// As the kernel's file release: the node may be opened again (exclusive nodes).
+    func release() {
+        close()
+        giveBack()
+    }
+
+    private func giveBack() {
+        let first = released.withLock { r -> Bool in
+            defer { r = true }
+            return !r
+        }
+        if first { node.handleReleased() }
+    }
 
     func read(maxBytes: Int, timeout: Double) throws(LinuxIOError) -> [UInt8] {
         try node.read(maxBytes: maxBytes, timeout: timeout, isClosed: { closed.withLock { $0 } })

@@ -63,6 +63,10 @@ struct HIDSensorHubTests {
         #expect(abs((r.double("first_rel") ?? 9)) <= 0.05)
         #expect(abs((r.double("first_kpa") ?? 0) - 101.325) <= 0.0005)
         #expect(abs((r.double("last_rel") ?? 0) - 1.0) <= 0.1, "−12 Pa is 0.9991 m in the ISA")
+        // The page's accelerometer stream beside the orientation watch reopens accel_3d's buffer:
+        // it must not find it still held (EBUSY) and fall back to polling.
+        #expect((r.int("accel_rows") ?? 0) > 0)
+        #expect(r.int("busy") == 0, "the dashboard fell back to polling: its buffer was still held")
     }
 
     @Test func unpluggingTheHubKeepsTheRowsAndEndsWithOneError() async throws {

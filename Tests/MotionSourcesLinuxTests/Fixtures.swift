@@ -46,7 +46,8 @@ enum Fixtures {
         if let accelScale { fs.setFile(dir + "/in_accel_scale", accelScale + "\n") }
         fs.setFile(dir + "/current_timestamp_clock", "realtime\n", writable: clockWritable)
         fs.setFile("/sys/bus/iio/devices/trigger0/name", ((json["extra_iio_device"] as! [String: String])["trigger0/name"] ?? "") + "\n")
-        let node = fs.addDevice("/dev/iio:device0")
+        // The kernel lets one holder at a time open an IIO buffer's node (EBUSY otherwise).
+        let node = fs.addDevice("/dev/iio:device0", exclusive: true)
         return (fs, node)
     }
 

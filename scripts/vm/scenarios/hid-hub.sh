@@ -99,14 +99,16 @@ done
 
 # --- CMAltimeter: the dashboard's altitude stream (CMAltimeter on the first IIO pressure sensor, the
 # hub's barometer), read over its WebSocket. After a few seconds at 101.325 kPa the hub's pressure
-# drops by 12 Pa: about +1.0 m by the International Standard Atmosphere. ---------------------------
+# drops by 12 Pa: about +1.0 m by the International Standard Atmosphere. The page also starts the
+# accelerometer beside the dashboard's orientation watch: a second demand on accel_3d, which reopens
+# its buffer (busy= counts "Device or resource busy" fallbacks to polling; there must be none). -----
 ip link set lo up 2>/dev/null || busybox ip link set lo up 2>/dev/null
 port=18765
 polls_by() { summ count-log "$log" get_report rtype=2 rnum="$1"; }
 a0=$(polls_by 1) g0=$(polls_by 2) p0=$(polls_by 4)
 timeout 120 "$cli" dashboard --source iio --port "$port" >"$work/dash.out" 2>"$work/dash.err" &
 dash_pid=$!
-"$py" "$dev/dashboard_client.py" --port "$port" --start altitude --seconds 100 >"$work/alt.out" 2>"$work/alt.err" &
+"$py" "$dev/dashboard_client.py" --port "$port" --start altitude --start accelerometer --seconds 100 >"$work/alt.out" 2>"$work/alt.err" &
 client_pid=$!
 alt_rows() { grep -c '^altitude' "$work/alt.out" 2>/dev/null; }
 waitrows() { for _ in $(seq 240); do [ "$(alt_rows)" -ge "$1" ] && return 0; kill -0 "$client_pid" 2>/dev/null || return 1; sleep 0.25; done; return 1; }
@@ -122,7 +124,7 @@ sed 's/^/INFO altimeter| /' "$work/alt.out" | head -20
 alt_rows=$(grep -c '^altitude' "$work/alt.out")
 first=$(grep '^altitude' "$work/alt.out" | head -1 | awk '{print "first_rel=" $3 " first_kpa=" $4}')
 last=$(grep '^altitude' "$work/alt.out" | tail -1 | awk '{print "last_rel=" $3 " last_kpa=" $4}')
-echo "RESULT hid altimeter rows=$alt_rows ${first:-first_rel=none first_kpa=none} ${last:-last_rel=none last_kpa=none} errors=$(grep -c '^ERROR' "$work/alt.out") accel_polls=$((a1 - a0)) gyro_polls=$((g1 - g0)) press_polls=$((p1 - p0))"
+echo "RESULT hid altimeter rows=$alt_rows ${first:-first_rel=none first_kpa=none} ${last:-last_rel=none last_kpa=none} errors=$(grep -c '^ERROR' "$work/alt.out") accel_rows=$(grep -c '^accelerometer' "$work/alt.out") busy=$(grep -c 'resource busy' "$work/dash.err") accel_polls=$((a1 - a0)) gyro_polls=$((g1 - g0)) press_polls=$((p1 - p0))"
 echo "press=101.325" >"$ctl"
 
 # --- unplug mid-stream: exit 1, one Error: line, the rows before it kept ---------------------------
