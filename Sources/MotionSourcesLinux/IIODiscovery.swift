@@ -18,7 +18,9 @@ package enum IIODiscovery {
     private static let types: [(SensorKind, String)] = [(.accelerometer, "accel"), (.gyro, "anglvel"), (.magnetometer, "magn")]
 
     /// Scans every IIO device under the options' sysfs root. Devices that fail to parse are
-    /// reported as ``Outcome/skipped(id:name:error:)`` and logged at `warning`.
+    /// reported as ``Outcome/skipped(id:name:error:)`` and logged at `debug` only: every caller
+    /// shows the outcome itself (`coremotion sensors` lists the device with the problem, and a source
+    /// that finds no usable device fails with it), so a warning said the same thing twice.
     package static func scan(_ options: LinuxDiscoveryOptions) -> [Outcome] {
         let fs = options.fileSystem
         let base = joinPath(options.sysfsRoot, "bus/iio/devices")
@@ -29,7 +31,7 @@ package enum IIODiscovery {
         return ids.map { id in
             let r = describe(id: id, directory: joinPath(base, id), options: options, hwdb: hwdb, dmiModalias: dmi)
             if case .skipped(let id, let name, let error) = r {
-                logger.warning("skipping IIO device \(id) (\(name)): \(error)")
+                logger.debug("skipping IIO device \(id) (\(name)): \(error)")
             }
             return r
         }
