@@ -162,7 +162,9 @@ final class IIOSession: Sendable {
         if trigger == nil, fs.fileExists(triggerPath), (fs.attribute(triggerPath) ?? "").isEmpty {
             // A triggered buffer with no trigger to attach (a driver without an interrupt line registers
             // none, and no hrtimer trigger could be made) would never fill: poll from the start.
-            IIOSource.logger.notice("\(device.id): no trigger for its buffer (the driver registered none and no hrtimer trigger could be created); polling sysfs instead")
+            let reason = "no trigger for its buffer (the driver registered none and no hrtimer trigger could be created)"
+            IIOSource.logger.notice("\(device.id): \(reason); polling sysfs instead")
+            source?.noteFallBack(kinds, reason: reason)
             spawn("iio-poll") { [self] in pollLoop(kinds: kinds.sorted { $0.rawValue < $1.rawValue }.map { (device, $0) }, rates: rates) }
             return
         }
@@ -223,10 +225,13 @@ final class IIOSession: Sendable {
                 case .deliver(let samples):
                     deliver(samples)
                 case .closeDevice:
-                    handle?.close()
+                    // This thread is the handle's only reader: the buffer goes back to the kernel
+                    // now (another program, or a later demand, may open it).
+                    handle?.release()
                     handle = nil
                 case .fallBackToPolling(let reason):
                     IIOSource.logger.notice("\(device.id): \(reason)")
+                    source?.noteFallBack(kinds, reason: reason)
                     pollLoop(kinds: kinds.sorted { $0.rawValue < $1.rawValue }.map { (device, $0) }, rates: rates)
                     return
                 case .fail(let e):

@@ -71,12 +71,13 @@ package final class IIOSource: SensorSource, Sendable {
         // One worker per device: buffered when possible, otherwise polled.
         var byDevice: [String: [SensorKind]] = [:]
         for kind in wanted.keys { byDevice[device(for: kind)!.id, default: []].append(kind) }
+        var starts: [() -> Void] = []
         for (id, kinds) in byDevice.sorted(by: { $0.key < $1.key }) {
             let d = devices.first { $0.id == id }!
             let rate = kinds.compactMap { rates[$0] }.max() ?? 50
             if options.preferBuffered, case .available = d.bufferAccess {
                 for k in kinds { modes[k] = "buffered \(d.devicePath)" }
-                s.startBuffered(device: d, kinds: Set(kinds), rate: rate, rates: rates)
+                starts.append { s.startBuffered(device: d, kinds: Set(kinds), rate: rate, rates: rates) }
             } else {
                 var why = "buffer not used"
                 switch d.bufferAccess {
@@ -85,13 +86,16 @@ package final class IIOSource: SensorSource, Sendable {
                 case .available: why = "polling requested"
                 }
                 for k in kinds { modes[k] = "polling sysfs (\(why))" }
-                s.startPolling(kinds: kinds.map { (d, $0) }, rates: rates)
+                starts.append { s.startPolling(kinds: kinds.map { (d, $0) }, rates: rates) }
             }
         }
+        // The modes are in place before any worker runs, so a capture that gives up at once (the
+        // buffer busy) leaves its "polling" in `modes`, not the plan's "buffered".
         state.withLock {
             $0.session = s
             $0.lastModes = modes
         }
+        for start in starts { start() }
         return rates
     }
 
@@ -127,6 +131,15 @@ package final class IIOSource: SensorSource, Sendable {
     private func formatRate(_ v: Double) -> String {
         if v == v.rounded() { return String(Int64(v)) }
         return String(v)
+    }
+
+    /// A buffered capture of `kinds` gave up and polls sysfs: ``modes`` says so from now on.
+    func noteFallBack(_ kinds: Set<SensorKind>, reason: String) {
+        var why = reason
+        if why.hasSuffix("; polling sysfs instead") { why.removeLast("; polling sysfs instead".count) }
+        state.withLock { s in
+            for k in kinds { s.lastModes[k] = "polling sysfs (\(why))" }
+        }
     }
 
     func sessionEnded(_ s: IIOSession) {

@@ -203,7 +203,8 @@ package final class InMemoryLinuxFileSystem: LinuxFileSystem, Sendable {
         tree.withLock { t in
             guard let p = t.resolve(path) else { return false }
             if let f = t.files[p] { return f.readError == nil }
-            if t.devices[p] != nil { return t.deviceOpenErrors[p] == nil }
+            // As access(2): only a permission error makes a node unreadable (an EBUSY open is readable).
+            if t.devices[p] != nil { return ![EACCES, EPERM].contains(t.deviceOpenErrors[p] ?? 0) }
             return false
         }
     }
