@@ -68,6 +68,12 @@ package struct IIOBufferedCapture: Sendable {
 
     /// How long an enabled buffer may stay empty before capture falls back to polling: 2 s or 20
     /// sampling periods, whichever is longer.
+    /// Lets `body` change the channels the scans are decoded with (a new scale read after another
+    /// process changed the range); scans decoded from then on use them. No I/O here: the caller reads.
+    package mutating func updateSensors(_ body: (inout IIOSensorChannels) -> Void) {
+        decoder.updateSensors(body)
+    }
+
     package var firstScanTimeout: Double { max(2, 20 * interval) }
 
     /// Prepares a capture.

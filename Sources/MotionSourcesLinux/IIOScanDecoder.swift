@@ -15,7 +15,7 @@ package struct IIOScanDecoder: Sendable {
 
     /// Where each channel sits.
     package let layout: IIOScanLayout
-    let routes: [Route]
+    private(set) var routes: [Route]
     let timestampSlot: IIOScanLayout.Slot?
     private var carry: [UInt8] = []
 
@@ -83,4 +83,10 @@ package struct IIOScanDecoder: Sendable {
 
     /// Forgets a partial scan.
     package mutating func reset() { carry.removeAll() }
+
+    /// Lets `body` change each decoded sensor's channels (a new scale after a range change); the
+    /// layout of the scans is unchanged.
+    package mutating func updateSensors(_ body: (inout IIOSensorChannels) -> Void) {
+        for i in routes.indices { body(&routes[i].sensor) }
+    }
 }

@@ -175,6 +175,7 @@ final class IIOSession: Sendable {
             var machine = initial
             var handle: (any LinuxDeviceHandle)?
             var queue = machine.start()
+            var nextScaleCheck = LinuxClock.monotonicNs() + 1_000_000_000
             while !queue.isEmpty {
                 let action = queue.removeFirst()
                 if isEnded {
@@ -214,6 +215,14 @@ final class IIOSession: Sendable {
                     } catch { queue += machine.deviceOpenFailed(error) }
                 case .read(let n, let timeout):
                     guard let h = handle else { return }
+                    // Another process may change the range (`in_accel_scale`) while the buffer runs,
+                    // as while polling: follow it, once a second. (Scans already queued in the kernel's
+                    // buffer when it changed are decoded with the new scale: the scans do not carry it.)
+                    let now = LinuxClock.monotonicNs()
+                    if now >= nextScaleCheck {
+                        machine.updateSensors { Self.refreshScales(&$0, fs: fs) }
+                        nextScaleCheck = now + 1_000_000_000
+                    }
                     do throws(LinuxIOError) {
                         let bytes = try h.read(maxBytes: n, timeout: timeout)
                         let offset = LinuxClock.offsetToMonotonic(from: machine.timestampClock)
