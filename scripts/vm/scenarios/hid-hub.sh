@@ -88,6 +88,19 @@ stream spin gyro
 stream spin accelerometer
 pose pose=face-up
 
+# --- CMBatchedSensorManager (`coremotion batches`, Apple's async sequence) on the accelerometer's
+# kernel buffer, face up: three batches of about one second at accelerometerDataFrequency. ----------
+before=$(polls)
+timeout 90 "$cli" batches --source iio --count 3 --duration 30 >"$work/batches.out" 2>"$work/batches.err"; st=$?
+after=$(polls)
+sed 's/^/INFO batches| /' "$work/batches.out"
+[ -s "$work/batches.err" ] && sed 's/^/INFO batches stderr| /' "$work/batches.err" | head -5
+hz=$(sed -n 's/^# accelerometer batches at \([0-9]*\) Hz$/\1/p' "$work/batches.out")
+echo "RESULT hid batches status=$st frequency=${hz:-none} batches=$(grep -c '^[0-9]' "$work/batches.out") polls=$((after - before)) hub_interval_ms=$(summ log "$log" set_feature sensor=accel --get interval_ms)"
+grep '^[0-9]' "$work/batches.out" | while IFS=, read -r n count first last min_step max_step x y z; do
+    echo "RESULT hid batch-$n count=$count first=$first last=$last min_step=$min_step max_step=$max_step x=$x y=$y z=$z"
+done
+
 # --- rate changes: what the kernel asked the hub for, and what came ------------------------------
 # (The hub_interval_ms line comes first: a reader looking for the first 'RESULT hid rate-0.05 ' line
 # gets it, and 'RESULT hid rate-0.05 accelerometer ' is the stream's.)
