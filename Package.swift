@@ -308,7 +308,8 @@ let package = Package(
         .testTarget(
             name: "iOSStyleSwift6Tests",
             dependencies: ["OpenCoreMotion"],
-            swiftSettings: [.swiftLanguageMode(.v6)]
+            // Warnings are errors here: iOS test code must compile warning-free, not only compile.
+            swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-warnings-as-errors"])]
         ),
         .testTarget(
             name: "MotionSourcesLinuxTests",

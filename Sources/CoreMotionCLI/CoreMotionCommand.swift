@@ -11,6 +11,7 @@ package struct CoreMotionCommand: AsyncParsableCommand {
         subcommands: [
             DemoCommand.self,
             StreamCommand.self,
+            BatchesCommand.self,
             SensorsCommand.self,
             FuseCommand.self,
             CalibrateCommand.self,

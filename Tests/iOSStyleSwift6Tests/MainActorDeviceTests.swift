@@ -24,6 +24,16 @@ extension UIDevice: OrientationProviding {}
     var isGeneratingDeviceOrientationNotifications = true
 }
 
+/// A subclass mock of the device, as iOS suites write one: nothing restated (UIKit's `UIDevice` is
+/// `@MainActor`, so a subclass needs no `Sendable` of its own). In Swift 6 mode this compiled with the
+/// warning "must restate inherited '@unchecked Sendable' conformance" while the package's `UIDevice`
+/// declared one; this target treats warnings as errors, so that would now fail the build.
+final class MockDevice: UIDevice {
+    var stubOrientation: UIDeviceOrientation = .portrait
+    override var orientation: UIDeviceOrientation { stubOrientation }
+    override var isGeneratingDeviceOrientationNotifications: Bool { true }
+}
+
 /// A screen's model as iOS apps write it: main-actor isolated, defaulting to `UIDevice.current`.
 @MainActor final class OrientationBadge {
     private let device: any OrientationProviding
@@ -47,6 +57,19 @@ extension UIDevice: OrientationProviding {}
         #expect(!UIDevice.current.isGeneratingDeviceOrientationNotifications)
         #expect(UIDevice.current.orientation == .unknown)
         #expect(OrientationBadge().text == "unknown")
+    }
+
+    @MainActor @Test func aSubclassMockOfTheDeviceReachesTheModel() {
+        let mock = MockDevice()
+        let badge = OrientationBadge(device: mock)
+        #expect(badge.text == "portrait")
+        mock.stubOrientation = .landscapeRight
+        #expect(badge.text == "landscape")
+        mock.stubOrientation = .faceDown
+        #expect(badge.text == "flat", "generating, neither portrait nor landscape")
+        let device: UIDevice = mock
+        #expect(device.orientation == .faceDown, "the override, through the base class")
+        #expect(device.model == "Linux", "what the mock does not override is the package's")
     }
 
     @MainActor @Test func aMainActorProtocolMockStandsInForTheDevice() {

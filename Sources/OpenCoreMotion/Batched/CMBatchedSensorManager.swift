@@ -95,14 +95,21 @@ open class CMBatchedSensorManager: NSObject {
     /// rate when lower; 0 without an accelerometer.
     open var accelerometerDataFrequency: Int {
         guard let cap = manager.source?.info.sensors[.accelerometer] else { return 0 }
-        return Int(min(Self.accelerometerRate, cap.maximumRate).rounded(.down))
+        return Self.wholeHertz(min(Self.accelerometerRate, cap.maximumRate))
     }
 
     /// Device-motion samples per second in the batches: 200, or the gyroscope's highest rate when
     /// lower; 0 without an accelerometer and a gyroscope.
     open var deviceMotionDataFrequency: Int {
         guard let sensors = manager.source?.info.sensors, sensors[.accelerometer] != nil, let gyro = sensors[.gyro] else { return 0 }
-        return Int(min(Self.deviceMotionRate, gyro.maximumRate).rounded(.down))
+        return Self.wholeHertz(min(Self.deviceMotionRate, gyro.maximumRate))
+    }
+
+    /// `rate` in whole hertz, rounded down, except that a rate a rounding error below a whole number
+    /// counts as that number (a recording at 0.01 s spacing is 99.99999999995 Hz by its timestamps).
+    static func wholeHertz(_ rate: Double) -> Int {
+        guard rate.isFinite, rate > 0 else { return 0 }
+        return Int((rate * (1 + 1e-9)).rounded(.down))
     }
 
     // MARK: Accelerometer

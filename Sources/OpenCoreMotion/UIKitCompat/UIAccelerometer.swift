@@ -7,9 +7,9 @@ public typealias UIAccelerationValue = Double
 /// One accelerometer reading, as UIKit's deprecated `UIAcceleration`: g along each axis (Core
 /// Motion's sign: face up reads z ≈ −1) and the time in seconds since boot. `open`, as UIKit's, so a
 /// test can subclass it and override the values.
-open class UIAcceleration: NSObject, @unchecked Sendable {
-    // Sendable: Apple's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its stored state is immutable, so sharing it between threads is safe.
+open class UIAcceleration: NSObject {
+    // Not `Sendable`, so that a test's subclass need not restate it (see Delivery/Unchecked.swift); its
+    // stored state is immutable, so sharing it between threads is safe.
     private let storedX: UIAccelerationValue
     private let storedY: UIAccelerationValue
     private let storedZ: UIAccelerationValue
@@ -59,14 +59,14 @@ public protocol UIAccelerometerDelegate: AnyObject {
 /// Set ``delegate`` and ``updateInterval`` from any thread; the delegate is called on the main
 /// queue (`OperationQueue.main`), so the main thread must run its queue (an app's run loop, or
 /// `async` main). The delegate is held weakly, as in UIKit.
-open class UIAccelerometer: NSObject, @unchecked Sendable {
-    // Sendable: UIKit's delegate is a non-Sendable class reference, held weakly here and only called on the
-    // main queue as UIKit does; the lock makes every access to it exclusive, which the compiler cannot see
-    // through the non-Sendable existential.
-    private static let sharedInstance = UIAccelerometer(manager: CMMotionManager())
+open class UIAccelerometer: NSObject {
+    // Not `Sendable`, so that a test's subclass need not restate it (see Delivery/Unchecked.swift), yet
+    // thread-safe: the delegate (held weakly, called on the main queue as UIKit does) and the interval
+    // are behind a lock.
+    private static let sharedInstance = UncheckedSendable(UIAccelerometer(manager: CMMotionManager()))
 
     /// The shared accelerometer, on the default motion source.
-    open class func shared() -> UIAccelerometer { sharedInstance }
+    open class func shared() -> UIAccelerometer { sharedInstance.value }
 
     private let manager: CMMotionManager
     private struct State {

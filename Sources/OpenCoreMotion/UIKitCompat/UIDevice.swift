@@ -20,17 +20,20 @@ import MotionFusion
 /// Every member may be called from any thread. ``orientationDidChangeNotification`` is posted on
 /// the main queue, after ``orientation`` has changed; ``orientationUpdates`` yields from the
 /// accelerometer's private queue, in order.
-open class UIDevice: NSObject, @unchecked Sendable {
-    // Sendable: UIKit's shape makes this an `open` NSObject subclass, which cannot be checked for
-    // Sendable; its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
+open class UIDevice: NSObject {
+    // Not `Sendable` (see Delivery/Unchecked.swift): an `open` class declaring `@unchecked Sendable`
+    // makes every subclass an app's tests write warn in Swift 6 ("must restate inherited '@unchecked
+    // Sendable' conformance"). UIKit's is `@MainActor`, which this one cannot be while the package uses
+    // it off the main actor; its stored state is immutable or behind a `Locked`, so it is thread-safe.
     /// Posted on `NotificationCenter.default` (object: the device) when ``orientation`` changes.
     public static let orientationDidChangeNotification = Notification.Name("UIDeviceOrientationDidChangeNotification")
 
     /// The device of the process, on the default motion source (`COREMOTION_SOURCE`, else the first
     /// motion hardware found).
-    open class var current: UIDevice { shared }
+    open class var current: UIDevice { shared.value }
 
-    private static let shared = UIDevice(manager: CMMotionManager())
+    // Thread-safe by construction (see the note on the class).
+    private static let shared = UncheckedSendable(UIDevice(manager: CMMotionManager()))
 
     /// Seconds between accelerometer readings while notifications are generated. Default 0.1.
     public static let orientationUpdateInterval: TimeInterval = 0.1
@@ -129,8 +132,10 @@ open class UIDevice: NSObject, @unchecked Sendable {
         AsyncStream(bufferingPolicy: .unbounded) { continuation in
             let id = UUID()
             state.withLock { $0.continuations[id] = continuation }
-            continuation.onTermination = { [weak self] _ in
-                guard let self else { return }
+            // A device is thread-safe by construction (see the note on the class).
+            let device = UncheckedWeak(self)
+            continuation.onTermination = { _ in
+                guard let self = device.value else { return }
                 _ = self.state.withLock { $0.continuations.removeValue(forKey: id) }
             }
         }
@@ -147,8 +152,10 @@ open class UIDevice: NSObject, @unchecked Sendable {
         }
         guard let (o, conts) = changed else { return }
         for c in conts { c.yield(o) }
-        OperationQueue.main.addOperation { [weak self] in
-            NotificationCenter.default.post(name: UIDevice.orientationDidChangeNotification, object: self)
+        // A device is thread-safe by construction (see the note on the class).
+        let device = UncheckedWeak(self)
+        OperationQueue.main.addOperation {
+            NotificationCenter.default.post(name: UIDevice.orientationDidChangeNotification, object: device.value)
         }
     }
 }

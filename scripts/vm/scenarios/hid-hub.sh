@@ -127,6 +127,20 @@ last=$(grep '^altitude' "$work/alt.out" | tail -1 | awk '{print "last_rel=" $3 "
 echo "RESULT hid altimeter rows=$alt_rows ${first:-first_rel=none first_kpa=none} ${last:-last_rel=none last_kpa=none} errors=$(grep -c '^ERROR' "$work/alt.out") accel_rows=$(grep -c '^accelerometer' "$work/alt.out") busy=$(grep -c 'resource busy' "$work/dash.err") accel_polls=$((a1 - a0)) gyro_polls=$((g1 - g0)) press_polls=$((p1 - p0))"
 echo "press=101.325" >"$ctl"
 
+# --- CMBatchedSensorManager (`coremotion batches`, Apple's async sequence) on the accelerometer's
+# kernel buffer, face up: three batches of about one second at accelerometerDataFrequency. After the
+# rate changes, which expect the driver's defaults. -------------------------------------------------
+before=$(polls)
+timeout 90 "$cli" batches --source iio --count 3 --duration 30 >"$work/batches.out" 2>"$work/batches.err"; st=$?
+after=$(polls)
+sed 's/^/INFO batches| /' "$work/batches.out"
+[ -s "$work/batches.err" ] && sed 's/^/INFO batches stderr| /' "$work/batches.err" | head -5
+hz=$(sed -n 's/^# accelerometer batches at \([0-9]*\) Hz$/\1/p' "$work/batches.out")
+echo "RESULT hid batches status=$st frequency=${hz:-none} batches=$(grep -c '^[0-9]' "$work/batches.out") polls=$((after - before)) hub_interval_ms=$(summ log "$log" set_feature sensor=accel --get interval_ms)"
+grep '^[0-9]' "$work/batches.out" | while IFS=, read -r n count first last min_step max_step x y z; do
+    echo "RESULT hid batch-$n count=$count first=$first last=$last min_step=$min_step max_step=$max_step x=$x y=$y z=$z"
+done
+
 # --- unplug mid-stream: exit 1, one Error: line, the rows before it kept ---------------------------
 unplug_mid_stream hid "$hub_pid" iio; hub_pid=
 echo "RESULT hid done"
