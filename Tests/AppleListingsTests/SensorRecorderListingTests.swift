@@ -20,8 +20,9 @@ import OpenCoreMotion
             AccelerometerReading(date: base.addingTimeInterval(Double(k) / 50), timestamp: 500 + Double(k) / 50, x: Double(k), y: 0, z: -1)
         })
 
-        let samples = SensorRecorderListing().processSamples(from: base, to: base.addingTimeInterval(0.5))
-        #expect(samples.map { $0.2 } == (0..<26).map(Double.init), "0 … 0.5 s inclusive, in order, through NSFastEnumerationIterator")
+        // From just before the first sample: (from, to] as CMSensorRecorder.h states.
+        let samples = SensorRecorderListing().processSamples(from: base.addingTimeInterval(-0.001), to: base.addingTimeInterval(0.5))
+        #expect(samples.map { $0.2 } == (0..<26).map(Double.init), "0 … 0.5 s, in order, through NSFastEnumerationIterator")
         #expect(samples.allSatisfy { $0.0 == batch && $0.4 == -1 })
         #expect(samples.first.map { abs($0.1.timeIntervalSince(base)) < 1e-6 } == true)
         #expect(CMSensorRecorder.isAccelerometerRecordingAvailable(), "the simulator has an accelerometer")

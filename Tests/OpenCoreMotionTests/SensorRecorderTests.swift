@@ -40,7 +40,8 @@ private func temporaryDatabase() -> String {
     /// Apple's reference for `accelerometerData(from:to:)` calls both dates inclusive ("Entries
     /// occurring before this date are excluded", "after this date are excluded"), so a query whose ends
     /// are two samples' own dates returns both of them and everything between, nothing else.
-    @Test func bothEndsOfTheQueryAreInclusiveAsApplesReferenceSays() async throws {
+    /// `CMSensorRecorder.h`: "a time range (fromDate, toDate]".
+    @Test func theQueryRangeExcludesItsStartAndIncludesItsEndAsApplesHeaderSays() async throws {
         let device = SimulatedDevice(scenario: .still, clock: .virtual(startTime: ProcessInfo.processInfo.systemUptime))
         let recorder = CMSensorRecorder(source: device, databasePath: temporaryDatabase())
         let requested = Date()
@@ -52,13 +53,19 @@ private func temporaryDatabase() -> String {
         let ids = { (list: CMSensorDataList?) in list?.samples.map(\.identifier) ?? [] }
         let stamps = { (list: CMSensorDataList?) in list?.samples.map(\.timestamp) ?? [] }
         let inside = recorder.accelerometerData(from: all[10].startDate, to: all[20].startDate)
-        #expect(stamps(inside) == all[10...20].map(\.timestamp), "samples 10…20, both ends included")
-        #expect(ids(inside) == all[10...20].map(\.identifier))
+        #expect(stamps(inside) == all[11...20].map(\.timestamp), "samples 11…20: the start excluded, the end included")
+        #expect(ids(inside) == all[11...20].map(\.identifier))
         let justInside = recorder.accelerometerData(from: all[10].startDate.addingTimeInterval(0.001),
                                                     to: all[20].startDate.addingTimeInterval(-0.001))
-        #expect(stamps(justInside) == all[11...19].map(\.timestamp), "a millisecond in from each end drops both")
+        #expect(stamps(justInside) == all[11...19].map(\.timestamp), "a millisecond in from each end drops the end")
+        let justBefore = recorder.accelerometerData(from: all[10].startDate.addingTimeInterval(-0.001), to: all[20].startDate)
+        #expect(stamps(justBefore) == all[10...20].map(\.timestamp), "a millisecond before a sample takes it in")
         let single = recorder.accelerometerData(from: all[42].startDate, to: all[42].startDate)
-        #expect(stamps(single) == [all[42].timestamp], "an empty range at a sample's date holds that sample")
+        #expect(stamps(single) == [], "(d, d] is empty")
+        // Consecutive ranges return each sample once.
+        let first = recorder.accelerometerData(from: all[0].startDate, to: all[50].startDate)
+        let second = recorder.accelerometerData(from: all[50].startDate, to: all[99].startDate)
+        #expect(stamps(first) + stamps(second) == all[1...99].map(\.timestamp))
     }
 
     @Test func callingAgainWhileRecordingExtendsTheRecording() throws {

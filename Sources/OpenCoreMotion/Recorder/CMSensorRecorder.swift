@@ -115,12 +115,13 @@ open class CMSensorRecorder: NSObject {
         }
     }
 
-    /// The recorded samples whose wall-clock time lies in `fromDate…toDate` (both inclusive), oldest
-    /// first; gaps in the recording are simply absent.
+    /// The recorded samples whose wall-clock time lies in `(fromDate, toDate]`, oldest first; gaps in
+    /// the recording are simply absent.
     ///
-    /// Both ends are inclusive because Apple's current reference for this method says so for each
-    /// parameter (entries before `fromDate` and after `toDate` are excluded); a sample stamped exactly
-    /// `fromDate` is returned.
+    /// A sample stamped exactly `toDate` is returned, one stamped exactly `fromDate` is not, as
+    /// `CMSensorRecorder.h` states ("a time range (fromDate, toDate]"), so that consecutive queries
+    /// `(a, b]`, `(b, c]` return each sample once. (Apple's web reference calls both parameters
+    /// inclusive; the header is the more precise statement and is what is followed here.)
     ///
     /// - Returns: `nil` when the range is longer than 12 hours (Apple's limit), ends before it starts,
     ///   or the database cannot be read (the error is logged); otherwise a list, possibly empty.
@@ -129,7 +130,7 @@ open class CMSensorRecorder: NSObject {
         guard span >= 0, span <= AccelerometerRecording.maximumDuration else { return nil }
         do {
             let store = try ActiveRecordings.store(at: databasePath)
-            let samples = try store.samples(from: fromDate, to: toDate).map { s in
+            let samples = try store.samples(from: fromDate, to: toDate).filter { $0.reading.date > fromDate }.map { s in
                 CMRecordedAccelerometerData(
                     identifier: s.identifier, startDate: s.reading.date,
                     acceleration: CMAcceleration(x: s.reading.x, y: s.reading.y, z: s.reading.z),
