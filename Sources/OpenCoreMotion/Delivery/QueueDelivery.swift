@@ -14,21 +14,16 @@ import Foundation
 /// On an app's own queue, each batch is an `Operation` added to it, so everything the app can see of
 /// its queue holds for the handler: `OperationQueue.current` is the queue, `isSuspended` holds the
 /// handler back, `maxConcurrentOperationCount` counts it, `waitUntilAllOperationsAreFinished()` waits
-/// for it. On Linux, swift-corelibs-foundation allocates about 13 times per operation (its three locks,
-/// the work item and block that run it), so a handler that keeps up, one batch per item, costs that per
+/// for it. On Linux, swift-corelibs-foundation allocates 15 times per operation (the operation, its
+/// three locks with their pthread objects, an array, the `DispatchWorkItem`, its closure and block,
+/// two more in libdispatch as it runs), so a handler that keeps up, one batch per item, costs that per
 /// item; nothing in the queue's public API lets an operation be reused.
 ///
-/// On `OperationQueue.main` a batch is instead the event handler of a user-data dispatch source on
-/// `DispatchQueue.main`, which is where that queue runs its operations: scheduling a batch merges data
-/// into the source, which allocates nothing. When the main thread serves the main queue (a run loop, as
-/// in an app), the handler runs there directly, and nothing an app can observe changes: the main queue
-/// cannot be suspended, its operations cannot be cancelled (`cancelAllOperations()` does nothing on
-/// it), it runs one operation at a time on the main thread, and `OperationQueue.current` on the main
-/// thread is the main queue. What differs: the batch is not among the main queue's `operations`
-/// (deprecated) and `waitUntilAllOperationsAreFinished()` on it does not wait for the handler. When
-/// worker threads serve the main queue instead (the main thread gave to `dispatchMain()`, as Swift's
-/// async `main` does on Linux), `OperationQueue.current` is the main queue only inside an operation,
-/// so the event hands each batch to an operation on the main queue, at an operation's cost.
+/// `OperationQueue.main` takes the same path. Its operations run on `DispatchQueue.main`, but a batch
+/// dispatched there directly (a user-data dispatch source allocates nothing per event) would see the
+/// main queue as `OperationQueue.current` only when the main thread serves that queue; when a process
+/// gives the main thread to `dispatchMain()`, as Swift's async `main` does on Linux, worker threads
+/// serve it and only an operation makes the main queue current.
 ///
 /// ## Stopping
 /// ``cancel()`` drops the waiting items and marks the delivery inactive under its lock; a batch checks
@@ -81,28 +76,9 @@ final class QueueDelivery<Item>: @unchecked Sendable {
     // Called only on `queue`, one call at a time: the caller's contract, as with Core Motion.
     private let handler: Handler
     private let state = Locked(State())
-    /// On `OperationQueue.main`, the source whose event handler runs the batches on `DispatchQueue.main`;
-    /// `nil` on any other queue, where each batch is an operation.
-    private let mainQueueBatches: (any DispatchSourceUserDataAdd)?
-
     init(queue: OperationQueue, handler: @escaping Handler) {
         self.queue = queue
         self.handler = handler
-        if queue === OperationQueue.main {
-            let source = DispatchSource.makeUserDataAddSource(queue: .main)
-            // Weak: the source lives as long as the delivery, so it must not keep it alive.
-            let owner = WeakDelivery<Item>()
-            source.setEventHandler { owner.delivery?.mainQueueBatch() }
-            mainQueueBatches = source
-            owner.delivery = self
-            source.activate()
-        } else {
-            mainQueueBatches = nil
-        }
-    }
-
-    deinit {
-        mainQueueBatches?.cancel()
     }
 
     /// Queues an item for the handler.
@@ -122,34 +98,15 @@ final class QueueDelivery<Item>: @unchecked Sendable {
     }
 
     private func schedule(_ batch: UInt) {
-        if let mainQueueBatches {
-            // Merging data into a source allocates nothing (`DispatchQueue.main.async` allocates a
-            // continuation, and on Linux the `DispatchQueue.main` wrapper, per call).
-            mainQueueBatches.add(data: 1)
-        } else {
-            queue.addOperation(BatchOperation(self, batch: batch))
-        }
-    }
-
-    /// A batch on `OperationQueue.main`, on `DispatchQueue.main`. When the main thread serves that queue
-    /// (a run loop), the batch runs here. When a process gave the main thread to `dispatchMain()` (as
-    /// Swift's async `main` does on Linux), worker threads serve it and only an operation makes the main
-    /// queue `OperationQueue.current` in the handler, so the batch is handed to one.
-    fileprivate func mainQueueBatch() {
-        if Thread.isMainThread {
-            runBatch(nil)
-        } else {
-            queue.addOperation(BatchOperation(self, batch: nil))
-        }
+        queue.addOperation(BatchOperation(self, batch: batch))
     }
 
     /// Hands the handler the items waiting when it starts (each checked against ``cancel()`` under the
-    /// lock), then schedules the next batch if more arrived. `batch` is the operation's batch number
-    /// (`nil` on the main queue, whose batches cannot be cancelled): a batch the app cancelled does
-    /// nothing.
-    fileprivate func runBatch(_ batch: UInt?) {
+    /// lock), then schedules the next batch if more arrived. `batch` is the operation's batch number:
+    /// a batch the app cancelled does nothing.
+    fileprivate func runBatch(_ batch: UInt) {
         var remaining = state.withLock { s -> Int in
-            guard case .waiting(let waiting) = s.batch, batch == nil || batch == waiting else { return -1 }
+            guard case .waiting(let waiting) = s.batch, waiting == batch else { return -1 }
             s.batch = .running
             return s.pending.count
         }
@@ -197,23 +154,15 @@ final class QueueDelivery<Item>: @unchecked Sendable {
     var backlog: Int { state.withLock { $0.pending.count } }
 }
 
-/// Refers to a ``QueueDelivery`` without keeping it alive.
-private final class WeakDelivery<Item>: @unchecked Sendable {
-    // Sendable: `delivery` is set once, in the delivery's initializer, before the source whose event
-    // handler reads it is activated; weak references are loaded atomically.
-    weak var delivery: QueueDelivery<Item>?
-}
-
 /// The operation that runs one batch of a ``QueueDelivery`` on its queue: one object per batch, where
 /// a block operation would also allocate its closure.
 private final class BatchOperation<Item>: Operation, @unchecked Sendable {
     // Sendable: `Operation` subclasses are handed to the queue's thread; the stored properties are
     // constants, the delivery itself Sendable.
     private let delivery: QueueDelivery<Item>
-    /// `nil` on the main queue, whose operations cannot be cancelled.
-    private let batch: UInt?
+    private let batch: UInt
 
-    init(_ delivery: QueueDelivery<Item>, batch: UInt?) {
+    init(_ delivery: QueueDelivery<Item>, batch: UInt) {
         self.delivery = delivery
         self.batch = batch
         super.init()
@@ -227,6 +176,6 @@ private final class BatchOperation<Item>: Operation, @unchecked Sendable {
     /// this batch for ever.
     override func cancel() {
         super.cancel()
-        if let batch { delivery.batchCancelled(batch) }
+        delivery.batchCancelled(batch)
     }
 }
