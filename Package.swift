@@ -288,7 +288,8 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenCoreMotionTests",
-            dependencies: ["OpenCoreMotion", "MotionSources", "MotionFusion", "MotionRecorderStore", "MotionRecordingFormats", "MotionSourcesLinuxTesting"],
+            dependencies: ["OpenCoreMotion", "MotionSources", "MotionFusion", "MotionRecorderStore", "MotionRecordingFormats", "MotionSourcesLinuxTesting",
+                           "MotionTestSupport"],
             swiftSettings: swiftSettings
         ),
         // Apple's published listings are Swift 5 code; they must build with only the import changed.

@@ -3,19 +3,39 @@ import Foundation
 
 /// Delivers items to a handler on an `OperationQueue`: one handler call per item, in order, none dropped.
 ///
-/// Items wait in a FIFO. At most one of this delivery's operations is on the queue at a time, and it
-/// hands the handler the items that were waiting when it began, one call each; if more arrived
-/// meanwhile, it adds the next operation. So the handler is never entered twice at once, even on a
-/// concurrent queue; order is kept; the caller's own operations run between batches; and a source
-/// faster than the handler costs one operation per batch rather than one per item (no allocation per
-/// item once the FIFO has grown). A slow handler makes items wait; none is lost.
+/// Items wait in a FIFO. At most one batch of this delivery is scheduled at a time, and it hands the
+/// handler the items that were waiting when it began, one call each; if more arrived meanwhile, it
+/// schedules the next batch. So the handler is never entered twice at once, even on a concurrent queue;
+/// order is kept; the caller's own operations run between batches; and a source faster than the handler
+/// costs one batch rather than one per item (no allocation per item once the FIFO has grown). A slow
+/// handler makes items wait; none is lost.
+///
+/// ## How a batch is scheduled
+/// On an app's own queue, each batch is an `Operation` added to it, so everything the app can see of
+/// its queue holds for the handler: `OperationQueue.current` is the queue, `isSuspended` holds the
+/// handler back, `maxConcurrentOperationCount` counts it, `waitUntilAllOperationsAreFinished()` waits
+/// for it. On Linux, swift-corelibs-foundation allocates 15 times per operation (the operation, its
+/// three locks with their pthread objects, an array, the `DispatchWorkItem`, its closure and block,
+/// two more in libdispatch as it runs), so a handler that keeps up, one batch per item, costs that per
+/// item; nothing in the queue's public API lets an operation be reused.
+///
+/// `OperationQueue.main` takes the same path. Its operations run on `DispatchQueue.main`, but a batch
+/// dispatched there directly (a user-data dispatch source allocates nothing per event) would see the
+/// main queue as `OperationQueue.current` only when the main thread serves that queue; when a process
+/// gives the main thread to `dispatchMain()`, as Swift's async `main` does on Linux, worker threads
+/// serve it and only an operation makes the main queue current.
 ///
 /// ## Stopping
-/// ``cancel()`` drops the waiting items and marks the delivery inactive under its lock; an operation
-/// checks that mark under the same lock before each handler call. So once ``cancel()`` returns, no
-/// further handler call begins. A call already under way runs to its end. Operations the caller put
-/// on the same queue are never touched (Core Motion on Apple platforms cancels the whole queue;
-/// OpenCoreMotion deliberately does not).
+/// ``cancel()`` drops the waiting items and marks the delivery inactive under its lock; a batch checks
+/// that mark under the same lock before each handler call. So once ``cancel()`` returns, no further
+/// handler call begins. A call already under way runs to its end. Operations the caller put on the same
+/// queue are never touched (Core Motion on Apple platforms cancels the whole queue; OpenCoreMotion
+/// deliberately does not).
+///
+/// ## The app cancelling its queue
+/// If the app calls `cancelAllOperations()` on its queue while a batch waits there, the items of that
+/// batch are dropped, as Core Motion's cancelled handler operations are on Apple platforms; later items
+/// are delivered as usual.
 final class QueueDelivery<Item>: @unchecked Sendable {
     // Sendable: Core Motion's handler types (`CMAccelerometerHandler`, …) are non-Sendable closures that
     // Apple calls on the caller's `OperationQueue`; the handler is only ever called there, one call at a
@@ -29,17 +49,33 @@ final class QueueDelivery<Item>: @unchecked Sendable {
         case error(any Error)
     }
 
+    /// The delivery's one batch, if any.
+    private enum Batch {
+        case none
+        /// Scheduled and not begun; the number tells an operation's batch from a later one.
+        case waiting(UInt)
+        /// Handing items to the handler.
+        case running
+    }
+
     private struct State {
         var pending = Deque<Payload>()
-        var scheduled = false
+        var batch = Batch.none
+        var batches: UInt = 0
         var active = true
+
+        /// Marks a new batch scheduled and returns its number.
+        mutating func scheduleBatch() -> UInt {
+            batches &+= 1
+            batch = .waiting(batches)
+            return batches
+        }
     }
 
     private let queue: OperationQueue
     // Called only on `queue`, one call at a time: the caller's contract, as with Core Motion.
     private let handler: Handler
     private let state = Locked(State())
-
     init(queue: OperationQueue, handler: @escaping Handler) {
         self.queue = queue
         self.handler = handler
@@ -52,24 +88,29 @@ final class QueueDelivery<Item>: @unchecked Sendable {
     func enqueue(error: any Error) { push(.error(error)) }
 
     private func push(_ payload: Payload) {
-        let schedule = state.withLock { s -> Bool in
-            guard s.active else { return false }
+        let batch = state.withLock { s -> UInt? in
+            guard s.active else { return nil }
             s.pending.append(payload)
-            if s.scheduled { return false }
-            s.scheduled = true
-            return true
+            guard case .none = s.batch else { return nil }
+            return s.scheduleBatch()
         }
-        if schedule { scheduleNext() }
+        if let batch { schedule(batch) }
     }
 
-    private func scheduleNext() {
-        queue.addOperation(BatchOperation(self))
+    private func schedule(_ batch: UInt) {
+        queue.addOperation(BatchOperation(self, batch: batch))
     }
 
     /// Hands the handler the items waiting when it starts (each checked against ``cancel()`` under the
-    /// lock), then schedules the next batch if more arrived, or clears the scheduled mark.
-    fileprivate func runBatch() {
-        var remaining = state.withLock { $0.pending.count }
+    /// lock), then schedules the next batch if more arrived. `batch` is the operation's batch number:
+    /// a batch the app cancelled does nothing.
+    fileprivate func runBatch(_ batch: UInt) {
+        var remaining = state.withLock { s -> Int in
+            guard case .waiting(let waiting) = s.batch, waiting == batch else { return -1 }
+            s.batch = .running
+            return s.pending.count
+        }
+        guard remaining >= 0 else { return }
         while remaining > 0 {
             remaining -= 1
             let next = state.withLock { s -> Payload? in
@@ -82,12 +123,23 @@ final class QueueDelivery<Item>: @unchecked Sendable {
             case .error(let error): handler(nil, error)
             }
         }
-        let more = state.withLock { s -> Bool in
-            if s.active && !s.pending.isEmpty { return true }
-            s.scheduled = false
-            return false
+        let more = state.withLock { s -> UInt? in
+            if s.active && !s.pending.isEmpty { return s.scheduleBatch() }
+            s.batch = .none
+            return nil
         }
-        if more { scheduleNext() }
+        if let more { schedule(more) }
+    }
+
+    /// The app cancelled the operation of `batch` (`cancelAllOperations()`, or the operation's own
+    /// `cancel()`): if it has not begun, its items are dropped and the next item schedules a new batch.
+    /// Once begun, the batch runs to its end as usual.
+    fileprivate func batchCancelled(_ batch: UInt) {
+        state.withLock { s in
+            guard case .waiting(let waiting) = s.batch, waiting == batch else { return }
+            s.pending.removeAll()
+            s.batch = .none
+        }
     }
 
     /// Stops delivery: waiting items are dropped and no further handler call begins.
@@ -105,16 +157,25 @@ final class QueueDelivery<Item>: @unchecked Sendable {
 /// The operation that runs one batch of a ``QueueDelivery`` on its queue: one object per batch, where
 /// a block operation would also allocate its closure.
 private final class BatchOperation<Item>: Operation, @unchecked Sendable {
-    // Sendable: `Operation` subclasses are handed to the queue's thread; the only stored property is
-    // the delivery, which is itself Sendable.
+    // Sendable: `Operation` subclasses are handed to the queue's thread; the stored properties are
+    // constants, the delivery itself Sendable.
     private let delivery: QueueDelivery<Item>
+    private let batch: UInt
 
-    init(_ delivery: QueueDelivery<Item>) {
+    init(_ delivery: QueueDelivery<Item>, batch: UInt) {
         self.delivery = delivery
+        self.batch = batch
         super.init()
     }
 
     override func main() {
-        delivery.runBatch()
+        delivery.runBatch(batch)
+    }
+
+    /// A cancelled operation never runs `main()`, so the delivery must learn of it or it would wait for
+    /// this batch for ever.
+    override func cancel() {
+        super.cancel()
+        delivery.batchCancelled(batch)
     }
 }
