@@ -10,6 +10,9 @@ import MotionFusion
 package enum I2CDriverAction: Sendable, Hashable {
     /// Read `count` registers from `register` and pass them to ``I2CChipDriver/received(_:at:)``.
     case read(register: UInt8, count: Int)
+    /// Read `count` bytes from a FIFO port (a register that does not auto-increment:
+    /// ``I2CBus/readFIFO(address:register:count:)``) and pass them to ``I2CChipDriver/received(_:at:)``.
+    case readFIFO(register: UInt8, count: Int)
     /// Write one register.
     case write(register: UInt8, value: UInt8)
     /// The chip is set up: read ``I2CChipDriver/dataRead`` at ``I2CChipDriver/actualRate``.
@@ -22,6 +25,9 @@ package enum I2CDriverAction: Sendable, Hashable {
     /// The chip's own attitude estimate (a BNO055 in its fusion mode), in Core Motion's frames: kept by
     /// the source for device motion (``OwnAttitudeProviding``).
     case attitude(OwnAttitude)
+    /// Tell the consumers that samples were lost (a FIFO that overflowed), without ending the stream:
+    /// ``SourceEvent/interrupted(_:)``.
+    case interrupted(SourceError)
     /// Give up with this error.
     case fail(SourceError)
 }
@@ -44,8 +50,11 @@ package protocol I2CChipDriver: Sendable {
     var isStreaming: Bool { get }
     /// The read of one sample (first register, byte count), once streaming.
     var dataRead: (register: UInt8, count: Int) { get }
-    /// The rate the chip was set to, Hz; the source polls at it.
+    /// The rate the chip was set to, Hz: the rate of its samples.
     var actualRate: Double { get }
+    /// How often the source reads ``dataRead``, Hz: ``actualRate`` (one sample a read), or less for
+    /// a driver reading the chip's FIFO (several samples a read).
+    var pollRate: Double { get }
     /// The first actions (identification).
     mutating func start() -> [I2CDriverAction]
     /// Bytes read for the last ``I2CDriverAction/read(register:count:)``, at `timestamp` (seconds on
@@ -53,6 +62,79 @@ package protocol I2CChipDriver: Sendable {
     mutating func received(_ bytes: [UInt8], at timestamp: Double) -> [I2CDriverAction]
     /// A failed transfer: the error as Core Motion reports it.
     mutating func transferFailed(_ error: LinuxIOError) -> [I2CDriverAction]
+}
+
+extension I2CChipDriver {
+    /// One read per sample: ``actualRate``.
+    package var pollRate: Double { actualRate }
+}
+
+/// The timestamps of samples read in batches from a chip's FIFO, where a sample carries no time of
+/// its own: the FIFO fills at the chip's sample rate (the period from its rate divider, corrected
+/// by the rate measured over the run, which follows the chip's oscillator within ±10 %) and the
+/// newest sample of a batch was written within one period before the FIFO count was read.
+///
+/// Each batch continues the previous one by whole periods; where that would put the newest sample
+/// after the count's read time, or more than a period before it, the newest sample moves into that
+/// window (the chip's clock and the host's drift apart, a read came late). Timestamps are strictly
+/// increasing across batches (a batch that would overlap the previous one is spread evenly between
+/// them). ``reset()`` after a FIFO reset starts again: the first batch's newest sample is put half a
+/// period before its read time.
+package struct FIFOTimestamps: Sendable {
+    /// The period the rate divider sets, s.
+    package let nominalPeriod: Double
+    /// The period in use, s: the nominal one, then the measured one within ±10 % of it.
+    package private(set) var period: Double
+    private var newest: Double?
+    /// The read time of the first batch since the reset, and the samples of the batches after it.
+    private var firstRead: Double?
+    private var framesSince = 0
+
+    /// Timestamps for a chip running at `1 / period` Hz (`period` finite and positive; otherwise 0.01 s).
+    package init(period: Double) {
+        nominalPeriod = period.isFinite && period > 0 ? period : 0.01
+        self.period = nominalPeriod
+    }
+
+    /// Forgets the previous batches (after the FIFO was reset: samples were lost).
+    package mutating func reset() {
+        newest = nil
+        firstRead = nil
+        framesSince = 0
+        period = nominalPeriod
+    }
+
+    /// The timestamps of `count` samples, oldest first, read from a FIFO whose count was read at
+    /// `readTime` (seconds on `CLOCK_MONOTONIC`).
+    package mutating func stamps(count n: Int, readTime t: Double) -> [Double] {
+        guard n > 0, t.isFinite else { return [] }
+        if let f = firstRead {
+            framesSince += n
+            // The samples of the batches after the first were written between that read and this one.
+            if framesSince >= 64, t > f {
+                period = min(max((t - f) / Double(framesSince), nominalPeriod * 0.9), nominalPeriod * 1.1)
+            }
+        } else {
+            firstRead = t
+        }
+        let p = period
+        let latest: Double
+        if let prev = newest {
+            latest = min(max(prev + Double(n) * p, t - p), t)
+        } else {
+            latest = t - p / 2
+        }
+        var out = [Double](repeating: 0, count: n)
+        let oldest = latest - Double(n - 1) * p
+        if let prev = newest, oldest <= prev {
+            let step = max(latest - prev, 1e-6) / Double(n)
+            for k in 0..<n { out[k] = prev + Double(k + 1) * step }
+        } else {
+            for k in 0..<n { out[k] = oldest + Double(k) * p }
+        }
+        newest = out[n - 1]
+        return out
+    }
 }
 
 /// The signed 16-bit register pair at `b[i]`, `b[i + 1]`, low byte first (the ST and Bosch chips, the

@@ -100,7 +100,7 @@ package final class I2CSource: SensorSource, Sendable {
         var address: UInt8
         var driver: any I2CChipDriver
         var sensors: Set<SensorKind>
-        /// How often it is read, Hz: the chip's rate, or a magnetometer's demanded rate below it (each
+        /// Its sample rate, Hz: the chip's rate, or a magnetometer's demanded rate below it (each
         /// read then takes the newest sample).
         var rate: Double
     }
@@ -138,7 +138,8 @@ package final class I2CSource: SensorSource, Sendable {
         if let magnetometer, let rate = wanted[.magnetometer] {
             let clamped = magnetometer.kind.capability.clamp(rate: rate)
             let m = magnetometer.kind.makeDriver(address: magnetometer.address, busPath: busPath, rate: clamped, mountMatrix: mountMatrix)
-            parts.append(Part(address: magnetometer.address, driver: m, sensors: [.magnetometer], rate: min(clamped, m.actualRate)))
+            let polled = min(clamped, m.actualRate)
+            parts.append(Part(address: magnetometer.address, driver: m, sensors: [.magnetometer], rate: polled))
         }
         for i in parts.indices {
             try Self.setUp(&parts[i].driver, address: parts[i].address, bus: bus, name: info.name, busPath: busPath)
@@ -151,46 +152,24 @@ package final class I2CSource: SensorSource, Sendable {
             var parts = initial
             let start = LinuxClock.monotonic()
             var next = parts.map { _ in start }
+            // The actions still to carry out for the read under way, the next one last: one buffer
+            // for the whole run (no array built per read).
+            var pending: [I2CDriverAction] = []
+            pending.reserveCapacity(16)
             while !worker.isStopping {
                 // The part due first; each keeps its own period.
                 guard let i = next.indices.min(by: { next[$0] < next[$1] }) else { return }
                 if !worker.sleep(until: next[i]) { return }
                 let (register, count) = parts[i].driver.dataRead
-                var queue: [I2CDriverAction] = [.read(register: register, count: count)]
+                pending.removeAll(keepingCapacity: true)
+                pending.append(.read(register: register, count: count))
                 // A read's answer may ask for further transfers (an LSM9DS1 magnetometer's data after
-                // its status): carried out at once, before the next poll.
-                while !queue.isEmpty, !worker.isStopping {
-                    var actions: [I2CDriverAction] = []
-                    do throws(LinuxIOError) {
-                        switch queue.removeFirst() {
-                        case .read(let r, let n):
-                            let bytes = try bus.read(address: parts[i].address, register: r, count: n)
-                            actions = parts[i].driver.received(bytes, at: LinuxClock.monotonic())
-                        case .write(let r, let v):
-                            try bus.write(address: parts[i].address, register: r, value: v)
-                        case .attitude(let own):
-                            // Kept before the read's samples go out (the driver returns it first), so
-                            // device motion finds the attitude of the samples' own moment.
-                            attitudes.withLock { a in
-                                if a.count >= Self.attitudeCapacity { a.removeFirst(a.count - Self.attitudeCapacity + 1) }
-                                a.append(own)
-                            }
-                        case .deliver(let samples):
-                            let keep = parts[i].sensors
-                            worker.deliver(samples.lazy.filter { keep.contains($0.sensor) })
-                        case .fail(let e):
-                            worker.end(.failed(e))
-                            return
-                        case .streaming, .pause:
-                            break
-                        }
-                    } catch {
-                        if worker.isStopping { return }
-                        actions = parts[i].driver.transferFailed(error)
-                    }
-                    queue = actions + queue
+                // its status, an MPU's FIFO after its count): carried out at once, before the next poll.
+                while let action = pending.popLast(), !worker.isStopping {
+                    if !Self.perform(action, part: &parts[i], bus: bus, worker: worker, attitudes: attitudes, pending: &pending) { return }
                 }
-                next[i] += 1 / parts[i].rate
+                // The driver's poll rate now (a FIFO given up for direct reads polls at the sample rate).
+                next[i] += 1 / min(parts[i].rate, parts[i].driver.pollRate)
                 let now = LinuxClock.monotonic()
                 if next[i] < now { next[i] = now }
             }
@@ -205,6 +184,49 @@ package final class I2CSource: SensorSource, Sendable {
         return rates
     }
 
+    /// Carries out one action of a part's driver on the poll thread; the driver's answer goes onto
+    /// `pending` (next action last). `false` when the stream ended.
+    private static func perform(_ action: I2CDriverAction, part: inout Part, bus: any I2CBus, worker: SourceWorker,
+                                attitudes: Locked<[OwnAttitude]>, pending: inout [I2CDriverAction]) -> Bool {
+        var answer: [I2CDriverAction] = []
+        do throws(LinuxIOError) {
+            switch action {
+            case .read(let r, let n):
+                let bytes = try bus.read(address: part.address, register: r, count: n)
+                answer = part.driver.received(bytes, at: LinuxClock.monotonic())
+            case .readFIFO(let r, let n):
+                // Stamped by the driver from its count's read time, not this one.
+                let bytes = try bus.readFIFO(address: part.address, register: r, count: n)
+                answer = part.driver.received(bytes, at: LinuxClock.monotonic())
+            case .write(let r, let v):
+                try bus.write(address: part.address, register: r, value: v)
+            case .attitude(let own):
+                // Kept before the read's samples go out (the driver returns it first), so
+                // device motion finds the attitude of the samples' own moment.
+                attitudes.withLock { a in
+                    if a.count >= Self.attitudeCapacity { a.removeFirst(a.count - Self.attitudeCapacity + 1) }
+                    a.append(own)
+                }
+            case .deliver(let samples):
+                let keep = part.sensors
+                worker.deliver(samples.lazy.filter { keep.contains($0.sensor) })
+            case .interrupted(let e):
+                logger.warning("\(e.description)")
+                worker.send(.interrupted(e))
+            case .fail(let e):
+                worker.end(.failed(e))
+                return false
+            case .streaming, .pause:
+                break
+            }
+        } catch {
+            if worker.isStopping { return false }
+            answer = part.driver.transferFailed(error)
+        }
+        pending.append(contentsOf: answer.reversed())
+        return true
+    }
+
     /// Runs a driver's set-up (identify, configure, verify) on this thread: a few transfers. Closes
     /// the bus and throws when it fails.
     private static func setUp(_ driver: inout any I2CChipDriver, address: UInt8, bus: any I2CBus, name: String, busPath: String) throws(SourceError) {
@@ -214,6 +236,10 @@ package final class I2CSource: SensorSource, Sendable {
             case .read(let register, let count):
                 do throws(LinuxIOError) {
                     queue += driver.received(try bus.read(address: address, register: register, count: count), at: LinuxClock.monotonic())
+                } catch { queue = driver.transferFailed(error) }
+            case .readFIFO(let register, let count):
+                do throws(LinuxIOError) {
+                    queue += driver.received(try bus.readFIFO(address: address, register: register, count: count), at: LinuxClock.monotonic())
                 } catch { queue = driver.transferFailed(error) }
             case .write(let register, let value):
                 do throws(LinuxIOError) { try bus.write(address: address, register: register, value: value) } catch {
@@ -227,7 +253,7 @@ package final class I2CSource: SensorSource, Sendable {
             case .pause(let seconds):
                 // safe: clamped to 0…1 s before the conversion
                 usleep(UInt32((seconds.isFinite ? min(max(seconds, 0), 1) : 0) * 1_000_000))
-            case .deliver, .attitude:
+            case .deliver, .attitude, .interrupted:
                 continue
             }
         }

@@ -42,6 +42,9 @@ struct EmulatedChipHarness {
             case .read(let register, let count):
                 transfers += 1
                 queue += d.received(chip.read(register: register, count: count), at: clock.now)
+            case .readFIFO(let register, let count):
+                transfers += 1
+                queue += d.received(chip.read(register: register, count: count), at: clock.now)
             case .write(let register, let value):
                 transfers += 1
                 chip.write(register: register, value: value)
@@ -60,7 +63,7 @@ struct EmulatedChipHarness {
                     }
                 }
                 return .streamed(samples: samples, attitude: attitude, transfers: transfers)
-            case .deliver, .attitude: break
+            case .deliver, .attitude, .interrupted: break
             }
         }
         return .stuck

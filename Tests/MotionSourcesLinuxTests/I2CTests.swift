@@ -180,7 +180,8 @@ import Testing
         let source = try I2CDiscovery.source(forSpec: "i2c:1", options: options)
         let got = Collected()
         bus.unplug(0x68, afterReads: 7)  // WHO_AM_I and the two read-backs, then four samples
-        _ = try source.apply(SensorDemand(rates: [.accelerometer: 500]), sink: got.sink)
+        // 100 Hz: one read per sample (above, the FIFO's count would be read first).
+        _ = try source.apply(SensorDemand(rates: [.accelerometer: 100]), sink: got.sink)
         try await eventually { got.failure != nil }
         let failure = try #require(got.failure)
         #expect(failure == SourceError(.deviceRemoved, "the MPU-6500 at 0x68 on /dev/i2c-1 stopped answering (Remote I/O error)", path: "/dev/i2c-1"))
