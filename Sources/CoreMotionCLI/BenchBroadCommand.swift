@@ -42,6 +42,14 @@ package struct BenchBroadCommand: ParsableCommand {
             help: "Add a constant hard-iron offset X,Y,Z (µT, sensor frame) to every magnetometer sample, as an uncalibrated phone magnetometer reads.")
     var hardIron: String?
 
+    @Option(name: .customLong("soft-iron"),
+            help: "Multiply every magnetometer sample by the symmetric matrix XX,YY,ZZ[,XY,XZ,YZ] (dimensionless) before adding --hard-iron, as a phone's soft iron distorts the field.")
+    var softIron: String?
+
+    @Option(name: .customLong("gyro-bias"),
+            help: "Add a constant bias X,Y,Z (°/s, sensor frame) to every gyroscope sample, as a phone's raw gyroscope reads.")
+    var gyroBias: String?
+
     @Flag(name: .customLong("cross-validate"),
           help: "Leave-one-trial-out cross-validation of the tuned parameters, all four measures.")
     var crossValidate = false
@@ -71,13 +79,17 @@ package struct BenchBroadCommand: ParsableCommand {
         }
         let runner = BroadRunner(parameters: parameters, usesMagnetometer: !noMagnetometer, offline: offline)
         let offset = try hardIronOffset()
+        let distortion = try softIronMatrix()
+        let rateOffset = try gyroBiasOffset()
         let names = try FileManager.default.contentsOfDirectory(atPath: directory)
             .filter { $0.hasSuffix(".csv") }.sorted()
         guard !names.isEmpty else { throw ValidationError("no .csv trials in \(directory)") }
         var results: [(String, BroadErrors)] = []
         for name in names {
             var trial = try BroadTrial(contentsOf: url.appendingPathComponent(name))
+            if let distortion { trial.magnetometer = trial.magnetometer.map { distortion * $0 } }
             if let offset { trial.magnetometer = trial.magnetometer.map { $0 + offset } }
+            if let rateOffset { trial.gyro = trial.gyro.map { $0 + rateOffset } }
             let e = try runner.score(trial)
             results.append((trial.name, e))
             if !json {
@@ -104,6 +116,28 @@ package struct BenchBroadCommand: ParsableCommand {
             throw ValidationError("--hard-iron expects X,Y,Z in µT: \(hardIron)")
         }
         return Vector3(x, y, z)
+    }
+
+    /// Parses `--soft-iron XX,YY,ZZ[,XY,XZ,YZ]`; `nil` without it.
+    func softIronMatrix() throws -> Matrix3? {
+        guard let softIron else { return nil }
+        let v = softIron.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard v.count == 3 || v.count == 6, v.allSatisfy({ $0?.isFinite == true }) else {
+            throw ValidationError("--soft-iron expects XX,YY,ZZ or XX,YY,ZZ,XY,XZ,YZ: \(softIron)")
+        }
+        let d = v.compactMap { $0 }
+        let xy = d.count == 6 ? d[3] : 0, xz = d.count == 6 ? d[4] : 0, yz = d.count == 6 ? d[5] : 0
+        return Matrix3(rows: Vector3(d[0], xy, xz), Vector3(xy, d[1], yz), Vector3(xz, yz, d[2]))
+    }
+
+    /// Parses `--gyro-bias X,Y,Z` (°/s) into rad/s; `nil` without it.
+    func gyroBiasOffset() throws -> Vector3? {
+        guard let gyroBias else { return nil }
+        let v = gyroBias.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard v.count == 3, let x = v[0], let y = v[1], let z = v[2], x.isFinite, y.isFinite, z.isFinite else {
+            throw ValidationError("--gyro-bias expects X,Y,Z in °/s: \(gyroBias)")
+        }
+        return Vector3(x, y, z) * (Double.pi / 180)
     }
 
     private func fmt(_ x: Double) -> String { String(format: "%7.3f", x) }
@@ -133,7 +167,9 @@ package struct BenchBroadCommand: ParsableCommand {
         guard parameterOverrides.isEmpty else {
             throw ValidationError("--cross-validate does not take --parameter; use --grid")
         }
-        guard hardIron == nil else { throw ValidationError("--cross-validate does not take --hard-iron") }
+        guard hardIron == nil, softIron == nil, gyroBias == nil else {
+            throw ValidationError("--cross-validate does not take --hard-iron, --soft-iron or --gyro-bias")
+        }
         let axes = try gridAxes()
         if let axes, axes.reduce(1, { $0 * $1.values.count }) > 256 {
             throw ValidationError("--grid: more than 256 combinations")

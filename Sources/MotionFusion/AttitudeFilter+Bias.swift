@@ -98,6 +98,7 @@ extension AttitudeFilter {
         let newBias = state.bias + k * (y - state.bias)
         let newP = p - k * p
         commitBias(newBias, newP)
+        state.biasObservedAtRest = true
     }
 
     @inline(__always)

@@ -22,7 +22,17 @@ extension AttitudeFilter {
         let deg = Double.pi / 180
         let th = parameters.restGyroThreshold * deg
         let thMag = parameters.restGyroMagnitudeThreshold * deg
-        state.gyroQuiet = (rate - lp).lengthSquared < th * th && lp.lengthSquared < thMag * thMag
+        // A device at rest reads its bias. Before the bias has been measured at rest it may be anything up
+        // to biasClip per axis (a phone's raw gyroscope: 4–6 °/s); afterwards a steady rate further than
+        // restGyroMagnitudeThreshold from the estimate is a slow rotation.
+        let steady: Bool
+        if state.biasObservedAtRest {
+            steady = (lp - state.bias).lengthSquared < thMag * thMag
+        } else {
+            let clip = parameters.biasClip * deg
+            steady = lp.lengthSquared < thMag * thMag || (abs(lp.x) <= clip && abs(lp.y) <= clip && abs(lp.z) <= clip)
+        }
+        state.gyroQuiet = (rate - lp).lengthSquared < th * th && steady
 
         // Strapdown integration of the bias-corrected rate: q ← q ⊗ exp((ω − b) dt).
         let w = rate - state.bias

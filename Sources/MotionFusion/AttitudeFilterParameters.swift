@@ -136,8 +136,12 @@ public struct AttitudeFilterParameters: Hashable, Sendable {
     /// Noise density of the at-rest bias measurement (low-pass filtered gyro), °/s·√s. Default 0.03.
     public var biasRestNoiseDensity: Double = 0.03
 
-    /// Largest bias magnitude per axis the estimator may report, °/s. Default 2 °/s.
-    public var biasClip: Double = 2
+    /// Largest bias magnitude per axis the estimator may report, °/s: the largest zero-rate offset the
+    /// gyroscope may have. Until the device has been at rest once, a steady reading within it on every axis
+    /// passes for a bias at rest (see ``restGyroMagnitudeThreshold``). Default 10 °/s, the zero-rate level
+    /// of an untrimmed consumer MEMS part (ST LSM6DS3 datasheet: ±10 °/s; Bosch BMI160: ±3 °/s); phones
+    /// deliver raw gyroscopes with 4–6 °/s (iPhone 5, Nexus 5).
+    public var biasClip: Double = 10
 
     /// Enables bias estimation from inclination corrections during motion. Default `true`.
     public var estimatesBiasInMotion: Bool = true
@@ -160,7 +164,10 @@ public struct AttitudeFilterParameters: Hashable, Sendable {
     /// Largest deviation of the gyro from its low-pass value at rest, °/s. Default 2 °/s.
     public var restGyroThreshold: Double = 2
 
-    /// Largest low-pass gyro magnitude at rest (the bias must stay below it), °/s. Default 3 °/s.
+    /// Largest low-pass gyro magnitude at rest, net of the bias estimate, °/s: once the device has been at
+    /// rest (and so the bias measured), a steady rate further than this from the estimate is a slow
+    /// rotation, not a bias. Before the first rest the bias is unknown and each axis may read up to
+    /// ``biasClip``. The offline smoother applies it to the bias-corrected rate. Default 3 °/s.
     public var restGyroMagnitudeThreshold: Double = 3
 
     /// Largest deviation of the accelerometer from its low-pass value at rest, g. Default 0.05 g.

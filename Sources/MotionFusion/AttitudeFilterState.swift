@@ -88,6 +88,9 @@ public struct AttitudeFilterState: Sendable {
     public var restTime: Double = 0
     /// Whether the device is at rest.
     public var isAtRest = false
+    /// Whether the bias has been measured at rest at least once (the rest detector then bounds the rate
+    /// at rest around the estimate rather than by the largest possible bias).
+    public var biasObservedAtRest = false
 
     /// Last finite gyro sample, rad/s (raw, biased).
     public var lastGyro: Vector3 = .zero
