@@ -277,7 +277,7 @@ package enum I2CDiscovery {
                               magnetometer: magnetometer, ownAttitude: ownAttitude, clock: options.clock)
         let key = "i2c|\(fresh.info.identifier)" + (magnetometer.map { "+\($0.kind.rawValue)@\($0.address)" } ?? "")
             + (fresh.reportsOwnAttitude ? "?motion=own" : "")
-        guard options.i2cOpener == nil, let shared = SourceRegistry.shared.canonical(fresh, key: key) as? I2CSource else {
+        guard options.i2cOpener == nil, options.clock === MonotonicSourceClock.shared, let shared = SourceRegistry.shared.canonical(fresh, key: key) as? I2CSource else {
             return fresh
         }
         return shared
