@@ -274,10 +274,10 @@ package enum I2CDiscovery {
         let override = keys.lazy.compactMap { options.mountMatrixOverrides[$0] }.first
         let fresh = I2CSource(busPath: busPath, address: address, chip: chip, opener: options.i2cOpener ?? POSIXI2CBusOpener(),
                               mountMatrix: override ?? .identity, mountMatrixSource: override == nil ? "none (identity)" : "override",
-                              magnetometer: magnetometer, ownAttitude: ownAttitude)
+                              magnetometer: magnetometer, ownAttitude: ownAttitude, clock: options.clock)
         let key = "i2c|\(fresh.info.identifier)" + (magnetometer.map { "+\($0.kind.rawValue)@\($0.address)" } ?? "")
             + (fresh.reportsOwnAttitude ? "?motion=own" : "")
-        guard options.i2cOpener == nil, let shared = SourceRegistry.shared.canonical(fresh, key: key) as? I2CSource else {
+        guard options.i2cOpener == nil, options.clock === MonotonicSourceClock.shared, let shared = SourceRegistry.shared.canonical(fresh, key: key) as? I2CSource else {
             return fresh
         }
         return shared

@@ -22,8 +22,8 @@ import Logging
 /// family, ±250 °/s (±245) on the ST chips; the slowest rate the chip offers at or above the demand)
 /// and reads it back, then polls each chip's data registers at its own rate on the source's thread
 /// (the host chip at its rate; the magnetometer at the rate demanded of it, at most its chip's);
-/// each read gives one sample of each of that chip's sensors, stamped with the read's time on
-/// `CLOCK_MONOTONIC`.
+/// each read gives one sample of each of that chip's sensors, stamped with the read's time on the
+/// source's clock (`CLOCK_MONOTONIC` unless a test injects a ``ManualClock``).
 ///
 /// ## Threading
 /// As ``IIOSource``: `apply` from any thread; events on the source's thread, serialised; none after
@@ -48,6 +48,8 @@ package final class I2CSource: SensorSource, Sendable {
     /// magnetometer) and its address, if any.
     package let magnetometer: (kind: I2CMagnetometer, address: UInt8)?
     let opener: any I2CBusOpener
+    /// The clock the polls are paced on and the samples stamped with.
+    let clock: any SourceClock
     static let logger = Logger(label: "OpenCoreMotion.I2C")
 
     private let running = Locked<(worker: SourceWorker, bus: any I2CBus)?>(nil)
@@ -65,9 +67,14 @@ package final class I2CSource: SensorSource, Sendable {
     ///     chip's frame, ``I2CMagnetometer/toHostChip``).
     ///   - ownAttitude: run the chip's own fusion and report its attitude as device motion
     ///     (`?motion=own`; only a chip that has one, the BNO055, takes it).
+    ///   - clock: the clock the polls are paced on and the samples stamped with, seconds since boot
+    ///     (default `CLOCK_MONOTONIC`; tests pass a ``ManualClock``). A chip's set-up pauses (after a
+    ///     reset or a mode change) are real time whatever the clock: the chip needs them.
     package init(busPath: String, address: UInt8, chip: I2CChip, opener: any I2CBusOpener = POSIXI2CBusOpener(),
                  mountMatrix: MountMatrix = .identity, mountMatrixSource: String = "none (identity)",
-                 magnetometer: (kind: I2CMagnetometer, address: UInt8)? = nil, ownAttitude: Bool = false) {
+                 magnetometer: (kind: I2CMagnetometer, address: UInt8)? = nil, ownAttitude: Bool = false,
+                 clock: any SourceClock = MonotonicSourceClock.shared) {
+        self.clock = clock
         reportsOwnAttitude = ownAttitude && chip == .bno055
         self.busPath = busPath
         self.address = address
@@ -142,15 +149,16 @@ package final class I2CSource: SensorSource, Sendable {
             parts.append(Part(address: magnetometer.address, driver: m, sensors: [.magnetometer], rate: polled))
         }
         for i in parts.indices {
-            try Self.setUp(&parts[i].driver, address: parts[i].address, bus: bus, name: info.name, busPath: busPath)
+            try Self.setUp(&parts[i].driver, address: parts[i].address, bus: bus, name: info.name, busPath: busPath, clock: clock)
         }
         let initial = parts
         let attitudes = self.attitudes
         attitudes.withLock { $0.removeAll() }
-        let worker = SourceWorker(sink: sink)
+        let clock = self.clock
+        let worker = SourceWorker(sink: sink, clock: clock)
         let started = worker.spawn(name: "i2c-poll", realtime: true) { worker in
             var parts = initial
-            let start = LinuxClock.monotonic()
+            let start = clock.now()
             var next = parts.map { _ in start }
             // The actions still to carry out for the read under way, the next one last: one buffer
             // for the whole run (no array built per read).
@@ -166,11 +174,11 @@ package final class I2CSource: SensorSource, Sendable {
                 // A read's answer may ask for further transfers (an LSM9DS1 magnetometer's data after
                 // its status, an MPU's FIFO after its count): carried out at once, before the next poll.
                 while let action = pending.popLast(), !worker.isStopping {
-                    if !Self.perform(action, part: &parts[i], bus: bus, worker: worker, attitudes: attitudes, pending: &pending) { return }
+                    if !Self.perform(action, part: &parts[i], bus: bus, worker: worker, attitudes: attitudes, clock: clock, pending: &pending) { return }
                 }
                 // The driver's poll rate now (a FIFO given up for direct reads polls at the sample rate).
                 next[i] += 1 / min(parts[i].rate, parts[i].driver.pollRate)
-                let now = LinuxClock.monotonic()
+                let now = clock.now()
                 if next[i] < now { next[i] = now }
             }
         }
@@ -187,17 +195,17 @@ package final class I2CSource: SensorSource, Sendable {
     /// Carries out one action of a part's driver on the poll thread; the driver's answer goes onto
     /// `pending` (next action last). `false` when the stream ended.
     private static func perform(_ action: I2CDriverAction, part: inout Part, bus: any I2CBus, worker: SourceWorker,
-                                attitudes: Locked<[OwnAttitude]>, pending: inout [I2CDriverAction]) -> Bool {
+                                attitudes: Locked<[OwnAttitude]>, clock: any SourceClock, pending: inout [I2CDriverAction]) -> Bool {
         var answer: [I2CDriverAction] = []
         do throws(LinuxIOError) {
             switch action {
             case .read(let r, let n):
                 let bytes = try bus.read(address: part.address, register: r, count: n)
-                answer = part.driver.received(bytes, at: LinuxClock.monotonic())
+                answer = part.driver.received(bytes, at: clock.now())
             case .readFIFO(let r, let n):
                 // Stamped by the driver from its count's read time, not this one.
                 let bytes = try bus.readFIFO(address: part.address, register: r, count: n)
-                answer = part.driver.received(bytes, at: LinuxClock.monotonic())
+                answer = part.driver.received(bytes, at: clock.now())
             case .write(let r, let v):
                 try bus.write(address: part.address, register: r, value: v)
             case .attitude(let own):
@@ -229,17 +237,18 @@ package final class I2CSource: SensorSource, Sendable {
 
     /// Runs a driver's set-up (identify, configure, verify) on this thread: a few transfers. Closes
     /// the bus and throws when it fails.
-    private static func setUp(_ driver: inout any I2CChipDriver, address: UInt8, bus: any I2CBus, name: String, busPath: String) throws(SourceError) {
+    private static func setUp(_ driver: inout any I2CChipDriver, address: UInt8, bus: any I2CBus, name: String, busPath: String,
+                              clock: any SourceClock) throws(SourceError) {
         var queue = driver.start()
         setUp: while !queue.isEmpty {
             switch queue.removeFirst() {
             case .read(let register, let count):
                 do throws(LinuxIOError) {
-                    queue += driver.received(try bus.read(address: address, register: register, count: count), at: LinuxClock.monotonic())
+                    queue += driver.received(try bus.read(address: address, register: register, count: count), at: clock.now())
                 } catch { queue = driver.transferFailed(error) }
             case .readFIFO(let register, let count):
                 do throws(LinuxIOError) {
-                    queue += driver.received(try bus.readFIFO(address: address, register: register, count: count), at: LinuxClock.monotonic())
+                    queue += driver.received(try bus.readFIFO(address: address, register: register, count: count), at: clock.now())
                 } catch { queue = driver.transferFailed(error) }
             case .write(let register, let value):
                 do throws(LinuxIOError) { try bus.write(address: address, register: register, value: value) } catch {

@@ -22,7 +22,7 @@ final class IIOSession: Sendable {
     init(source: IIOSource, sink: @escaping @Sendable (SourceEvent) -> Void) {
         self.source = source
         self.options = source.options
-        self.worker = SourceWorker(sink: sink)
+        self.worker = SourceWorker(sink: sink, clock: source.options.clock)
     }
 
     /// `true` once the session was stopped or failed: no sink call begins afterwards.
@@ -69,15 +69,19 @@ final class IIOSession: Sendable {
 
     // MARK: polling
 
-    /// Polls `*_raw` of each (device, sensor) at its rate.
+    /// Polls `*_raw` of each (device, sensor) at its rate, paced on and stamped with the options'
+    /// clock (``LinuxDiscoveryOptions/clock``).
     func startPolling(kinds: [(IIODeviceDescription, SensorKind)], rates: [SensorKind: Double]) {
         spawn("iio-poll") { [self] in pollLoop(kinds: kinds, rates: rates) }
     }
 
     func pollLoop(kinds: [(IIODeviceDescription, SensorKind)], rates: [SensorKind: Double]) {
         let fs = options.fileSystem
+        let clock = options.clock
+        // safe: seconds since boot, finite and far below Int64.max ns
+        let nowNs = { Int64((clock.now() * 1e9).rounded()) }
         struct Item { var sensor: IIOSensorChannels; var periodNs: Int64; var nextNs: Int64 }
-        let start = LinuxClock.monotonicNs()
+        let start = nowNs()
         var items = kinds.compactMap { (d, k) -> Item? in
             guard let s = d.sensors[k] else { return nil }
             let rate = min(max(rates[k] ?? 50, 0.1), 1000)
@@ -86,7 +90,7 @@ final class IIOSession: Sendable {
         var warned = Set<String>()
         var nextScaleCheck = start + 1_000_000_000
         while !isEnded {
-            let now = LinuxClock.monotonicNs()
+            let now = nowNs()
             if now >= nextScaleCheck {
                 // Another process may change the range (`in_accel_scale`): follow it, once a second.
                 for i in items.indices { Self.refreshScales(&items[i].sensor, fs: fs) }
@@ -112,7 +116,7 @@ final class IIOSession: Sendable {
                         return
                     }
                 }
-                let t = Double(LinuxClock.monotonicNs()) / 1e9
+                let t = clock.now()
                 items[i].nextNs += items[i].periodNs
                 if items[i].nextNs < now { items[i].nextNs = now + items[i].periodNs }
                 guard raw.count == 3 else { continue }

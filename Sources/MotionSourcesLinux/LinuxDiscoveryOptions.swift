@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import MotionSources
 
 /// Where and how the Linux sources look for sensors.
 ///
@@ -34,6 +35,11 @@ package struct LinuxDiscoveryOptions: Sendable {
     package var evdevOpener: (any EvdevOpener)?
     /// Opens I2C buses (`/dev/i2c-N`); `nil` for the real ``POSIXI2CBusOpener``. Tests pass twins.
     package var i2cOpener: (any I2CBusOpener)?
+    /// The clock the polling sources (sysfs polling of ``IIOSource``, ``I2CSource``) pace their reads
+    /// on and stamp their samples with: seconds since boot. Default ``MonotonicSourceClock/shared``
+    /// (`CLOCK_MONOTONIC`); tests pass a ``ManualClock``. A buffer's and an evdev node's samples keep
+    /// the kernel's own stamps.
+    package var clock: any SourceClock = MonotonicSourceClock.shared
 
     /// Creates options; with default arguments, the real system.
     package init(sysfsRoot: String = "/sys", devRoot: String = "/dev", udevDataRoot: String? = nil,

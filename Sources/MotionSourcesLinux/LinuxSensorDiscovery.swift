@@ -98,7 +98,8 @@ package enum LinuxSensorDiscovery {
         reports += EvdevDiscovery.reports(options)
         // On the real file system, a device already open in this process keeps its source object,
         // so every manager asking for it shares one stream (the hub is per source object).
-        if options.fileSystem is POSIXFileSystem {
+        // Sources on another clock (a test's ManualClock) are never shared with the real ones.
+        if options.fileSystem is POSIXFileSystem, options.clock === MonotonicSourceClock.shared {
             for i in reports.indices {
                 guard let s = reports[i].source else { continue }
                 reports[i].source = SourceRegistry.shared.canonical(s, key: "\(options.sysfsRoot)|\(options.devRoot)|\(s.info.identifier)")

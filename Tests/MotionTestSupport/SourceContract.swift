@@ -271,3 +271,23 @@ public enum SourceContract {
         return []
     }
 }
+
+extension ManualClock {
+    /// Lets `seconds` of this clock pass in steps of at most `step` seconds, returning once the code
+    /// under test has done everything due: before each step it waits for `parked` threads to be
+    /// blocked on the clock (a thread that has just started reads the time first), after each step
+    /// likewise. Small steps keep a polling source's reads one period apart, as on a real clock,
+    /// instead of a burst stamped with one time.
+    ///
+    /// - Returns: `false` as soon as a settle times out (the threads never blocked again: a hang).
+    package func run(seconds: Double, step: Double, parked: Int) async -> Bool {
+        let end = now() + seconds
+        let step = step > 0 ? step : seconds
+        while now() < end {
+            if parked > 0, !(await settle(parked: parked)) { return false }
+            advance(to: min(now() + step, end))
+            if !(await settle(parked: parked)) { return false }
+        }
+        return true
+    }
+}
