@@ -48,8 +48,6 @@ public enum ChildProcess {
     /// timeout of `run` counts from the start of the process, not from the wait for a slot.
     public static let slots = Semaphore(width: 3)
 
-    private static let launchLock = NSLock()
-
     private static func launch(_ executable: URL, _ arguments: [String], environment: [String: String]?,
                                currentDirectory: URL?, stdin: Data?, timeout: Double) async throws -> ChildProcessResult {
         let process = Process()
@@ -64,10 +62,7 @@ public enum ChildProcess {
         process.standardInput = input ?? FileHandle.nullDevice
         let ended = ProcessEnd()
         process.terminationHandler = { _ in ended.signal() }
-        // One launch at a time: Foundation's Process.run crashed once here (a bad pointer in memmove
-        // inside run(), while other tests launched processes on other threads). Spawning is quick;
-        // the processes still run side by side.
-        try launchLock.withLock { try process.run() }
+        try process.run()
         let outText = PipeDrain(out.fileHandleForReading), errText = PipeDrain(err.fileHandleForReading)
         if let input, let stdin {
             let handle = input.fileHandleForWriting
