@@ -65,7 +65,7 @@ struct BatchesCommand: AsyncParsableCommand {
                 }
                 if let duration = durationOption.duration {
                     group.addTask {
-                        try await Task.sleep(nanoseconds: UInt64(duration * 1e9))
+                        try await Task.sleep(nanoseconds: UInt64(duration * 1e9))  // safe: OptionValue.seconds() bounds it to 1 ns…maximumSeconds
                         throw CancellationError()
                     }
                 }
