@@ -28,6 +28,10 @@ package enum I2CDriverAction: Sendable, Hashable {
     /// Tell the consumers that samples were lost (a FIFO that overflowed), without ending the stream:
     /// ``SourceEvent/interrupted(_:)``.
     case interrupted(SourceError)
+    /// Say this in the log, once, and go on: a change of how the chip is read that loses nothing (a
+    /// FIFO that never fills, given up for direct reads). Consumers see no event: their stream goes on
+    /// at the same rate, so an error in their handler would only make them stop.
+    case notice(String)
     /// Give up with this error.
     case fail(SourceError)
 }

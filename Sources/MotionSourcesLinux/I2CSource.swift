@@ -221,6 +221,8 @@ package final class I2CSource: SensorSource, Sendable {
             case .interrupted(let e):
                 logger.warning("\(e.description)")
                 worker.send(.interrupted(e))
+            case .notice(let message):
+                logger.notice("\(message)")
             case .fail(let e):
                 worker.end(.failed(e))
                 return false
@@ -262,7 +264,7 @@ package final class I2CSource: SensorSource, Sendable {
             case .pause(let seconds):
                 // safe: clamped to 0…1 s before the conversion
                 usleep(UInt32((seconds.isFinite ? min(max(seconds, 0), 1) : 0) * 1_000_000))
-            case .deliver, .attitude, .interrupted:
+            case .deliver, .attitude, .interrupted, .notice:
                 continue
             }
         }

@@ -360,7 +360,7 @@ package struct MPUDriver: I2CChipDriver {
                 fifoEmptySince = since
                 if timestamp - since >= fifoGiveUpAfter {
                     fifoAbandoned = true
-                    return [.interrupted(SourceError(.io, "the \(chip?.displayName ?? "chip") at \(place): its FIFO stays empty; reading the data registers instead, one read per sample", path: busPath))]
+                    return [.notice("the \(chip?.displayName ?? "chip") at \(place): its FIFO stays empty; reading the data registers instead, one read per sample")]
                 }
             }
             guard frames > 0 else { return [] }

@@ -63,7 +63,7 @@ struct EmulatedChipHarness {
                     }
                 }
                 return .streamed(samples: samples, attitude: attitude, transfers: transfers)
-            case .deliver, .attitude, .interrupted: break
+            case .deliver, .attitude, .interrupted, .notice: break
             }
         }
         return .stuck

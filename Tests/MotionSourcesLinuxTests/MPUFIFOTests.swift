@@ -56,7 +56,7 @@ import Testing
                     case .interrupted(let e): interruptions.append(e)
                     case .fail(let e): failure = e
                     case .pause(let s): clock.advance(s)
-                    case .streaming, .attitude: break
+                    case .streaming, .attitude, .notice: break
                     }
                 } catch { answer = driver.transferFailed(error) }
                 afterTransfer(action)
@@ -126,7 +126,8 @@ import Testing
         #expect(!d.fifoAbandoned)
         let gaveUp = d.received([0, 0], at: 1.05)
         #expect(gaveUp.count == 1 && d.fifoAbandoned)
-        if case .interrupted(let e) = gaveUp.first { #expect(e.message.contains("FIFO stays empty")) } else { Issue.record("\(gaveUp)") }
+        // Nothing was lost: a log line, not an error in the app's handler (which would stop many apps).
+        if case .notice(let m) = gaveUp.first { #expect(m.contains("FIFO stays empty")) } else { Issue.record("\(gaveUp)") }
         #expect(d.dataRead == (0x3B, 14) && d.pollRate == 500)
         var face = [UInt8](repeating: 0, count: 14)
         face[4] = 0x40
