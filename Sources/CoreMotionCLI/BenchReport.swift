@@ -11,15 +11,3 @@ func printJSON<Value: Encodable>(_ value: Value, pretty: Bool = false) throws {
     encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys] : [.sortedKeys]
     print(String(decoding: try encoder.encode(value), as: UTF8.self))
 }
-
-extension Locked where State == DeliveryTally {
-    /// Waits until an update stamped past the cut-off has arrived (the handler's queue has drained),
-    /// at most `timeout` seconds.
-    func waitForDrain(timeout: Double = 5) async throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if withLock({ $0.pastCutoff }) { return }
-            try await Task.sleep(nanoseconds: 2_000_000)
-        }
-    }
-}
