@@ -140,7 +140,9 @@ final class MoreMockShapesXCTests: XCTestCase {
         XCTAssertEqual(m.stopped, 1)
         XCTAssertTrue(ProbeManager.availableAttitudeReferenceFrames().contains(.xTrueNorthZVertical))
         let h = ProbeHeadphones()
-        h.delegate = ProbeDelegate()
+        let delegate = ProbeDelegate()
+        h.delegate = delegate
+        XCTAssertTrue(h.delegate === delegate, "weak, as Apple's")
         var got: CMDeviceMotion?
         h.startDeviceMotionUpdates(to: .main) { mm, _ in got = mm }
         XCTAssertNotNil(got)
