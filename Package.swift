@@ -27,7 +27,8 @@
 //   MotionPhones                 [0] phone apps streaming over the network as sources (SwiftNIO)
 //   OpenCoreMotion             [345] the public Core Motion API (CMMotionManager, CM* types, the hub, delivery)
 //   MotionBenchmarks             [0] the benchmark harnesses: BROAD, fusion throughput, step counting, IIO latency,
-//                                    fuse time and memory, phone and MQTT fleet delivery (the `bench` commands print them)
+//                                    fuse time and memory, phone and MQTT fleet delivery, handler delivery and soaks,
+//                                    the dashboard server under load (the `bench` commands print them)
 //   MotionDashboard              [0] the live web dashboard (Hummingbird)
 //   CoreMotionCLI                [0] the `coremotion` commands (swift-argument-parser), testable as a library
 //   coremotion                       the executable: a one-line main over CoreMotionCLI
@@ -167,10 +168,12 @@ let package = Package(
             name: "MotionBenchmarks",
             dependencies: [
                 "MotionFusion", "MotionSources", "MotionRecordingFormats", "MotionSourcesLinux", "OpenCoreMotion", "MotionPhones",
-                "MotionMQTT",
+                "MotionMQTT", "MotionDashboard",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -211,7 +214,6 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -62,3 +62,20 @@ import Testing
         if last.count >= 4 { #expect(abs(last[3] - (-16384 * 0.000598 / 9.80665)) < 1e-6, "face up: z = −1 g") }
     }
 }
+
+/// `bench dashboard` end to end, briefly: a real `coremotion dashboard` child, two WebSocket clients.
+@Suite struct BenchDashboardTests {
+    @Test func twoClientsGetEveryMotionStreamAndTheServerCPUIsMeasured() async throws {
+        let r = try await CLI.run(["bench", "dashboard", "--clients", "2", "--seconds", "2", "--interval-ms", "50", "--json"], timeout: 60)
+        #expect(r.status == 0, "\(r.stdout) \(r.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect(object["clients"] as? Int == 2 && object["interval_ms"] as? Int == 50 && object["dropped_clients"] as? Int == 0)
+        let samples = try #require(object["samples_per_s_per_client"] as? [String: Double])
+        for stream in ["accelerometer", "gyro", "magnetometer", "deviceMotion"] {
+            #expect(samples[stream, default: 0] > 0, "\(stream): \(samples)")
+        }
+        let cpu = try #require(object["server_cpu_percent"] as? Double)
+        #expect(cpu > 0 && cpu.isFinite, "the child's CPU read from /proc/PID/stat")
+        #expect((object["messages_per_s_per_client"] as? Double ?? 0) > 0)
+    }
+}

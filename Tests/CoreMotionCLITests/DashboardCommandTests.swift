@@ -27,14 +27,4 @@ import Testing
         #expect(throws: (any Error).self) { try BenchDashboardCommand.parse(["--interval-ms", "12"]) }
         #expect(try BenchDashboardCommand.parse([]).clients == 10)
     }
-
-    @Test func benchCountsSampleRowsPerStream() {
-        let tally = BenchDashboardCommand.Tally()
-        BenchDashboardCommand.count(
-            #"{"type":"samples","seq":1,"accelerometer":[[1,0,0,-1],[2,0,0,-1]],"deviceMotion":[[1,0,0,0,0,0,0,1,0,0,-1,0,0,0,0,0,0,0,0,0,-1,null]]}"#,
-            into: tally)
-        let c = tally.counts.withLock { $0 }
-        #expect(c.messages == 1)
-        #expect(c.samples == ["accelerometer": 2, "deviceMotion": 1])
-    }
 }
