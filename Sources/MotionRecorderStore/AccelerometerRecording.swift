@@ -1,7 +1,9 @@
 import Foundation
 import MotionSources
 
-/// One recording of accelerometer samples into a ``RecordingStore``, fed sample by sample.
+/// One recording of accelerometer samples into a ``RecordingStore``, fed sample by sample; or, with
+/// ``sensor`` ``RecordedSensor/rotationRate``, of rotation-rate samples (rad/s in place of g), under
+/// the same rules.
 ///
 /// The caller subscribes to a source (a `CMMotionManager` at ``rate``, or any other feed) and
 /// passes each sample to ``receive(timestamp:x:y:z:)``, which answers whether the recording still
@@ -23,6 +25,8 @@ package final class AccelerometerRecording: Sendable {
     package let session: Int64
     /// Unix time of timestamp 0: `date = timestamp + wallClockOffset`.
     package let wallClockOffset: TimeInterval
+    /// What is recorded.
+    package let sensor: RecordedSensor
 
     private struct State {
         var duration: TimeInterval
@@ -45,14 +49,16 @@ package final class AccelerometerRecording: Sendable {
     ///   - wallClockOffset: unix time of timestamp 0. Default: ``MonotonicClock/unixTimeAtBoot()``,
     ///     which is right for every live source.
     ///   - maximumBatchCount: see ``RecordingWriter``. Default 50.
+    ///   - sensor: what is recorded. Default ``RecordedSensor/accelerometer``.
     /// - Throws: ``RecorderError`` when the session cannot be stored.
     package init(
         store: RecordingStore, source: String, duration: TimeInterval, requestedAt: Date = Date(),
-        wallClockOffset: TimeInterval? = nil, maximumBatchCount: Int = 50
+        wallClockOffset: TimeInterval? = nil, maximumBatchCount: Int = 50, sensor: RecordedSensor = .accelerometer
     ) throws(RecorderError) {
         let clamped = Self.clamp(duration)
-        session = try store.beginSession(source: source, start: requestedAt, duration: clamped)
-        writer = RecordingWriter(store: store, session: session, maximumBatchCount: maximumBatchCount)
+        self.sensor = sensor
+        session = try store.beginSession(source: source, start: requestedAt, duration: clamped, sensor: sensor)
+        writer = RecordingWriter(store: store, session: session, maximumBatchCount: maximumBatchCount, sensor: sensor)
         self.wallClockOffset = wallClockOffset ?? MonotonicClock.unixTimeAtBoot()
         state = Locked(State(duration: clamped, requestedStart: requestedAt, finished: clamped <= 0))
     }
@@ -63,7 +69,8 @@ package final class AccelerometerRecording: Sendable {
         return min(duration, maximumDuration)
     }
 
-    /// Records one sample (acceleration in g, `timestamp` in seconds since boot). Samples closer
+    /// Records one sample (acceleration in g, or rotation rate in rad/s; `timestamp` in seconds since
+    /// boot). Samples closer
     /// together than 1/``rate`` are thinned out, so a faster source is stored at 50 Hz.
     ///
     /// - Returns: `false` once the recording is over: the sample is at or past the end (it is not

@@ -8,16 +8,20 @@ extension RecordingStore {
     /// - Parameters:
     ///   - readings: the samples, in any order.
     ///   - session: the ``RecordingSession/id`` they belong to, if any.
+    ///   - sensor: the table they go to: acceleration in g, or rotation rate in rad/s. Default
+    ///     ``RecordedSensor/accelerometer``.
     /// - Returns: the batch identifier the samples share, or `nil` when no reading was finite
     ///   (nothing is written then).
     @discardableResult
-    package func insert(_ readings: [AccelerometerReading], session: Int64? = nil) throws(RecorderError) -> UInt64? {
+    package func insert(
+        _ readings: [AccelerometerReading], session: Int64? = nil, sensor: RecordedSensor = .accelerometer
+    ) throws(RecorderError) -> UInt64? {
         let finite = readings.filter(\.isFinite)
         guard !finite.isEmpty else { return nil }
         return try write { db in
             try db.execute(sql: "INSERT INTO batches (session) VALUES (?)", arguments: [session])
             let batch = db.lastInsertedRowID
-            let statement = try db.cachedStatement(sql: "INSERT INTO samples (batch, date, timestamp, x, y, z) VALUES (?, ?, ?, ?, ?, ?)")
+            let statement = try db.cachedStatement(sql: "INSERT INTO \(sensor.table) (batch, date, timestamp, x, y, z) VALUES (?, ?, ?, ?, ?, ?)")
             for r in finite {
                 try statement.execute(arguments: [batch, r.date.timeIntervalSince1970, r.timestamp, r.x, r.y, r.z])
             }
@@ -31,27 +35,33 @@ extension RecordingStore {
     /// - Parameters:
     ///   - limit: the most samples to return; `nil` (default) for all.
     ///   - source: only the samples of sessions recorded from this source identifier (such as
-    ///     `sim:walk`, see ``sessions()``); `nil` (default) for every source.
+    ///     `sim:walk`, see ``sessions(sensor:)``); `nil` (default) for every source.
+    ///   - sensor: whose samples: acceleration in g (default) or rotation rate in rad/s, in the
+    ///     reading's `x`, `y`, `z`. A v1 database opened read-only has no rotation rate: none is returned.
     /// - Throws: ``RecorderError/Kind/invalidRequest`` when `to` is before `from` or either is not finite.
-    package func samples(from: Date, to: Date, limit: Int? = nil, source: String? = nil) throws(RecorderError) -> [StoredAccelerometerSample] {
+    package func samples(
+        from: Date, to: Date, limit: Int? = nil, source: String? = nil, sensor: RecordedSensor = .accelerometer
+    ) throws(RecorderError) -> [StoredAccelerometerSample] {
         let a = from.timeIntervalSince1970, b = to.timeIntervalSince1970
         guard !a.isNaN, !b.isNaN, a <= b else {
             throw RecorderError(.invalidRequest, "the range must not end (\(to)) before it starts (\(from))", path: path)
         }
+        let t = sensor.table
         return try read { db in
+            if sensor != .accelerometer, try !Self.hasVersion2(db) { return [] }
             let rows = try source.map { source in
                 try Row.fetchCursor(
                     db,
                     sql: """
-                        SELECT samples.batch, samples.date, samples.timestamp, samples.x, samples.y, samples.z
-                        FROM samples JOIN batches ON batches.id = samples.batch JOIN sessions ON sessions.id = batches.session
-                        WHERE samples.date BETWEEN ? AND ? AND sessions.source = ? ORDER BY samples.date, samples.id LIMIT ?
+                        SELECT \(t).batch, \(t).date, \(t).timestamp, \(t).x, \(t).y, \(t).z
+                        FROM \(t) JOIN batches ON batches.id = \(t).batch JOIN sessions ON sessions.id = batches.session
+                        WHERE \(t).date BETWEEN ? AND ? AND sessions.source = ? ORDER BY \(t).date, \(t).id LIMIT ?
                         """,
                     arguments: [a, b, source, limit.map { max($0, 0) } ?? -1]
                 )
             } ?? Row.fetchCursor(
                 db,
-                sql: "SELECT batch, date, timestamp, x, y, z FROM samples WHERE date BETWEEN ? AND ? ORDER BY date, id LIMIT ?",
+                sql: "SELECT batch, date, timestamp, x, y, z FROM \(t) WHERE date BETWEEN ? AND ? ORDER BY date, id LIMIT ?",
                 arguments: [a, b, limit.map { max($0, 0) } ?? -1]
             )
             var out: [StoredAccelerometerSample] = []
@@ -65,23 +75,32 @@ extension RecordingStore {
         }
     }
 
-    /// How many samples the store holds.
-    package func sampleCount() throws(RecorderError) -> Int {
-        try read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM samples") ?? 0 }
+    /// How many samples of `sensor` (default: the accelerometer) the store holds.
+    package func sampleCount(sensor: RecordedSensor = .accelerometer) throws(RecorderError) -> Int {
+        try read { db in
+            if sensor != .accelerometer, try !Self.hasVersion2(db) { return 0 }
+            return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(sensor.table)") ?? 0
+        }
     }
 
-    /// Deletes the samples taken before `date` (wall clock), and the batches and sessions left empty
-    /// and ended before it.
+    /// Deletes the samples of every sensor taken before `date` (wall clock), and the batches and
+    /// sessions left empty and ended before it.
     ///
-    /// - Returns: how many samples were deleted.
+    /// - Returns: how many samples were deleted (of every sensor).
     @discardableResult
     package func deleteSamples(before date: Date) throws(RecorderError) -> Int {
         let cutoff = date.timeIntervalSince1970
         return try write { db in
-            try db.execute(sql: "DELETE FROM samples WHERE date < ?", arguments: [cutoff])
-            let deleted = db.changesCount
+            var deleted = 0
+            for sensor in RecordedSensor.allCases {
+                try db.execute(sql: "DELETE FROM \(sensor.table) WHERE date < ?", arguments: [cutoff])
+                deleted += db.changesCount
+            }
             if deleted > 0 {
-                try db.execute(sql: "DELETE FROM batches WHERE id NOT IN (SELECT DISTINCT batch FROM samples)")
+                try db.execute(sql: """
+                    DELETE FROM batches WHERE id NOT IN (SELECT DISTINCT batch FROM samples)
+                    AND id NOT IN (SELECT DISTINCT batch FROM rotation_rate_samples)
+                    """)
             }
             try db.execute(sql: "DELETE FROM sessions WHERE requested_end < ? AND id NOT IN (SELECT session FROM batches WHERE session IS NOT NULL)", arguments: [cutoff])
             return deleted

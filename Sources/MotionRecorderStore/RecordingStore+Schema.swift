@@ -2,7 +2,12 @@ import GRDB
 
 extension RecordingStore {
     /// The schema, one migration per version. Times are unix seconds (wall clock) or seconds since
-    /// boot, accelerations in g.
+    /// boot, accelerations in g, rotation rates in rad/s.
+    ///
+    /// - v1: `sessions`, `batches` and the accelerometer's `samples`.
+    /// - v2: `rotation_rate_samples` (the same columns as `samples`, x, y, z in rad/s) and the column
+    ///   `sessions.kind` (``RecordedSensor`` raw value; every v1 session is `accelerometer`). A v1
+    ///   file is migrated when a writable store opens it; its samples stay as they are.
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
@@ -30,6 +35,48 @@ extension RecordingStore {
                 CREATE INDEX samples_by_batch ON samples(batch);
                 """)
         }
+        migrator.registerMigration("v2") { db in
+            try db.execute(sql: """
+                ALTER TABLE sessions ADD COLUMN kind TEXT NOT NULL DEFAULT 'accelerometer';
+                CREATE TABLE rotation_rate_samples (
+                    id INTEGER PRIMARY KEY,
+                    batch INTEGER NOT NULL REFERENCES batches(id) ON DELETE CASCADE,
+                    date REAL NOT NULL,
+                    timestamp REAL NOT NULL,
+                    x REAL NOT NULL,
+                    y REAL NOT NULL,
+                    z REAL NOT NULL
+                );
+                CREATE INDEX rotation_rate_samples_by_date ON rotation_rate_samples(date);
+                CREATE INDEX rotation_rate_samples_by_batch ON rotation_rate_samples(batch);
+                """)
+        }
         return migrator
+    }
+}
+
+/// The sensors a ``RecordingStore`` keeps samples of, each in its own table.
+package enum RecordedSensor: String, Sendable, Hashable, CaseIterable {
+    /// Acceleration in g (table `samples`, schema v1).
+    case accelerometer
+    /// Rotation rate in rad/s, device frame, as the gyroscope reports it (table
+    /// `rotation_rate_samples`, schema v2).
+    case rotationRate
+
+    /// The table of this sensor's samples.
+    var table: String {
+        switch self {
+        case .accelerometer: "samples"
+        case .rotationRate: "rotation_rate_samples"
+        }
+    }
+}
+
+extension RecordingStore {
+    /// `true` when the database has the v2 schema. A writable store always has it (it migrates on
+    /// opening); a v1 file opened with ``init(readingFrom:)`` does not, and then holds only
+    /// accelerometer sessions and samples.
+    static func hasVersion2(_ db: Database) throws -> Bool {
+        try db.tableExists(RecordedSensor.rotationRate.table)
     }
 }

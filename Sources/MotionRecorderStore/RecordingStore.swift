@@ -1,11 +1,13 @@
 import Foundation
 import GRDB
 
-/// The accelerometer recordings of `CMSensorRecorder` and `coremotion record`: a SQLite database.
+/// The accelerometer and rotation-rate recordings of `CMSensorRecorder` and `coremotion record`: a
+/// SQLite database.
 ///
-/// Tables: `sessions` (one row per recording request: source, requested start and end),
-/// `batches` (one row per write transaction, whose identifier the samples share) and `samples`
-/// (wall-clock unix time, seconds since boot, acceleration x, y, z in g). A file database uses
+/// Tables: `sessions` (one row per recording request: source, requested start and end, sensor),
+/// `batches` (one row per write transaction, whose identifier the samples share), `samples`
+/// (wall-clock unix time, seconds since boot, acceleration x, y, z in g) and `rotation_rate_samples`
+/// (the same with rotation rate in rad/s; schema v2, see ``RecordedSensor``). A file database uses
 /// SQLite's write-ahead log, so `coremotion recorded` can read while `coremotion record` writes,
 /// and waits up to 5 s for a lock held by another process.
 ///

@@ -17,6 +17,8 @@ package final class RecordingWriter: Sendable {
     package let store: RecordingStore
     /// The session the samples belong to, if any.
     package let session: Int64?
+    /// The table the samples go to (the readings' `x`, `y`, `z` are in its unit).
+    package let sensor: RecordedSensor
     /// The most readings one batch holds. Default 50.
     package let maximumBatchCount: Int
     /// The longest span of sample time, in seconds, one batch covers before it is written. Default 0.5 s.
@@ -41,9 +43,14 @@ package final class RecordingWriter: Sendable {
     ///   - session: the session the samples belong to (see ``RecordingStore/beginSession(source:start:duration:)``).
     ///   - maximumBatchCount: readings per batch at most (at least 1). Default 50.
     ///   - maximumBatchAge: seconds of sample time per batch at most. Default 0.5.
-    package init(store: RecordingStore, session: Int64? = nil, maximumBatchCount: Int = 50, maximumBatchAge: Double = 0.5) {
+    ///   - sensor: what the readings are: acceleration in g (default) or rotation rate in rad/s.
+    package init(
+        store: RecordingStore, session: Int64? = nil, maximumBatchCount: Int = 50, maximumBatchAge: Double = 0.5,
+        sensor: RecordedSensor = .accelerometer
+    ) {
         self.store = store
         self.session = session
+        self.sensor = sensor
         self.maximumBatchCount = max(maximumBatchCount, 1)
         self.maximumBatchAge = maximumBatchAge.isFinite ? max(maximumBatchAge, 0) : 0.5
         state = Locked(State(lastRetention: Date()))
@@ -101,7 +108,7 @@ package final class RecordingWriter: Sendable {
         if let error = s.error { return .failure(error) }
         guard !s.buffer.isEmpty else { return .success(()) }
         do {
-            try store.insert(s.buffer, session: session)
+            try store.insert(s.buffer, session: session, sensor: sensor)
             s.written += s.buffer.count
             s.batches += 1
             s.buffer.removeAll(keepingCapacity: true)

@@ -1,6 +1,7 @@
 import Foundation
 
-/// One accelerometer reading to store: the sample and the two clocks it is known by.
+/// One accelerometer reading to store: the sample and the two clocks it is known by. The same
+/// shape carries a rotation rate (`x`, `y`, `z` in rad/s) to ``RecordedSensor/rotationRate``.
 package struct AccelerometerReading: Sendable, Hashable {
     /// The wall-clock time of the sample.
     package var date: Date
@@ -28,7 +29,7 @@ package struct AccelerometerReading: Sendable, Hashable {
     }
 }
 
-/// One accelerometer reading read back from the store.
+/// One accelerometer (or rotation-rate) reading read back from the store.
 package struct StoredAccelerometerSample: Sendable, Hashable {
     /// The batch the sample was written in. Every sample of one write transaction shares it; later
     /// batches have larger identifiers, and an identifier is never reused, even after retention

@@ -144,11 +144,17 @@ private func temporaryDatabase() -> String {
 
     // The class methods read the process's default source, which is resolved once per process; the
     // Apple listings choose it, so these tests look at the rule through explicit sources instead.
-    @Test func authorizationFollowsTheAccelerometerWithApplesRawValues() {
+    @Test func authorizationCoversEveryRecordedSensorWithApplesRawValues() {
         #expect(CMSensorRecorder.authorizationStatus(for: ManualSource(sensors: [.accelerometer])) == .authorized)
-        #expect(CMSensorRecorder.authorizationStatus(for: ManualSource(sensors: [.gyro])) == .restricted)
+        #expect(CMSensorRecorder.authorizationStatus(for: ManualSource(sensors: [.gyro])) == .authorized,
+                "rotation rate can be recorded")
+        #expect(CMSensorRecorder.authorizationStatus(for: ManualSource(sensors: [.magnetometer])) == .restricted,
+                "nothing the recorder records")
         #expect(CMSensorRecorder.authorizationStatus(for: nil) == .restricted)
         #expect(CMSensorRecorder.canRecord(from: SimulatedDevice(scenario: .still)))
+        #expect(CMSensorRecorder.canRecordRotationRate(from: SimulatedDevice(scenario: .still)))
+        #expect(!CMSensorRecorder.canRecord(from: ManualSource(sensors: [.gyro])))
+        #expect(!CMSensorRecorder.canRecordRotationRate(from: ManualSource(sensors: [.accelerometer])))
         #expect([CMAuthorizationStatus.notDetermined, .restricted, .denied, .authorized].map(\.rawValue) == [0, 1, 2, 3])
     }
 
@@ -170,5 +176,114 @@ private func temporaryDatabase() -> String {
         #expect(seen == (0..<37).map(Double.init))
         var empty = NSFastEnumerationIterator(CMSensorDataList(samples: []))
         #expect(empty.next() == nil)
+    }
+
+    // MARK: Rotation rate (beyond Apple: SensorKit's CMRecordedRotationRateData)
+
+    @Test func recordsRotationRateAtFiftyHertzFromASimulatorOnAVirtualClock() async throws {
+        let start = ProcessInfo.processInfo.systemUptime
+        let device = SimulatedDevice(scenario: .still, clock: .virtual(startTime: start))
+        let path = temporaryDatabase()
+        let recorder = CMSensorRecorder(source: device, databasePath: path)
+        let requested = Date()
+        recorder.recordRotationRate(forDuration: 10)
+        #expect(await eventually(timeout: 60) { !recorder.isRecording(.rotationRate) })
+
+        let window = (requested.addingTimeInterval(-5), requested.addingTimeInterval(600))
+        let samples = try #require(recorder.rotationRateData(from: window.0, to: window.1))
+        #expect(samples.count == 500, "10 s at 50 Hz")
+        #expect(samples.first?.timestamp == start, "from the first sample")
+        let steps = zip(samples.dropFirst(), samples).map { $0.timestamp - $1.timestamp }
+        #expect(steps.allSatisfy { abs($0 - 0.02) < 1e-9 }, "one sample every 20 ms, none missing, in order")
+        let offsets = samples.map { $0.startDate.timeIntervalSince1970 - $0.timestamp }
+        #expect(offsets.allSatisfy { abs($0 - offsets[0]) < 1e-6 }, "startDate is timestamp on the wall clock")
+        // Lying still: only the gyroscope's noise and bias, far below a slow turn (0.1 rad/s).
+        #expect(samples.allSatisfy { abs($0.rotationRate.x) < 0.1 && abs($0.rotationRate.y) < 0.1 && abs($0.rotationRate.z) < 0.1 })
+        #expect(Set(samples.map(\.rotationRate.x)).count > 1, "real readings, not a constant")
+        #expect(recorder.accelerometerData(from: window.0, to: window.1)?.samples.isEmpty == true, "no accelerometer was recorded")
+        #expect(try ActiveRecordings.store(at: path).sessions(sensor: .rotationRate).map(\.source) == [device.info.identifier])
+    }
+
+    /// The values stored are the gyroscope's, exactly, and the range is `(from, to]` as the accelerometer's.
+    @Test func rotationRateIsStoredExactlyAndQueriedOverTheSameRange() async throws {
+        let source = ManualSource(sensors: [.accelerometer, .gyro])
+        let recorder = CMSensorRecorder(source: source, databasePath: temporaryDatabase())
+        recorder.recordRotationRate(forDuration: 1)
+        #expect(await eventually { source.demand.rates[.gyro] == 50 }, "Apple's recorder rate, 50 Hz")
+        #expect(source.demand.rates[.accelerometer] == nil, "the accelerometer is not started")
+        let base = ProcessInfo.processInfo.systemUptime.rounded(.down)
+        let value = { (k: Int) in Vector3(Double(k) / 8, -Double(k) / 16, 0.5) }
+        for k in 0..<40 { source.emit(gyro(base + Double(k) / 32, value(k))) }
+        #expect(await eventually { !recorder.isRecording(.rotationRate) }, "1 s after the first sample")
+        let window = (Date().addingTimeInterval(-3600), Date().addingTimeInterval(3600))
+        let all = try #require(recorder.rotationRateData(from: window.0, to: window.1))
+        #expect(all.map(\.timestamp) == (0..<32).map { base + Double($0) / 32 })
+        #expect(all.map { Vector3($0.rotationRate.x, $0.rotationRate.y, $0.rotationRate.z) } == (0..<32).map(value))
+        guard all.count == 32 else { return }
+        let inside = recorder.rotationRateData(from: all[10].startDate, to: all[20].startDate)
+        #expect(inside?.map(\.timestamp) == all[11...20].map(\.timestamp), "the start excluded, the end included")
+        #expect(recorder.rotationRateData(from: all[5].startDate, to: all[5].startDate)?.isEmpty == true, "(d, d] is empty")
+    }
+
+    /// NaN readings and timestamps going backwards: the rotation-rate path keeps exactly what the
+    /// accelerometer path keeps from the same input.
+    @Test(arguments: [SensorKind.accelerometer, .gyro])
+    func badReadingsAreDroppedAsTheAccelerometerDropsThem(sensor: SensorKind) async throws {
+        let source = ManualSource(sensors: [sensor])
+        let recorder = CMSensorRecorder(source: source, databasePath: temporaryDatabase())
+        let kind: RecordedSensor = sensor == .gyro ? .rotationRate : .accelerometer
+        if sensor == .gyro { recorder.recordRotationRate(forDuration: 1) } else { recorder.recordAccelerometer(forDuration: 1) }
+        #expect(await eventually { source.demand.rates[sensor] == 50 })
+        let base = ProcessInfo.processInfo.systemUptime.rounded(.down)
+        let emit = { (t: Double, v: Vector3) in _ = source.emit(RawSample(sensor: sensor, timestamp: base + t, value: v)) }
+        for k in 0..<10 { emit(Double(k) / 32, Vector3(0, 0, k == 3 || k == 6 ? .nan : -1)) }
+        emit(2.5 / 32, Vector3(0, 0, -1))   // backwards, after 9/32
+        emit(5.0 / 32, Vector3(0, 0, -1))   // a repeat of an earlier time
+        emit(10.0 / 32, Vector3(.infinity, 0, -1))
+        for k in 11..<40 { emit(Double(k) / 32, Vector3(0, 0, -1)) }
+        #expect(await eventually { !recorder.isRecording(kind) })
+        let window = (Date().addingTimeInterval(-3600), Date().addingTimeInterval(3600))
+        let stamps = sensor == .gyro
+            ? recorder.rotationRateData(from: window.0, to: window.1)?.map(\.timestamp)
+            : recorder.accelerometerData(from: window.0, to: window.1)?.samples.map(\.timestamp)
+        let expected = (0..<32).filter { ![3, 6, 10].contains($0) }.map { base + Double($0) / 32 }
+        #expect(stamps == expected, "non-finite readings and earlier times are not stored; order kept")
+    }
+
+    @Test func rotationRateAndAccelerometerRecordIndependentlyIntoOneDatabase() async throws {
+        let source = ManualSource(sensors: [.accelerometer, .gyro])
+        let path = temporaryDatabase()
+        let recorder = CMSensorRecorder(source: source, databasePath: path)
+        recorder.recordAccelerometer(forDuration: 1)
+        recorder.recordRotationRate(forDuration: 0.5)
+        #expect(recorder.isRecording && recorder.isRecording(.rotationRate))
+        #expect(await eventually { source.demand.rates[.gyro] == 50 && source.demand.rates[.accelerometer] == 50 })
+        let base = ProcessInfo.processInfo.systemUptime.rounded(.down)
+        for k in 0..<20 { source.emit(gyro(base + Double(k) / 32, Vector3(1, 2, 3))) }
+        #expect(await eventually { !recorder.isRecording(.rotationRate) }, "the 0.5 s rotation-rate recording is over")
+        #expect(recorder.isRecording, "the accelerometer's goes on")
+        for k in 0..<40 { source.emit(accel(base + Double(k) / 32)) }
+        #expect(await eventually { !recorder.isRecording })
+        let window = (Date().addingTimeInterval(-3600), Date().addingTimeInterval(3600))
+        #expect(recorder.rotationRateData(from: window.0, to: window.1)?.count == 16, "0.5 s at 32 Hz")
+        #expect(recorder.accelerometerData(from: window.0, to: window.1)?.samples.count == 32, "1 s at 32 Hz")
+        let store = try ActiveRecordings.store(at: path)
+        #expect(try store.sessions().count == 1 && store.sessions(sensor: .rotationRate).count == 1)
+    }
+
+    @Test func rotationRateQueriesOfMoreThanTwelveHoursOrBackwardsGiveNilAndNothingIsRecordedWithoutAGyro() async {
+        let recorder = CMSensorRecorder(source: ManualSource(sensors: [.accelerometer]), databasePath: temporaryDatabase())
+        let now = Date()
+        #expect(recorder.rotationRateData(from: now.addingTimeInterval(-12 * 3600 - 1), to: now) == nil)
+        #expect(recorder.rotationRateData(from: now, to: now.addingTimeInterval(-1)) == nil)
+        #expect(recorder.rotationRateData(from: now.addingTimeInterval(-12 * 3600), to: now)?.isEmpty == true)
+        recorder.recordRotationRate(forDuration: 10)
+        #expect(!recorder.isRecording(.rotationRate), "no gyroscope")
+        let source = ManualSource(sensors: [.gyro])
+        let idle = CMSensorRecorder(source: source, databasePath: temporaryDatabase())
+        idle.recordRotationRate(forDuration: 0)
+        idle.recordRotationRate(forDuration: .nan)
+        idle.recordRotationRate(forDuration: -5)
+        #expect(!idle.isRecording(.rotationRate) && source.demand.isEmpty)
     }
 }

@@ -3,14 +3,20 @@ import Foundation
 import MotionRecorderStore
 import MotionSources
 
-/// The process's running recordings, one per database file, and its open stores.
+/// The process's running recordings, one per database file and sensor, and its open stores.
 ///
 /// A recording holds a ``CMMotionManager`` on the source (so it shares the source with every other
 /// manager) and lives here, not in the ``CMSensorRecorder`` that started it: it goes on after that
 /// object is released, until its duration is over.
 enum ActiveRecordings {
     private static let stores = Locked<[String: RecordingStore]>([:])
-    private static let running = Locked<[String: Running]>([:])
+    private static let running = Locked<[Key: Running]>([:])
+
+    /// A running recording's database file and sensor.
+    struct Key: Hashable {
+        var path: String
+        var sensor: RecordedSensor
+    }
 
     /// The store of `path`, opened once per process.
     static func store(at path: String) throws(RecorderError) -> RecordingStore {
@@ -23,22 +29,22 @@ enum ActiveRecordings {
         }
     }
 
-    static func isRecording(databasePath path: String) -> Bool {
-        running.withLock { $0[path] != nil }
+    static func isRecording(databasePath path: String, sensor: RecordedSensor = .accelerometer) -> Bool {
+        running.withLock { $0[Key(path: path, sensor: sensor)] != nil }
     }
 
-    /// The latest sample time the running recording of `path` has seen.
-    static func lastTimestamp(databasePath path: String) -> Double? {
-        running.withLock { $0[path] }?.lastTimestamp
+    /// The latest sample time the running recording of `path` and `sensor` has seen.
+    static func lastTimestamp(databasePath path: String, sensor: RecordedSensor = .accelerometer) -> Double? {
+        running.withLock { $0[Key(path: path, sensor: sensor)] }?.lastTimestamp
     }
 
     /// Ends every running recording and writes what it has buffered (up to half a second of samples
     /// per recording). Runs at process exit, registered when the first recording starts, so that a
     /// program that exits while recording keeps every sample it took.
     ///
-    /// - Parameter path: only the recording of this database (for tests); `nil`: all of them.
+    /// - Parameter path: only the recordings of this database (for tests); `nil`: all of them.
     static func finishAll(databasePath path: String? = nil) {
-        for run in running.withLock({ r in path.map { r[$0].map { [$0] } ?? [] } ?? Array(r.values) }) {
+        for run in running.withLock({ r in r.filter { path == nil || $0.key.path == path }.map(\.value) }) {
             do {
                 try run.recording.finish()
             } catch {
@@ -51,26 +57,31 @@ enum ActiveRecordings {
         atexit { ActiveRecordings.finishAll() }
     }()
 
-    /// Extends the running recording of `databasePath`, or starts one.
-    static func record(source: any SensorSource, databasePath path: String, duration: TimeInterval) throws(RecorderError) {
+    /// Extends the running recording of `sensor` into `databasePath`, or starts one.
+    static func record(
+        source: any SensorSource, databasePath path: String, duration: TimeInterval, sensor: RecordedSensor = .accelerometer
+    ) throws(RecorderError) {
+        let key = Key(path: path, sensor: sensor)
         let store = try store(at: path)
         _ = finishAtExit
         // One request at a time, so that two concurrent calls extend one recording rather than start two.
         try starting.withLock { (_: inout Void) throws(RecorderError) in
-            if let current = running.withLock({ $0[path] }),
+            if let current = running.withLock({ $0[key] }),
                try current.recording.extend(by: duration, after: current.lastTimestamp) {
                 return
             }
-            let recording = try AccelerometerRecording(store: store, source: source.info.identifier, duration: duration)
+            let recording = try AccelerometerRecording(
+                store: store, source: source.info.identifier, duration: duration, sensor: sensor
+            )
             let run = Running(recording: recording, source: source)
-            running.withLock { $0[path] = run }
-            run.start { running.withLock { if $0[path] === run { $0[path] = nil } } }
+            running.withLock { $0[key] = run }
+            run.start { running.withLock { if $0[key] === run { $0[key] = nil } } }
         }
     }
 
     private static let starting = Locked<Void>(())
 
-    /// One recording: a manager pushing accelerometer samples at 50 Hz to the recording.
+    /// One recording: a manager pushing accelerometer (or gyroscope) samples at 50 Hz to the recording.
     final class Running: @unchecked Sendable {
         // Sendable: every stored property is Sendable except `manager`, a `CMMotionManager`, which is
         // thread-safe by construction (its state is in a `Locked`) but not `Sendable`, as Apple's
@@ -84,27 +95,43 @@ enum ActiveRecordings {
             self.recording = recording
             manager = CMMotionManager(source: source)
             manager.accelerometerUpdateInterval = 1 / AccelerometerRecording.rate
+            manager.gyroUpdateInterval = 1 / AccelerometerRecording.rate
             queue = .serial(name: "OpenCoreMotion.CMSensorRecorder")
         }
 
         var lastTimestamp: Double? { state.withLock { $0.last } }
 
         func start(onEnd: @escaping @Sendable () -> Void) {
-            manager.startAccelerometerUpdates(to: queue) { [self] data, error in
-                if let error {
-                    CMSensorRecorder.logger.error("CMSensorRecorder: the source failed: \(error.localizedDescription)")
-                    end(onEnd)
-                    return
+            switch recording.sensor {
+            case .accelerometer:
+                manager.startAccelerometerUpdates(to: queue) { [self] data, error in
+                    let a = data?.acceleration
+                    receive(data?.timestamp, a.map { ($0.x, $0.y, $0.z) }, error, onEnd)
                 }
-                guard let data else { return }
-                state.withLock { $0.last = data.timestamp }
-                let a = data.acceleration
-                do {
-                    if try !recording.receive(timestamp: data.timestamp, x: a.x, y: a.y, z: a.z) { end(onEnd) }
-                } catch {
-                    CMSensorRecorder.logger.error("CMSensorRecorder: \(String(describing: error))")
-                    end(onEnd)
+            case .rotationRate:
+                manager.startGyroUpdates(to: queue) { [self] data, error in
+                    let r = data?.rotationRate
+                    receive(data?.timestamp, r.map { ($0.x, $0.y, $0.z) }, error, onEnd)
                 }
+            }
+        }
+
+        /// Passes one delivery of the manager to the recording.
+        private func receive(
+            _ timestamp: Double?, _ value: (Double, Double, Double)?, _ error: (any Error)?, _ onEnd: @escaping @Sendable () -> Void
+        ) {
+            if let error {
+                CMSensorRecorder.logger.error("CMSensorRecorder: the source failed: \(error.localizedDescription)")
+                end(onEnd)
+                return
+            }
+            guard let timestamp, let value else { return }
+            state.withLock { $0.last = timestamp }
+            do {
+                if try !recording.receive(timestamp: timestamp, x: value.0, y: value.1, z: value.2) { end(onEnd) }
+            } catch {
+                CMSensorRecorder.logger.error("CMSensorRecorder: \(String(describing: error))")
+                end(onEnd)
             }
         }
 
@@ -118,7 +145,10 @@ enum ActiveRecordings {
             // A request arriving from now on cannot extend this recording (it is over) and starts a
             // new one, which replaces this entry; onEnd removes the entry only while it is still ours.
             DispatchQueue.global().async { [self] in
-                manager.stopAccelerometerUpdates()
+                switch recording.sensor {
+                case .accelerometer: manager.stopAccelerometerUpdates()
+                case .rotationRate: manager.stopGyroUpdates()
+                }
                 do {
                     try recording.finish()
                 } catch {

@@ -4,7 +4,8 @@
 public enum CMAuthorizationStatus: Int, Sendable, Hashable {
     /// The user has not been asked yet.
     case notDetermined = 0
-    /// Access is impossible on this device (on Linux: no source with an accelerometer).
+    /// Access is impossible on this device (on Linux: no sensor for the service, such as no
+    /// accelerometer or gyroscope for ``CMSensorRecorder``).
     case restricted = 1
     /// The user refused access.
     case denied = 2

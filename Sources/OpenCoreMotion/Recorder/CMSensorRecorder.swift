@@ -7,6 +7,10 @@ import MotionSources
 
 /// Records the accelerometer in the background and reads the recordings back later.
 ///
+/// Beyond Apple, it also records the gyroscope's rotation rate (``recordRotationRate(forDuration:)``,
+/// ``rotationRateData(from:to:)``), which Apple delivers as `CMRecordedRotationRateData` through
+/// SensorKit, absent on Linux.
+///
 /// ```swift
 /// if CMSensorRecorder.isAccelerometerRecordingAvailable() {
 ///     CMSensorRecorder().recordAccelerometer(forDuration: 20 * 60)
@@ -72,19 +76,33 @@ open class CMSensorRecorder: NSObject {
         canRecord(from: SourceSelection.defaultSource)
     }
 
+    /// `true` when the process's default source has a gyroscope whose rotation rate
+    /// ``recordRotationRate(forDuration:)`` can record (beyond Apple; see the class overview).
+    open class func isRotationRateRecordingAvailable() -> Bool {
+        canRecordRotationRate(from: SourceSelection.defaultSource)
+    }
+
     /// Whether `source` has an accelerometer to record.
     static func canRecord(from source: (any SensorSource)?) -> Bool {
         source?.info.sensors[.accelerometer] != nil
     }
 
-    /// The status ``authorizationStatus()`` reports for `source`.
-    static func authorizationStatus(for source: (any SensorSource)?) -> CMAuthorizationStatus {
-        canRecord(from: source) ? .authorized : .restricted
+    /// Whether `source` has a gyroscope to record.
+    static func canRecordRotationRate(from source: (any SensorSource)?) -> Bool {
+        source?.info.sensors[.gyro] != nil
     }
 
-    /// ``CMAuthorizationStatus/authorized`` when accelerometer recording is available, else
-    /// ``CMAuthorizationStatus/restricted``. Linux has no per-app motion permission: access to the
-    /// sensors is decided by the device files' permissions, which the source reports when it starts.
+    /// The status ``authorizationStatus()`` reports for `source`.
+    static func authorizationStatus(for source: (any SensorSource)?) -> CMAuthorizationStatus {
+        canRecord(from: source) || canRecordRotationRate(from: source) ? .authorized : .restricted
+    }
+
+    /// ``CMAuthorizationStatus/authorized`` when the recorder can record something (an accelerometer
+    /// or a gyroscope), else ``CMAuthorizationStatus/restricted``. It covers every kind this recorder
+    /// records, as Apple's single Motion & Fitness permission does; whether a given sensor is there is
+    /// ``isAccelerometerRecordingAvailable()`` and ``isRotationRateRecordingAvailable()``. Linux has no
+    /// per-app motion permission: access to the sensors is decided by the device files' permissions,
+    /// which the source reports when it starts.
     open class func authorizationStatus() -> CMAuthorizationStatus {
         authorizationStatus(for: SourceSelection.defaultSource)
     }
@@ -144,6 +162,60 @@ open class CMSensorRecorder: NSObject {
         }
     }
 
-    /// `true` while a recording into this recorder's database runs in this process.
-    var isRecording: Bool { ActiveRecordings.isRecording(databasePath: databasePath) }
+    /// Starts recording the gyroscope's rotation rate at 50 Hz for `duration` seconds, in the
+    /// background (beyond Apple, which delivers recorded rotation rate through SensorKit).
+    ///
+    /// The same rules as ``recordAccelerometer(forDuration:)``: the duration is clamped to 12 hours,
+    /// zero, negative or NaN durations record nothing, a faster source is thinned to 50 Hz, and calling
+    /// again while a rotation-rate recording into the same database runs extends it. The two
+    /// recordings are independent. Readings with a NaN or infinite number are not stored. Returns at once.
+    ///
+    /// - Parameter duration: seconds to record, counted from the first sample.
+    open func recordRotationRate(forDuration duration: TimeInterval) {
+        guard AccelerometerRecording.clamp(duration) > 0 else { return }
+        guard let source, Self.canRecordRotationRate(from: source) else {
+            Self.logger.error("CMSensorRecorder: no gyroscope to record")
+            return
+        }
+        do {
+            try ActiveRecordings.record(source: source, databasePath: databasePath, duration: duration, sensor: .rotationRate)
+        } catch {
+            Self.logger.error("CMSensorRecorder: \(error.description)")
+        }
+    }
+
+    /// The recorded rotation-rate samples (rad/s, device frame, as ``CMGyroData``) whose wall-clock
+    /// time lies in `(fromDate, toDate]`, oldest first (beyond Apple; see
+    /// ``recordRotationRate(forDuration:)``).
+    ///
+    /// The same range rules as ``accelerometerData(from:to:)``. The samples are read into memory
+    /// (at 50 Hz, 12 hours is 2.16 million samples).
+    ///
+    /// - Returns: `nil` when the range is longer than 12 hours, ends before it starts, or the database
+    ///   cannot be read (the error is logged); otherwise an array, possibly empty.
+    open func rotationRateData(from fromDate: Date, to toDate: Date) -> [CMRecordedRotationRateData]? {
+        let span = toDate.timeIntervalSince(fromDate)
+        guard span >= 0, span <= AccelerometerRecording.maximumDuration else { return nil }
+        do {
+            let store = try ActiveRecordings.store(at: databasePath)
+            return try store.samples(from: fromDate, to: toDate, sensor: .rotationRate).filter { $0.reading.date > fromDate }.map { s in
+                CMRecordedRotationRateData(
+                    startDate: s.reading.date,
+                    rotationRate: CMRotationRate(x: s.reading.x, y: s.reading.y, z: s.reading.z),
+                    timestamp: s.reading.timestamp
+                )
+            }
+        } catch {
+            Self.logger.error("CMSensorRecorder: \(error.description)")
+            return nil
+        }
+    }
+
+    /// `true` while a recording of `sensor` into this recorder's database runs in this process.
+    func isRecording(_ sensor: RecordedSensor) -> Bool {
+        ActiveRecordings.isRecording(databasePath: databasePath, sensor: sensor)
+    }
+
+    /// `true` while an accelerometer recording into this recorder's database runs in this process.
+    var isRecording: Bool { isRecording(.accelerometer) }
 }

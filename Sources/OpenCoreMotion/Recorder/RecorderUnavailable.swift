@@ -29,19 +29,28 @@ enum AccelerometerRecording {
     }
 }
 
+enum RecordedSensor {
+    case accelerometer
+    case rotationRate
+}
+
 enum ActiveRecordings {
     struct Store {
         struct Reading { var date: Date; var x, y, z, timestamp: Double }
         struct Sample { var identifier: UInt64; var reading: Reading }
-        func samples(from: Date, to: Date) throws(RecorderUnavailable) -> [Sample] { throw RecorderUnavailable() }
+        func samples(from: Date, to: Date, sensor: RecordedSensor = .accelerometer) throws(RecorderUnavailable) -> [Sample] {
+            throw RecorderUnavailable()
+        }
     }
 
-    static func record(source: any SensorSource, databasePath: String, duration: TimeInterval) throws(RecorderUnavailable) {
+    static func record(
+        source: any SensorSource, databasePath: String, duration: TimeInterval, sensor: RecordedSensor = .accelerometer
+    ) throws(RecorderUnavailable) {
         throw RecorderUnavailable()
     }
 
     static func store(at path: String) throws(RecorderUnavailable) -> Store { throw RecorderUnavailable() }
 
-    static func isRecording(databasePath: String) -> Bool { false }
+    static func isRecording(databasePath: String, sensor: RecordedSensor = .accelerometer) -> Bool { false }
 }
 #endif

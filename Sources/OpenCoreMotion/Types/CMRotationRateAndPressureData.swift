@@ -1,8 +1,8 @@
 import Foundation
 
-/// A rotation rate sample, as Core Motion's `CMRotationRateData` (the high-rate gyroscope samples Apple
-/// records on some devices). Here it is a plain sample type, for code and tests that use it: no
-/// OpenCoreMotion API delivers it yet (``CMGyroData`` carries the live gyroscope).
+/// A rotation rate sample, as Core Motion's `CMRotationRateData` (the gyroscope samples Apple records
+/// on some devices). OpenCoreMotion delivers it as ``CMRecordedRotationRateData`` from
+/// ``CMSensorRecorder/rotationRateData(from:to:)``; ``CMGyroData`` carries the live gyroscope.
 open class CMRotationRateData: CMLogItem {
     // Not `Sendable` yet thread-safe: see CMLogItem.
     private let storedRotationRate: CMRotationRate
@@ -38,8 +38,9 @@ open class CMRotationRateData: CMLogItem {
 }
 
 /// A recorded rotation rate sample, as Core Motion's `CMRecordedRotationRateData`: a
-/// ``CMRotationRateData`` with the wall-clock time it was taken. ``CMSensorRecorder`` records the
-/// accelerometer only, so nothing here produces it yet.
+/// ``CMRotationRateData`` with the wall-clock time it was taken. Apple delivers it through SensorKit;
+/// here ``CMSensorRecorder/rotationRateData(from:to:)`` returns it, after
+/// ``CMSensorRecorder/recordRotationRate(forDuration:)``.
 open class CMRecordedRotationRateData: CMRotationRateData {
     // Not `Sendable` yet thread-safe: see CMLogItem.
     private let storedStartDate: Date
@@ -114,8 +115,8 @@ open class CMAmbientPressureData: CMLogItem {
 }
 
 /// A recorded pressure sample, as Core Motion's `CMRecordedPressureData`: a ``CMAmbientPressureData``
-/// with its batch identifier and wall-clock time. ``CMSensorRecorder`` records the accelerometer only,
-/// so nothing here produces it yet.
+/// with its batch identifier and wall-clock time. ``CMSensorRecorder`` records the accelerometer and
+/// rotation rate but not pressure, so nothing here produces it yet.
 open class CMRecordedPressureData: CMAmbientPressureData {
     // Not `Sendable` yet thread-safe: see CMLogItem.
     private let storedIdentifier: UInt64

@@ -1,0 +1,112 @@
+import Foundation
+import GRDB
+import Testing
+@testable import MotionRecorderStore
+
+/// A database written by the v1 schema (accelerometer only), made here with raw SQL as v1 wrote it
+/// (not through the store's own migrator), must open, keep its samples and take rotation rate after.
+@Suite struct SchemaMigrationTests {
+    /// Two sessions and three samples in a v1 file, as `CMSensorRecorder` of schema v1 left them.
+    private func makeVersion1Database(at path: String, base: Date) throws {
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in
+            try db.execute(sql: """
+                CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+                INSERT INTO grdb_migrations (identifier) VALUES ('v1');
+                CREATE TABLE sessions (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    source TEXT NOT NULL,
+                    requested_start REAL NOT NULL,
+                    requested_end REAL NOT NULL
+                );
+                CREATE TABLE batches (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    session INTEGER REFERENCES sessions(id) ON DELETE SET NULL
+                );
+                CREATE TABLE samples (
+                    id INTEGER PRIMARY KEY,
+                    batch INTEGER NOT NULL REFERENCES batches(id) ON DELETE CASCADE,
+                    date REAL NOT NULL,
+                    timestamp REAL NOT NULL,
+                    x REAL NOT NULL,
+                    y REAL NOT NULL,
+                    z REAL NOT NULL
+                );
+                CREATE INDEX samples_by_date ON samples(date);
+                CREATE INDEX samples_by_batch ON samples(batch);
+                """)
+            let t = base.timeIntervalSince1970
+            try db.execute(sql: "INSERT INTO sessions (source, requested_start, requested_end) VALUES ('sim:walk', ?, ?)", arguments: [t, t + 60])
+            try db.execute(sql: "INSERT INTO sessions (source, requested_start, requested_end) VALUES ('iio:iio:device0', ?, ?)", arguments: [t, t + 60])
+            try db.execute(sql: "INSERT INTO batches (session) VALUES (1), (2)")
+            try db.execute(sql: """
+                INSERT INTO samples (batch, date, timestamp, x, y, z) VALUES
+                    (1, ?, 100.0, 0.125, -0.5, -1.0),
+                    (1, ?, 100.02, 0.25, 0.0, -0.984375),
+                    (2, ?, 100.04, 0.0, 1.0, 0.0)
+                """, arguments: [t + 1, t + 1.02, t + 1.04])
+        }
+    }
+
+    @Test func aVersion1DatabaseOpensKeepsItsAccelerometerSamplesAndTakesRotationRate() throws {
+        let path = temporaryDatabase("v1")
+        let base = Date()
+        try makeVersion1Database(at: path, base: base)
+
+        let store = try RecordingStore(location: .file(path), now: base)
+        let back = try everything(store)
+        #expect(back.map(\.reading) == [
+            AccelerometerReading(date: base.addingTimeInterval(1), timestamp: 100, x: 0.125, y: -0.5, z: -1),
+            AccelerometerReading(date: base.addingTimeInterval(1.02), timestamp: 100.02, x: 0.25, y: 0, z: -0.984375),
+            AccelerometerReading(date: base.addingTimeInterval(1.04), timestamp: 100.04, x: 0, y: 1, z: 0),
+        ].map { r in
+            // Dates go through unix seconds as REAL, exactly as the store writes them.
+            AccelerometerReading(date: Date(timeIntervalSince1970: r.date.timeIntervalSince1970), timestamp: r.timestamp, x: r.x, y: r.y, z: r.z)
+        })
+        #expect(back.map(\.identifier) == [1, 1, 2])
+        #expect(try store.samples(from: Date(timeIntervalSince1970: 0), to: .distantFuture, source: "sim:walk").count == 2)
+        #expect(try store.sessions().map(\.source) == ["sim:walk", "iio:iio:device0"], "v1 sessions are the accelerometer's")
+        #expect(try store.sessionsWithSampleCounts().map(\.samples) == [2, 1])
+        #expect(try store.sessions(sensor: .rotationRate).isEmpty)
+        #expect(try store.sampleCount(sensor: .rotationRate) == 0)
+        let applied = try store.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier") }
+        #expect(applied == ["v1", "v2"])
+
+        // Rotation rate now goes in beside them, with its own session and a later batch identifier.
+        let session = try store.beginSession(source: "sim:walk", start: base, duration: 10, sensor: .rotationRate)
+        let rotation = reading(2, base: base, x: 0.5, y: -0.25, z: 3)
+        let batch = try #require(try store.insert([rotation], session: session, sensor: .rotationRate))
+        #expect(batch == 3)
+        let rates = try store.samples(from: Date(timeIntervalSince1970: 0), to: .distantFuture, sensor: .rotationRate)
+        #expect(rates.map(\.reading.x) == [0.5] && rates.map(\.identifier) == [3])
+        #expect(try store.sessions(sensor: .rotationRate).map(\.id) == [session])
+        #expect(try store.sessions().count == 2, "the accelerometer's sessions are unchanged")
+        #expect(try everything(store).count == 3, "rotation rate is not accelerometer data")
+    }
+
+    @Test func aVersion1DatabaseOpenedReadOnlyIsReadAsItIs() throws {
+        let path = temporaryDatabase("v1ro")
+        let base = Date()
+        try makeVersion1Database(at: path, base: base)
+        let store = try RecordingStore(readingFrom: path)
+        #expect(try everything(store).map(\.reading.timestamp) == [100, 100.02, 100.04])
+        #expect(try store.sessionsWithSampleCounts().map(\.samples) == [2, 1])
+        #expect(try store.samples(from: Date(timeIntervalSince1970: 0), to: .distantFuture, sensor: .rotationRate).isEmpty)
+        #expect(try store.sessions(sensor: .rotationRate).isEmpty)
+        let tables = try store.read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'rotation_rate_samples'") }
+        #expect(tables.isEmpty, "not migrated: opened read-only")
+    }
+
+    @Test func retentionDeletesOldRotationRateAndItsEmptyBatches() throws {
+        let store = try RecordingStore(location: .inMemory)
+        let base = Date(timeIntervalSince1970: 1_800_000_000)
+        try store.insert([reading(0, base: base)], sensor: .rotationRate)
+        try store.insert([reading(100, base: base)], sensor: .rotationRate)
+        try store.insert([reading(50, base: base)])
+        #expect(try store.deleteSamples(before: base.addingTimeInterval(60)) == 2)
+        #expect(try store.samples(from: base, to: base.addingTimeInterval(200), sensor: .rotationRate).map(\.reading.timestamp) == [100])
+        #expect(try store.sampleCount() == 0)
+        let batches = try store.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM batches") }
+        #expect(batches == 1, "only the batch that still has a sample is left")
+    }
+}
