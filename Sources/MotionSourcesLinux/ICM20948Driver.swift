@@ -87,7 +87,7 @@ package struct ICM20948Configuration: Sendable, Hashable {
 /// Sequence: bank 0, read `WHO_AM_I` (0x00 = 0xEA) → wake (`PWR_MGMT_1` 0x01, auto clock), pause
 /// 35 ms (the gyroscope's start-up from sleep), all axes on (`PWR_MGMT_2`), I2C bypass off
 /// (`INT_PIN_CFG`), the I2C master on (`USER_CTRL` `I2C_MST_EN`) → bank 2: dividers, `GYRO_CONFIG_1`,
-/// `ACCEL_CONFIG`, read back → bank 3: master clock 345.6 kHz (`I2C_MST_CTRL` 7), slave 0 reads the
+/// `ACCEL_CONFIG`, read back one register at a time → bank 3: master clock 345.6 kHz (`I2C_MST_CTRL` 7), slave 0 reads the
 /// AK09916's `WIA2` (0x01 at 0x0C) → bank 0, pause 10 ms (a few master cycles), `PWR_MGMT_1` must
 /// be awake and `EXT_SLV_SENS_DATA_00` must hold 0x09 → slave 0 writes `CNTL2` 0x08 (continuous,
 /// 100 Hz), pause 10 ms, then reads the 9 registers `ST1`…`ST2` at every sample → bank 0,
@@ -108,6 +108,8 @@ package struct ICM20948Driver: I2CChipDriver {
     /// Ranges and rate.
     package let configuration: ICM20948Configuration
     private var phase = Phase.identifying
+    /// The bank-2 registers read back so far, in the order of ``configurationActions``.
+    private var readBack: [UInt8] = []
     private let accelFrame: MountMatrix
     private let gyroFrame: MountMatrix
 
@@ -132,6 +134,7 @@ package struct ICM20948Driver: I2CChipDriver {
 
     package mutating func start() -> [I2CDriverAction] {
         phase = .identifying
+        readBack = []
         return [Self.bank(0), .read(register: ICM20948Register.whoAmI, count: 1)]
     }
 
@@ -151,8 +154,14 @@ package struct ICM20948Driver: I2CChipDriver {
             .write(register: R.accelSampleRateDivider1, value: UInt8(c.accelerometerDivider >> 8)),
             .write(register: R.accelSampleRateDivider2, value: UInt8(c.accelerometerDivider & 0xFF)),
             .write(register: R.accelConfig, value: c.accelConfig),
-            .read(register: R.gyroSampleRateDivider, count: 2),
-            .read(register: R.accelSampleRateDivider1, count: 5),
+            // Read back one register at a time: a multi-byte read is a plain register walk on the
+            // chip, but SMBus adapters that emulate banks (the kernel's i2c-stub) keep them for
+            // byte transfers only, so these five single reads work on both.
+            .read(register: R.gyroSampleRateDivider, count: 1),
+            .read(register: R.gyroConfig1, count: 1),
+            .read(register: R.accelSampleRateDivider1, count: 1),
+            .read(register: R.accelSampleRateDivider2, count: 1),
+            .read(register: R.accelConfig, count: 1),
             Self.bank(3),
             .write(register: R.masterControl, value: 0x07),     // 345.6 kHz
             .write(register: R.slave0Control, value: 0x00),     // slave 0 off while it is set up
@@ -201,17 +210,22 @@ package struct ICM20948Driver: I2CChipDriver {
         case .verifying(let step):
             phase = .verifying(step + 1)
             switch step {
-            case 0, 1:
-                // GYRO_SMPLRT_DIV, GYRO_CONFIG_1 (bits 7:6 reserved); ACCEL_SMPLRT_DIV_1 (bits 3:0), _2, …, ACCEL_CONFIG.
-                let got = step == 0 ? (bytes.count == 2 ? [bytes[0], bytes[1] & 0x3F] : bytes)
-                    : (bytes.count == 5 ? [bytes[0] & 0x0F, bytes[1], bytes[4] & 0x3F] : bytes)
-                let want = step == 0 ? [c.gyroDivider, c.gyroConfig1]
-                    : [UInt8(c.accelerometerDivider >> 8), UInt8(c.accelerometerDivider & 0xFF), c.accelConfig]
+            case 0...4:
+                // GYRO_SMPLRT_DIV, GYRO_CONFIG_1 (bits 7:6 reserved), ACCEL_SMPLRT_DIV_1 (bits 3:0),
+                // ACCEL_SMPLRT_DIV_2, ACCEL_CONFIG (bits 7:6 reserved).
+                guard bytes.count == 1 else {
+                    return fail(SourceError(.malformedInput, "\(bytes.count) bytes instead of 1 from \(place)", path: busPath))
+                }
+                readBack.append(bytes[0])
+                guard step == 4 else { return [] }
+                let b = readBack
+                let got = [b[0], b[1] & 0x3F, b[2] & 0x0F, b[3], b[4] & 0x3F]
+                let want = [c.gyroDivider, c.gyroConfig1, UInt8(c.accelerometerDivider >> 8), UInt8(c.accelerometerDivider & 0xFF), c.accelConfig]
                 if got != want {
                     return fail(SourceError(.io, "the ICM-20948 at \(place) did not keep its configuration in bank 2 (wrote \(want.map(I2CAddress.hex)), read back \(got.map(I2CAddress.hex)))", path: busPath))
                 }
                 return []
-            case 2:
+            case 5:
                 if let p = bytes.first, p & 0x40 != 0 {
                     return fail(SourceError(.io, "the ICM-20948 at \(place) stays asleep (PWR_MGMT_1 \(I2CAddress.hex(p)))", path: busPath))
                 }
