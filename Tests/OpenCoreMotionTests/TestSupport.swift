@@ -4,7 +4,9 @@ import MotionSources
 import MotionTestSupport
 @testable import OpenCoreMotion
 
-/// Polls `condition` every millisecond until it holds or `timeout` seconds pass.
+/// Polls `condition` every millisecond until it holds or `timeout` seconds pass, blocking the calling
+/// thread. Prefer ``Changes`` (``Recorder/until(giveUpAfter:_:)``, ``ObservedSource/until(giveUpAfter:_:)``);
+/// left for the one wait that still needs it (PedometerTests' floors, see there).
 func waitUntil(timeout: Double = 5, _ condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
@@ -102,7 +104,8 @@ func serialQueue() -> OperationQueue {
 }
 
 /// The async twin of ``waitUntil(timeout:_:)``: suspends instead of blocking a thread, so tasks the
-/// condition depends on can run.
+/// condition depends on can run. Still polls: only for state that no event the test can see announces
+/// (a recording's end, a batch stored without a handler); everything else waits on ``Changes``.
 func eventually(timeout: Double = 5, _ condition: () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
