@@ -33,22 +33,14 @@ func eventually(_ seconds: Double, _ condition: () -> Bool) async -> Bool {
     /// On the simulator (COREMOTION_SOURCE=sim:handheld) the listing receives one-second batches: 200
     /// device-motion samples and `accelerometerDataFrequency` accelerometer samples each, in time order,
     /// with gravity down the held screen.
-    @Test(.disabled("""
-        In whole-suite runs on 2 cores the listing's own tasks do not run: no batch at all within 180 s \
-        (stop 28; twice before, once with a 3-sample first batch and 1.58 s missing). The loss between \
-        batches had a cause in the simulator, fixed: it dropped a backlog 1 s after the sample was due \
-        although a batching consumer's samples are held 0.5 s on purpose; the backlog now counts from \
-        the latency. What remains is the cooperative pool: the listing's unstructured tasks wait behind \
-        tests that block pool threads (run-loop spins, sleeps, polling); they pass alone and with the \
-        listing suites. Issue 24's injected clock (no polling) is the cure; issue 21 keeps it open.
-        """))
-    func streamsOneSecondBatchesFromTheSimulator() async {
+    @Test func streamsOneSecondBatchesFromTheSimulator() async {
         #expect(CMBatchedSensorManager.isAccelerometerSupported)
         #expect(CMBatchedSensorManager.isDeviceMotionSupported)
         let listing = BatchedSensorListing()
         listing.startStreaming()
-        // The listing's tasks share the test pool with suites that spin run loops; on a loaded machine
-        // they may wait minutes for a thread (the batches wait in the streams meanwhile).
+        // The listing's tasks resume on the shared test pool: a test elsewhere in the process that blocks
+        // a pool thread (a run-loop spin, a child process waited for) delays them, and whole-suite runs
+        // once starved them for minutes. The wait ends as soon as the batches are in.
         let got = await eventually(180) {
             listing.lock.withLock { listing.motionBatches.count >= 2 && listing.accelerometerBatches.count >= 2 }
         }

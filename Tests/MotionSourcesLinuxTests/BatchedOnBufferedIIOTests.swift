@@ -24,14 +24,16 @@ private final class Batches: @unchecked Sendable {
 @Suite struct BatchedOnBufferedIIOTests {
     /// CMBatchedSensorManager on the in-memory twin of iio-sensor-proxy's HID buffer device: scans
     /// stamped at the batch frequency come back as one batch holding exactly the first second of them,
-    /// with the kernel's timestamps and the scan's values.
+    /// with the kernel's timestamps and the scan's values; through the handler, and through the async
+    /// sequence Apple's listing iterates (`for try await … in manager.accelerometerUpdates()` in a task).
     ///
     /// The twin fills its buffer the way a kernel's trigger does: the first scan is queued while the
     /// buffer is being enabled, on the thread enabling it. Pushed from this test's task instead, it could
     /// come after the source's first-scan deadline (2 s) when the cooperative pool is busy with other
     /// suites; the source then rightly takes the buffer for one that never fills and polls sysfs (seen
     /// once in four loaded runs: a batch of polled samples).
-    @Test func scansAtTheBatchFrequencyComeBackAsOneSecondBatches() async throws {
+    @Test(arguments: [false, true])
+    func scansAtTheBatchFrequencyComeBackAsOneSecondBatches(throughTheAsyncSequence: Bool) async throws {
         let (fs, node) = try Fixtures.hidBufferTwin(clockWritable: true, accelScale: "0.009806650")
         let options = LinuxDiscoveryOptions(sysfsRoot: "/sys", devRoot: "/dev", hwdb: SensorHwdb(parsing: ""), fileSystem: fs)
         let source = try LinuxSensorDiscovery.source(forSpec: "iio", options: options)
@@ -58,8 +60,21 @@ private final class Batches: @unchecked Sendable {
             return text + "\n"
         }
         let got = Batches()
-        manager.startAccelerometerUpdates { batch, error in got.add(batch, error) }
-        #expect(manager.isAccelerometerActive)
+        var reader: Task<Void, Never>?
+        if throughTheAsyncSequence {
+            // The manager is thread-safe by construction but, like Apple's, not `Sendable`.
+            nonisolated(unsafe) let shared = manager
+            reader = Task {
+                do {
+                    for try await batch in shared.accelerometerUpdates() { got.add(batch, nil) }
+                } catch {
+                    got.add(nil, error)
+                }
+            }
+        } else {
+            manager.startAccelerometerUpdates { batch, error in got.add(batch, error) }
+            #expect(manager.isAccelerometerActive)
+        }
         // Once the source has read scan 0 (its first read drops scans more than 1 s ahead as another
         // clock's), the rest up to 1.5 s after it: enough to close the first one-second batch.
         var t0: Int64?
@@ -72,7 +87,12 @@ private final class Batches: @unchecked Sendable {
         let count = rate * 3 / 2
         node.push((1..<count).flatMap { stamped(start, $0) })
         for _ in 0..<500 where got.all.isEmpty { try await Task.sleep(nanoseconds: 10_000_000) }
-        manager.stopAccelerometerUpdates()
+        if let reader {
+            reader.cancel()
+            await reader.value
+        } else {
+            manager.stopAccelerometerUpdates()
+        }
         #expect(node.opens == 1, "one buffered session")
         #expect(got.failures.isEmpty, "\(got.failures)")
         let batch = try #require(got.all.first)

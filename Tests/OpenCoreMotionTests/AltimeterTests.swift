@@ -3,6 +3,7 @@ import MotionSources
 import MotionSourcesLinux
 @testable import OpenCoreMotion
 import MotionSourcesLinuxTesting
+import MotionTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -10,14 +11,14 @@ import Glibc
 
 @Suite struct AltimeterTests {
     /// Collects `count` relative-altitude updates from `barometer`.
-    func updates(_ barometer: any BarometerSource, count: Int) -> [CMAltitudeData] {
+    func updates(_ barometer: any BarometerSource, count: Int) async -> [CMAltitudeData] {
         let altimeter = CMAltimeter(barometer: barometer)
         let out = Recorder<CMAltitudeData>()
         altimeter.startRelativeAltitudeUpdates(to: serialQueue()) { data, error in
             #expect(error == nil)
             if let data { out.append(data) }
         }
-        _ = waitUntil(timeout: 30) { out.count >= count }
+        _ = await out.until { out.count >= count }
         altimeter.stopRelativeAltitudeUpdates()
         return Array(out.all.prefix(count))
     }
@@ -37,9 +38,9 @@ import Glibc
     }
 
     @Test(arguments: [(BarometerScenario.stairs, 9.0), (.lift, 30.0)])
-    func relativeAltitudeFollowsTheScenario(scenario: BarometerScenario, top: Double) throws {
+    func relativeAltitudeFollowsTheScenario(scenario: BarometerScenario, top: Double) async throws {
         let source = SimulatedBarometerSource(scenario: scenario, seed: 3, virtualStartTime: 100)
-        let data = updates(source, count: 150)
+        let data = await updates(source, count: 150)
         #expect(data.count == 150)
         let reference = source.altitude(at: 100 + 1) // the first second's mean altitude ≈ its middle
         var worst = 0.0
@@ -55,8 +56,8 @@ import Glibc
         #expect(zip(data.dropFirst(), data).allSatisfy { abs($0.timestamp - $1.timestamp - 1) < 1e-6 }, "one update a second")
     }
 
-    @Test func stillStaysNearZero() {
-        let data = updates(SimulatedBarometerSource(scenario: .still, seed: 9, virtualStartTime: 0), count: 60)
+    @Test func stillStaysNearZero() async {
+        let data = await updates(SimulatedBarometerSource(scenario: .still, seed: 9, virtualStartTime: 0), count: 60)
         #expect(data.count == 60 && data.allSatisfy { abs($0.relativeAltitude.doubleValue) < 0.4 })
     }
 
@@ -89,35 +90,37 @@ import Glibc
             if let d { data.append(d) }
             if let e { errors.append(e as NSError) }
         }
-        #expect(await eventually(timeout: 5) { data.count >= 1 })
+        #expect(await data.until { data.count >= 1 })
         #expect(abs((data.all.first?.pressure.doubleValue ?? 0) - 100.51234) < 1e-9)
         #expect(data.all.first?.relativeAltitude.doubleValue == 0)
         fs.setReadError(base + "iio:device0/in_pressure_input", ENODEV)
-        #expect(await eventually(timeout: 5) { errors.count == 1 })
+        #expect(await errors.until { errors.count == 1 })
         try? await Task.sleep(nanoseconds: 200_000_000)
         #expect(errors.count == 1 && errors.all.first?.domain == CMErrorDomain && errors.all.first?.code == Int(CMErrorNotAvailable.rawValue))
         altimeter.stopRelativeAltitudeUpdates()
     }
 
-    @Test func withoutABarometerOrAReferenceTheHandlerGetsAnError() {
+    @Test func withoutABarometerOrAReferenceTheHandlerGetsAnError() async {
         let errors = Recorder<Int>()
         let none = CMAltimeter(optionalBarometer: nil)
         none.startRelativeAltitudeUpdates(to: serialQueue()) { _, e in errors.append((e as NSError?)?.code ?? 0) }
         let sim = CMAltimeter(barometer: SimulatedBarometerSource(scenario: .still, virtualStartTime: 0))
         sim.startAbsoluteAltitudeUpdates(to: serialQueue()) { _, e in errors.append((e as NSError?)?.code ?? 0) }
-        #expect(waitUntil { errors.count == 2 })
+        #expect(await errors.until { errors.count == 2 })
         #expect(errors.all == [Int(CMErrorNotAvailable.rawValue), Int(CMErrorNotAvailable.rawValue)])
     }
 }
 
 @Suite struct AltimeterLifetimeTests {
-    @Test func releasingTheAltimeterEndsItsReadings() {
+    @Test func releasingTheAltimeterEndsItsReadings() async throws {
         final class CountingBarometer: BarometerSource, @unchecked Sendable {
             let identifier = "count", name = "counting"
             let virtualStartTime: Double? = 0
             let reads = Locked(0)
+            let changes = Changes()
             func readPressure(at timestamp: Double) throws(SourceError) -> Double {
                 reads.withLock { $0 += 1 }
+                changes.signal()
                 return 101
             }
         }
@@ -125,11 +128,11 @@ import Glibc
         var altimeter: CMAltimeter? = CMAltimeter(barometer: barometer)
         let queue = serialQueue()
         altimeter?.startRelativeAltitudeUpdates(to: queue) { _, _ in }
-        #expect(waitUntil { barometer.reads.withLock { $0 } > 100 })
+        #expect(await barometer.changes.until { barometer.reads.withLock { $0 } > 100 })
         altimeter = nil
-        Thread.sleep(forTimeInterval: 0.1)
+        try await Task.sleep(nanoseconds: 100_000_000)  // a read under way may end; holds no thread
         let after = barometer.reads.withLock { $0 }
-        Thread.sleep(forTimeInterval: 0.2)
+        try await Task.sleep(nanoseconds: 200_000_000)  // room for a wrong further read
         #expect(barometer.reads.withLock { $0 } == after, "no reading once the altimeter is gone")
     }
 
@@ -154,7 +157,7 @@ import Glibc
             if let d { data.append(d) }
             if let error { errors.append(error as NSError) }
         }
-        #expect(await eventually(timeout: 10) { errors.count == 1 })
+        #expect(await errors.until { errors.count == 1 })
         altimeter.stopRelativeAltitudeUpdates()
         let heights = data.all.map { $0.relativeAltitude.doubleValue }
         #expect(heights.count >= 18 && heights.count <= 21, "\(heights)")

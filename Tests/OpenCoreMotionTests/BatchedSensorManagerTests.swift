@@ -33,7 +33,7 @@ import Testing
             if let batch { got.append(batch) }
         }
         #expect(manager.isDeviceMotionActive)
-        #expect(await eventually(timeout: 30) { got.count >= 1 })
+        #expect(await got.until { got.count >= 1 })
         manager.stopDeviceMotionUpdates()
         #expect(!manager.isDeviceMotionActive)
         let first = try #require(got.all.first)
@@ -56,18 +56,18 @@ import Testing
     }
 
     @Test func theSourceMayHoldSamplesForOneBatch() async {
-        let source = ManualSource(sensors: [.accelerometer], maximumRate: 400)
+        let source = ObservedSource(sensors: [.accelerometer], maximumRate: 400)
         let manager = CMBatchedSensorManager(source: source)
         #expect(manager.accelerometerDataFrequency == 400, "the source's highest rate when below 800 Hz")
         manager.startAccelerometerUpdates()
-        #expect(await eventually { source.demand.rates[.accelerometer] != nil })
+        #expect(await source.until { source.demand.rates[.accelerometer] != nil })
         #expect(source.demand.rates[.accelerometer] == 400)
         #expect(source.demand.maximumLatency == CMBatchedSensorManager.batchDuration)
         for k in 0..<401 { source.emit(accel(10 + Double(k) / 400)) }
         #expect(await eventually { manager.accelerometerBatch != nil })
         #expect(manager.accelerometerBatch?.count == 400)
         manager.stopAccelerometerUpdates()
-        #expect(await eventually { source.demand.rates.isEmpty })
+        #expect(await source.until { source.demand.rates.isEmpty })
     }
 
     @Test func headphoneManagersCompileAndReportUnavailable() async {

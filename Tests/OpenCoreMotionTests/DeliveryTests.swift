@@ -43,7 +43,7 @@ import Testing
 }
 
 @Suite struct PushDeliveryTests {
-    @Test func everySampleArrivesInOrderEvenWhenTheHandlerIsSlow() {
+    @Test func everySampleArrivesInOrderEvenWhenTheHandlerIsSlow() async {
         let source = ManualSource()
         let manager = CMMotionManager(source: source)
         manager.accelerometerUpdateInterval = 0.001
@@ -58,14 +58,14 @@ import Testing
         }
         let n = 400
         for i in 0..<n { source.emit(accel(10 + Double(i) * 0.001)) }
-        #expect(waitUntil { seen.count == n })
+        #expect(await seen.until { seen.count == n })
         let times = seen.all
         #expect(times == times.sorted())
         #expect(Set(times).count == n)
         manager.stopAccelerometerUpdates()
     }
 
-    @Test func noHandlerCallBeginsAfterStopReturns() {
+    @Test func noHandlerCallBeginsAfterStopReturns() async {
         let source = ManualSource()
         let manager = CMMotionManager(source: source)
         manager.gyroUpdateInterval = 0.001
@@ -73,23 +73,28 @@ import Testing
         let lateCalls = Recorder<Double>()
         let calls = Recorder<Double>()
         let queue = OperationQueue()
+        // The 21st call holds the queue's thread until the test is about to stop, so that samples are
+        // still waiting when it does, however late the awaiting test resumes.
+        let stopping = DispatchSemaphore(value: 0)
         manager.startGyroUpdates(to: queue) { data, _ in
             if stopped.withLock({ $0 }) { lateCalls.append(data!.timestamp) }
             calls.append(data!.timestamp)
+            if calls.count == 21 { _ = stopping.wait(timeout: .now() + 60) }
             usleep(200)
         }
         for i in 0..<500 { source.emit(gyro(Double(i) * 0.001)) }
-        #expect(waitUntil { calls.count > 20 })
+        #expect(await calls.until { calls.count > 20 })
+        stopping.signal()
         manager.stopGyroUpdates()
         stopped.withLock { $0 = true }
         for i in 500..<600 { source.emit(gyro(Double(i) * 0.001)) }
-        queue.waitUntilAllOperationsAreFinished()
+        #expect(await drained(queue))
         #expect(lateCalls.count == 0)
         #expect(calls.count < 500, "stop must drop samples still waiting")
         #expect(!manager.isGyroActive)
     }
 
-    @Test func stopLeavesTheCallersOtherOperationsAlone() {
+    @Test func stopLeavesTheCallersOtherOperationsAlone() async {
         let source = ManualSource()
         let manager = CMMotionManager(source: source)
         let queue = serialQueue()
@@ -98,11 +103,11 @@ import Testing
         source.emit(accel(1))
         queue.addOperation { mine.append(1) }
         manager.stopAccelerometerUpdates()
-        queue.waitUntilAllOperationsAreFinished()
+        #expect(await drained(queue))
         #expect(mine.all == [1])
     }
 
-    @Test func restartingReplacesTheHandler() {
+    @Test func restartingReplacesTheHandler() async {
         let source = ManualSource()
         let manager = CMMotionManager(source: source)
         let first = Recorder<Double>()
@@ -110,10 +115,10 @@ import Testing
         let queue = serialQueue()
         manager.startAccelerometerUpdates(to: queue) { d, _ in first.append(d!.timestamp) }
         source.emit(accel(1))
-        queue.waitUntilAllOperationsAreFinished()
+        #expect(await drained(queue))
         manager.startAccelerometerUpdates(to: queue) { d, _ in second.append(d!.timestamp) }
         source.emit(accel(2))
-        queue.waitUntilAllOperationsAreFinished()
+        #expect(await drained(queue))
         #expect(first.all == [1])
         #expect(second.all == [2])
     }
@@ -137,7 +142,7 @@ import Testing
         #expect(manager.magnetometerUpdateInterval == 0.5)
     }
 
-    @Test func consumersAtDifferentIntervalsShareOneStreamDecimatedByTimestamp() {
+    @Test func consumersAtDifferentIntervalsShareOneStreamDecimatedByTimestamp() async {
         let source = ManualSource()
         let fast = CMMotionManager(source: source)
         let slow = CMMotionManager(source: source)
@@ -154,7 +159,7 @@ import Testing
             let jitter = (i % 3 == 0 ? 0.0003 : -0.0002)
             source.emit(accel(5 + Double(i) * 0.01 + jitter))
         }
-        q.waitUntilAllOperationsAreFinished()
+        #expect(await drained(q))
         #expect(fastSeen.count == 100)
         #expect(slowSeen.count == 25)
         let slowTimes = slowSeen.all
@@ -167,8 +172,8 @@ import Testing
         fast.stopAccelerometerUpdates()
     }
 
-    @Test func theSourceRunsAtTheFastestConsumersRateAndStopsWithTheLast() {
-        let source = ManualSource()
+    @Test func theSourceRunsAtTheFastestConsumersRateAndStopsWithTheLast() async {
+        let source = ObservedSource()
         let a = CMMotionManager(source: source)
         let b = CMMotionManager(source: source)
         a.gyroUpdateInterval = 0.1
@@ -178,17 +183,17 @@ import Testing
         b.startGyroUpdates()
         #expect(source.demand.rates[.gyro] == 200)
         b.stopGyroUpdates()
-        #expect(waitUntil { source.demand.rates[.gyro] == 10 })
+        #expect(await source.until { source.demand.rates[.gyro] == 10 })
         a.stopGyroUpdates()
-        #expect(waitUntil { source.demand.isEmpty })
+        #expect(await source.until { source.demand.isEmpty })
     }
 
-    @Test func changingTheIntervalWhileActiveTakesEffect() {
-        let source = ManualSource()
+    @Test func changingTheIntervalWhileActiveTakesEffect() async {
+        let source = ObservedSource()
         let manager = CMMotionManager(source: source)
         manager.accelerometerUpdateInterval = 0.01
         manager.startAccelerometerUpdates()
         manager.accelerometerUpdateInterval = 0.05
-        #expect(waitUntil { source.demand.rates[.accelerometer] == 20 })
+        #expect(await source.until { source.demand.rates[.accelerometer] == 20 })
     }
 }

@@ -10,21 +10,24 @@ import Testing
     func collect(
         _ options: SimulationOptions, frame: CMAttitudeReferenceFrame, count: Int,
         configure: (CMMotionManager) -> Void = { _ in }
-    ) -> (updates: [CMDeviceMotion], errors: [NSError], device: SimulatedDevice) {
+    ) async -> (updates: [CMDeviceMotion], errors: [NSError], device: SimulatedDevice) {
         let device = SimulatedDevice(options: options, clock: .virtual(startTime: 1000))
-        let manager = CMMotionManager(source: device)
+        // Read by the wait's condition on the handler's thread: like Apple's, the manager is not
+        // `Sendable`, but it is callable from any thread (its state is behind a lock).
+        nonisolated(unsafe) let manager = CMMotionManager(source: device)
         manager.deviceMotionUpdateInterval = 0.01
         configure(manager)
         let updates = Recorder<CMDeviceMotion>()
-        let errors = Recorder<NSError>()
+        // An error (which ends updates) wakes the wait too.
+        let errors = Recorder<NSError>(signalling: updates.changes)
         let queue = serialQueue()
         manager.startDeviceMotionUpdates(using: frame, to: queue) { motion, error in
             if let motion { updates.append(motion) }
             if let error { errors.append(error as NSError) }
         }
-        _ = waitUntil(timeout: 60) { updates.count >= count || !manager.isDeviceMotionActive }
+        _ = await updates.until { updates.count >= count || !manager.isDeviceMotionActive }
         manager.stopDeviceMotionUpdates()
-        queue.waitUntilAllOperationsAreFinished()
+        _ = await drained(queue)
         return (Array(updates.all.prefix(count)), errors.all, device)
     }
 
@@ -32,8 +35,8 @@ import Testing
         acos(max(-1, min(1, a.dot(b) / (a.length * b.length)))) * 180 / .pi
     }
 
-    @Test func gravityFollowsTheTrueTiltInTheArbitraryFrame() {
-        let (updates, errors, device) = collect(SimulationOptions(scenario: .handheld, seed: 3), frame: .xArbitraryZVertical, count: 3000)
+    @Test func gravityFollowsTheTrueTiltInTheArbitraryFrame() async {
+        let (updates, errors, device) = await collect(SimulationOptions(scenario: .handheld, seed: 3), frame: .xArbitraryZVertical, count: 3000)
         #expect(errors.isEmpty)
         #expect(updates.count == 3000)
         let late = updates.suffix(1000)
@@ -62,10 +65,10 @@ import Testing
         }.max() ?? 180
     }
 
-    @Test func headingInTheMagneticNorthFrameMatchesTheTruth() {
+    @Test func headingInTheMagneticNorthFrameMatchesTheTruth() async {
         var options = SimulationOptions(scenario: .handheld, seed: 5)
         options.hardIron = .zero
-        let (updates, errors, device) = collect(options, frame: .xMagneticNorthZVertical, count: 4000)
+        let (updates, errors, device) = await collect(options, frame: .xMagneticNorthZVertical, count: 4000)
         #expect(errors.isEmpty)
         let late = updates.suffix(500)
         #expect(late.allSatisfy { (0..<360).contains($0.heading) })
@@ -78,9 +81,9 @@ import Testing
         #expect(compass < 5, "compass heading of a hand-held device within 5°, worst \(compass)°")
     }
 
-    @Test func hardIronIsCalibratedOnceTheDeviceTurnsAround() {
+    @Test func hardIronIsCalibratedOnceTheDeviceTurnsAround() async {
         // Default options carry a hard iron of about 28 µT against a 48 µT Earth field.
-        let (updates, _, device) = collect(SimulationOptions(scenario: .rotate, seed: 4), frame: .xMagneticNorthZVertical, count: 9000)
+        let (updates, _, device) = await collect(SimulationOptions(scenario: .rotate, seed: 4), frame: .xMagneticNorthZVertical, count: 9000)
         let late = updates.suffix(1000)
         #expect(late.allSatisfy { $0.magneticField.accuracy.rawValue >= CMMagneticFieldCalibrationAccuracy.medium.rawValue })
         if let m = late.last {
@@ -91,8 +94,8 @@ import Testing
         #expect(worst < 10, "heading within 10° while spinning after calibration, worst \(worst)°")
     }
 
-    @Test func trueNorthNeedsALocationAndThenAddsTheDeclination() {
-        let noLocation = collect(SimulationOptions(scenario: .still), frame: .xTrueNorthZVertical, count: 10)
+    @Test func trueNorthNeedsALocationAndThenAddsTheDeclination() async {
+        let noLocation = await collect(SimulationOptions(scenario: .still), frame: .xTrueNorthZVertical, count: 10)
         #expect(noLocation.updates.isEmpty)
         #expect(noLocation.errors.map(\.code) == [Int(CMErrorTrueNorthNotAvailable.rawValue)])
         #expect(noLocation.errors.first?.domain == CMErrorDomain)
@@ -102,15 +105,15 @@ import Testing
         let declination = MagneticDeclination.degrees(at: location)!
         #expect(declination > 6 && declination < 9)
         let options = SimulationOptions(scenario: .still, seed: 2)
-        let magnetic = collect(options, frame: .xMagneticNorthZVertical, count: 2000).updates.last!
-        let trueNorth = collect(options, frame: .xTrueNorthZVertical, count: 2000) { $0.location = location }.updates.last!
+        let magnetic = await collect(options, frame: .xMagneticNorthZVertical, count: 2000).updates.last!
+        let trueNorth = await collect(options, frame: .xTrueNorthZVertical, count: 2000) { $0.location = location }.updates.last!
         var difference = trueNorth.heading - magnetic.heading
         if difference > 180 { difference -= 360 }
         if difference < -180 { difference += 360 }
         #expect(abs(difference - declination) < 0.5, "true heading = magnetic heading + declination")
     }
 
-    @Test func availableFramesFollowTheSensors() {
+    @Test func availableFramesFollowTheSensors() async {
         let imu6 = CMMotionManager(source: ManualSource(sensors: [.accelerometer, .gyro]))
         #expect(imu6.availableReferenceFrames == .xArbitraryZVertical)
         let imu9 = CMMotionManager(source: ManualSource())
@@ -123,27 +126,27 @@ import Testing
         let errors = Recorder<NSError>()
         let q = serialQueue()
         imu6.startDeviceMotionUpdates(using: .xMagneticNorthZVertical, to: q) { _, e in if let e { errors.append(e as NSError) } }
-        q.waitUntilAllOperationsAreFinished()
+        #expect(await drained(q))
         #expect(errors.all.map(\.code) == [Int(CMErrorNotAvailable.rawValue)])
         #expect(!imu6.isDeviceMotionActive)
     }
 
-    @Test func aMagnetometerThatCannotCalibrateAsksForMovementOnce() {
+    @Test func aMagnetometerThatCannotCalibrateAsksForMovementOnce() async {
         // Lying still, the magnetometer sees one direction only: hard iron cannot be solved.
-        let (updates, errors, _) = collect(SimulationOptions(scenario: .still), frame: .xMagneticNorthZVertical, count: 800) {
+        let (updates, errors, _) = await collect(SimulationOptions(scenario: .still), frame: .xMagneticNorthZVertical, count: 800) {
             $0.showsDeviceMovementDisplay = true
         }
         #expect(errors.map(\.code) == [Int(CMErrorDeviceRequiresMovement.rawValue)])
         #expect(updates.count == 800, "updates go on after the notice")
 
-        let quiet = collect(SimulationOptions(scenario: .still), frame: .xMagneticNorthZVertical, count: 800)
+        let quiet = await collect(SimulationOptions(scenario: .still), frame: .xMagneticNorthZVertical, count: 800)
         #expect(quiet.errors.isEmpty, "without showsDeviceMovementDisplay there is no notice")
     }
 
-    @Test func rotationRateHasTheGyroBiasRemoved() {
+    @Test func rotationRateHasTheGyroBiasRemoved() async {
         var options = SimulationOptions(scenario: .still, seed: 9)
         options.gyroBias = Vector3(0.02, -0.015, 0.01)  // rad/s, about 1°/s
-        let (updates, _, _) = collect(options, frame: .xArbitraryZVertical, count: 3000)
+        let (updates, _, _) = await collect(options, frame: .xArbitraryZVertical, count: 3000)
         let late = updates.suffix(300)
         let mean = late.reduce(Vector3.zero) { $0 + Vector3($1.rotationRate.x, $1.rotationRate.y, $1.rotationRate.z) } / Double(late.count)
         #expect(mean.length < 0.002, "bias removed at rest: residual \(mean.length) rad/s")

@@ -1,11 +1,12 @@
 import Foundation
 import MotionFusion
 import MotionSources
+import MotionTestSupport
 @testable import OpenCoreMotion
 import Testing
 
 @Suite struct FailureTests {
-    @Test func aFailingSourceReachesTheHandlerOnceAndStopsUpdates() {
+    @Test func aFailingSourceReachesTheHandlerOnceAndStopsUpdates() async {
         let source = ManualSource()
         let manager = CMMotionManager(source: source)
         let samples = Recorder<Double>()
@@ -19,7 +20,7 @@ import Testing
         source.emit(accel(1.01))
         source.fail(SourceError(.deviceRemoved, "device unplugged", path: "/dev/iio:device0"))
         source.emit(accel(1.02))
-        q.waitUntilAllOperationsAreFinished()
+        #expect(await drained(q))
         #expect(samples.all == [1, 1.01])
         #expect(errors.count == 1)
         let e = errors.all.first
@@ -31,7 +32,7 @@ import Testing
         #expect(manager.accelerometerData?.timestamp == 1.01, "data already accepted stays")
     }
 
-    @Test func anInterruptionReachesEveryConsumerOnceAndSamplesResume() {
+    @Test func anInterruptionReachesEveryConsumerOnceAndSamplesResume() async {
         let source = ManualSource()
         let manager = CMMotionManager(source: source)
         let other = CMMotionManager(source: source)
@@ -54,7 +55,7 @@ import Testing
         source.emit(accel(1.01))
         source.interrupt(SourceError(.unavailable, "silent again"))
         source.emit(accel(1.02))
-        q.waitUntilAllOperationsAreFinished()
+        #expect(await drained(q))
         #expect(samples.all == [1, 1.01, 1.02], "delivery resumes after each interruption")
         #expect(errors.all.map(\.localizedDescription).map { $0.contains("phone") || $0.contains("silent") } == [true, true],
                 "one error per interruption, none for a repeat before a sample")
@@ -65,7 +66,7 @@ import Testing
     }
 
     @Test func anAsyncSequenceSkipsAnInterruption() async throws {
-        let source = ManualSource()
+        let source = ObservedSource()
         let manager = CMMotionManager(source: source)
         let reader = Task {
             var got: [Double] = []
@@ -75,14 +76,14 @@ import Testing
             }
             return got
         }
-        #expect(await eventually { source.demand.rates[.accelerometer] != nil })
+        #expect(await source.until { source.demand.rates[.accelerometer] != nil })
         source.emit(accel(1))
         source.interrupt(SourceError(.unavailable, "no data for 2 s"))
         source.emit(accel(1.01))
         #expect(try await reader.value == [1, 1.01])
     }
 
-    @Test func nonFiniteAndBackwardSamplesAreDropped() {
+    @Test func nonFiniteAndBackwardSamplesAreDropped() async {
         let source = ManualSource()
         let manager = CMMotionManager(source: source)
         manager.accelerometerUpdateInterval = 0.001
@@ -94,14 +95,14 @@ import Testing
         source.emit(RawSample(sensor: .accelerometer, timestamp: 1.02, value: Vector3(0, .infinity, -1)))
         source.emit(accel(0.5))
         source.emit(accel(1.03))
-        q.waitUntilAllOperationsAreFinished()
+        #expect(await drained(q))
         #expect(seen.all == [1, 1.03])
     }
 }
 
 @Suite struct AsyncSequenceTests {
     @Test func leavingTheLoopStopsTheSensor() async throws {
-        let source = ManualSource()
+        let source = ObservedSource()
         // Shared with the reading task: like Apple's, the manager is not `Sendable`, but it is callable
         // from any thread (its state is behind a lock).
         nonisolated(unsafe) let manager = CMMotionManager(source: source)
@@ -113,16 +114,16 @@ import Testing
             }
             return got
         }
-        #expect(await eventually { source.demand.rates[.gyro] == 100 })
+        #expect(await source.until { source.demand.rates[.gyro] == 100 })
         for i in 0..<3 { source.emit(gyro(Double(i) * 0.01)) }
         let got = try await reader.value
         #expect(got == [0, 0.01, 0.02])
-        #expect(await eventually { source.demand.isEmpty })
+        #expect(await source.until { source.demand.isEmpty })
         #expect(!manager.isGyroActive, "a sequence is its own consumer")
     }
 
     @Test func cancellingTheTaskStopsTheSensorUnlessAnotherConsumerNeedsIt() async throws {
-        let source = ManualSource()
+        let source = ObservedSource()
         // Shared with the reading task; see leavingTheLoopStopsTheSensor.
         nonisolated(unsafe) let manager = CMMotionManager(source: source)
         manager.gyroUpdateInterval = 0.1
@@ -132,13 +133,13 @@ import Testing
             for try await _ in manager.gyroUpdates(interval: 0.01) { n += 1 }
             return n
         }
-        #expect(await eventually { source.demand.rates[.gyro] == 100 })
+        #expect(await source.until { source.demand.rates[.gyro] == 100 })
         source.emit(gyro(1))
         reader.cancel()
         _ = try? await reader.value
-        #expect(await eventually { source.demand.rates[.gyro] == 10 }, "the pull consumer still needs 10 Hz")
+        #expect(await source.until { source.demand.rates[.gyro] == 10 }, "the pull consumer still needs 10 Hz")
         manager.stopGyroUpdates()
-        #expect(await eventually { source.demand.isEmpty })
+        #expect(await source.until { source.demand.isEmpty })
     }
 
     @Test func anUnavailableSensorThrowsNotAvailable() async {
@@ -173,19 +174,24 @@ import Testing
 @Suite struct ConcurrencyTests {
     /// Start, stop, re-rate and read from many threads while the source streams: run under
     /// `swift test --sanitize=thread` this must report no race.
-    @Test func membersAreCallableFromAnyThread() {
-        let source = ManualSource()
+    @Test func membersAreCallableFromAnyThread() async throws {
+        let source = ObservedSource()
         // The managers are documented as callable from any thread (their state is behind a lock), which
         // is what this test checks; like Apple's, the class is not `Sendable`.
         nonisolated(unsafe) let managers = (0..<3).map { _ in CMMotionManager(source: source) }
+        let emitted = Locked(false)
         let emitter = Thread {
             for i in 0..<3000 {
                 source.emit(accel(Double(i) * 0.001))
                 source.emit(gyro(Double(i) * 0.001))
             }
+            emitted.withLock { $0 = true }
+            source.changes.signal()
         }
         emitter.start()
-        DispatchQueue.concurrentPerform(iterations: managers.count) { k in
+        // The managers' threads block (concurrentPerform, each waiting for its queue): on a
+        // thread of their own, not the test pool's.
+        try await offThePool { DispatchQueue.concurrentPerform(iterations: managers.count) { k in
             let m = managers[k]
             do {
                 do {
@@ -210,8 +216,7 @@ import Testing
                     q.waitUntilAllOperationsAreFinished()
                 }
             }
-        }
-        while !emitter.isFinished { usleep(1000) }
-        #expect(waitUntil { source.demand.isEmpty })
+        } }
+        #expect(await source.until { emitted.withLock { $0 } && source.demand.isEmpty })
     }
 }

@@ -5,18 +5,18 @@ import Testing
 
 @Suite struct MaximumLatencyTests {
     @Test func theSourceRunsWithTheSmallestLatencyAnyConsumerAccepts() async {
-        let source = ManualSource()
+        let source = ObservedSource()
         // Shared with the reading task: like Apple's, the manager is not `Sendable`, but it is callable
         // from any thread (its state is behind a lock).
         nonisolated(unsafe) let manager = CMMotionManager(source: source)
         let batched = Task { for try await _ in manager.gyroUpdates(interval: 0.01, maximumLatency: 0.2) {} }
-        #expect(await eventually { source.demand.maximumLatency == 0.2 })
+        #expect(await source.until { source.demand.maximumLatency == 0.2 })
         manager.startGyroUpdates()  // Apple's API: every sample at once.
-        #expect(await eventually { source.demand.maximumLatency == 0 })
+        #expect(await source.until { source.demand.maximumLatency == 0 })
         manager.stopGyroUpdates()
-        #expect(await eventually { source.demand.maximumLatency == 0.2 })
+        #expect(await source.until { source.demand.maximumLatency == 0.2 })
         batched.cancel()
-        #expect(await eventually { source.demand.isEmpty })
+        #expect(await source.until { source.demand.isEmpty })
     }
 
     /// With a latency allowed, the simulator wakes once per batch: samples arrive in bursts, yet
@@ -29,7 +29,7 @@ import Testing
                 arrivals.append((s.timestamp, MonotonicClock.now() - s.timestamp))
             }
         }
-        #expect(await eventually(timeout: 5) { arrivals.count >= 60 })
+        #expect(await arrivals.until { arrivals.count >= 60 })
         try device.apply(.none) { _ in }
         let got = arrivals.all
         for (a, b) in zip(got, got.dropFirst()) {

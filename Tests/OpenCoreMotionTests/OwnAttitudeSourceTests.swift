@@ -40,7 +40,7 @@ final class OwnAttitudeManualSource: OwnAttitudeProviding {
         return (manager, got, q)
     }
 
-    @Test func noAttitudeNoUpdateThenOneUpdatePerGyroSample() {
+    @Test func noAttitudeNoUpdateThenOneUpdatePerGyroSample() async {
         let source = OwnAttitudeManualSource()
         let (manager, got, q) = start(source, .xMagneticNorthZVertical)
         source.inner.emit(accel(1))
@@ -50,7 +50,7 @@ final class OwnAttitudeManualSource: OwnAttitudeProviding {
         source.inner.emit(gyro(1.01, Vector3(0, 0, 0.25)))
         source.inner.emit(RawSample(sensor: .magnetometer, timestamp: 1.015, value: Vector3(10, -5, -40)))
         source.inner.emit(gyro(1.02, Vector3(0, 0, 0.25)))
-        q.waitUntilAllOperationsAreFinished()
+        #expect(await drained(q))
         manager.stopDeviceMotionUpdates()
         let all = got.all
         #expect(all.map(\.timestamp) == [1.01, 1.02], "no update before the source's first attitude")
@@ -59,7 +59,7 @@ final class OwnAttitudeManualSource: OwnAttitudeProviding {
         #expect(all.last?.magneticField.field.y == -5 && all.last?.magneticField.accuracy == .uncalibrated)
     }
 
-    @Test func gravityIsDerivedFromTheAttitudeWhenTheDeviceSendsNone() throws {
+    @Test func gravityIsDerivedFromTheAttitudeWhenTheDeviceSendsNone() async throws {
         let source = OwnAttitudeManualSource()
         let (manager, got, q) = start(source, .xMagneticNorthZVertical)
         let tilted = Quaternion(eulerAngles: EulerAngles(roll: 0.3, pitch: -0.2, yaw: 1))
@@ -67,7 +67,7 @@ final class OwnAttitudeManualSource: OwnAttitudeProviding {
         let expected = tilted.inverseRotate(Vector3(0, 0, -1))
         source.inner.emit(RawSample(sensor: .accelerometer, timestamp: 1, value: expected + Vector3(0.1, 0, 0)))
         source.inner.emit(gyro(1))
-        q.waitUntilAllOperationsAreFinished()
+        #expect(await drained(q))
         manager.stopDeviceMotionUpdates()
         let m = try #require(got.all.first)
         #expect(abs(m.gravity.x - expected.x) < 1e-12 && abs(m.gravity.y - expected.y) < 1e-12 && abs(m.gravity.z - expected.z) < 1e-12)
@@ -75,7 +75,7 @@ final class OwnAttitudeManualSource: OwnAttitudeProviding {
         #expect(abs(m.attitude.roll - 0.3) < 1e-9 && abs(m.attitude.pitch + 0.2) < 1e-9)
     }
 
-    @Test func arbitraryFrameStartsAtYawZeroAndFollowsTurns() {
+    @Test func arbitraryFrameStartsAtYawZeroAndFollowsTurns() async {
         let source = OwnAttitudeManualSource()
         let (manager, got, q) = start(source, .xArbitraryZVertical)
         source.set(Quaternion(eulerAngles: EulerAngles(roll: 0, pitch: 0, yaw: 1.2)), gravity: Vector3(0, 0, -1))
@@ -83,14 +83,14 @@ final class OwnAttitudeManualSource: OwnAttitudeProviding {
         source.inner.emit(gyro(1))
         source.set(Quaternion(eulerAngles: EulerAngles(roll: 0, pitch: 0, yaw: 1.5)), gravity: Vector3(0, 0, -1))
         source.inner.emit(gyro(1.01))
-        q.waitUntilAllOperationsAreFinished()
+        #expect(await drained(q))
         manager.stopDeviceMotionUpdates()
         let yaws = got.all.map(\.attitude.yaw)
         #expect(yaws.count == 2 && abs(yaws[0]) < 1e-12 && abs(yaws[1] - 0.3) < 1e-9, "\(yaws)")
         #expect(got.all.allSatisfy { $0.heading == -1 && $0.magneticField.field.z == 0 })
     }
 
-    @Test func trueNorthAttitudeIsReportedAsIsInTheTrueNorthFrame() throws {
+    @Test func trueNorthAttitudeIsReportedAsIsInTheTrueNorthFrame() async throws {
         let source = OwnAttitudeManualSource()
         let berlin = CMMotionManager.Location(latitude: 52.52, longitude: 13.40)
         let (manager, got, q) = start(source, .xTrueNorthZVertical, location: berlin)
@@ -100,7 +100,7 @@ final class OwnAttitudeManualSource: OwnAttitudeProviding {
         // A magnetic-north attitude is turned by the declination (about 5° east in Berlin).
         source.set(Quaternion(eulerAngles: EulerAngles(roll: 0, pitch: 0, yaw: 0.5)))
         source.inner.emit(gyro(1.01))
-        q.waitUntilAllOperationsAreFinished()
+        #expect(await drained(q))
         manager.stopDeviceMotionUpdates()
         let yaws = got.all.map(\.attitude.yaw)
         #expect(yaws.count == 2)
@@ -108,7 +108,7 @@ final class OwnAttitudeManualSource: OwnAttitudeProviding {
         #expect(yaws[1] < 0.5 - 3 * .pi / 180 && yaws[1] > 0.5 - 8 * .pi / 180, "\(yaws)")
     }
 
-    @Test func withoutTheChoiceTheHubFuses() {
+    @Test func withoutTheChoiceTheHubFuses() async {
         let source = OwnAttitudeManualSource(reportsOwnAttitude: false)
         let (manager, got, q) = start(source, .xArbitraryZVertical)
         source.set(Quaternion(eulerAngles: EulerAngles(roll: 0.5, pitch: 0, yaw: 0)))
@@ -117,7 +117,7 @@ final class OwnAttitudeManualSource: OwnAttitudeProviding {
             source.inner.emit(accel(t))
             source.inner.emit(gyro(t))
         }
-        q.waitUntilAllOperationsAreFinished()
+        #expect(await drained(q))
         manager.stopDeviceMotionUpdates()
         #expect(got.count > 0)
         // Fused from a face-up accelerometer: level, whatever the source's own attitude says.

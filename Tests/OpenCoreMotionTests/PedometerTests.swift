@@ -39,7 +39,7 @@ private func storeWalk(at path: String, start: Date, seconds: Double, cadence: D
             if let data { updates.append(data) }
             #expect(error == nil)
         }
-        #expect(await eventually(timeout: 60) { (updates.all.last?.numberOfSteps.intValue ?? 0) >= 200 })
+        #expect(await updates.until { (updates.all.last?.numberOfSteps.intValue ?? 0) >= 200 })
         pedometer.stopUpdates()
         let all = updates.all
         let first = try #require(all.first), last = try #require(all.last)
@@ -73,23 +73,24 @@ private func storeWalk(at path: String, start: Date, seconds: Double, cadence: D
         pedometer.startEventUpdates { event, _ in events.append(event?.type ?? .pause) }
         // Another consumer of the same stream shows how much simulated time has passed.
         let watcher = CMMotionManager(source: device)
-        watcher.startAccelerometerUpdates()
+        let seen = Recorder<Double>()
+        watcher.startAccelerometerUpdates(to: serialQueue()) { data, _ in if let data { seen.append(data.timestamp) } }
         // Two simulated minutes of step detection: seconds alone, minutes under ThreadSanitizer on a loaded machine.
-        #expect(await eventually(timeout: 300) { (watcher.accelerometerData?.timestamp ?? 0) > 1120 })
+        #expect(await seen.until(giveUpAfter: 300) { (seen.all.last ?? 0) > 1120 })
         pedometer.stopUpdates()
         pedometer.stopEventUpdates()
         watcher.stopAccelerometerUpdates()
         #expect(updates.all.isEmpty && events.all.isEmpty, "2 minutes \(scenario): \(updates.all)")
     }
 
-    @Test func eventsMarkPauseAndResume() throws {
-        let source = ManualSource(sensors: [.accelerometer])
+    @Test func eventsMarkPauseAndResume() async throws {
+        let source = ObservedSource(sensors: [.accelerometer])
         let pedometer = CMPedometer(source: source, databasePath: temporaryDatabase())
         let events = Recorder<CMPedometerEvent>()
         let steps = Recorder<Int>()
         pedometer.startEventUpdates { event, _ in if let event { events.append(event) } }
         pedometer.startUpdates(from: Date()) { data, _ in steps.append(data?.numberOfSteps.intValue ?? -1) }
-        #expect(waitUntil { source.demand.rates[.accelerometer] == 50 })
+        #expect(await source.until { source.demand.rates[.accelerometer] == 50 })
         // 20 s walking at 2 steps/s, 5 s standing, 10 s walking.
         for k in 0..<(35 * 50) {
             let t = Double(k) / 50
@@ -99,7 +100,7 @@ private func storeWalk(at path: String, start: Date, seconds: Double, cadence: D
         }
         // Standing again so the last bout is closed too.
         for k in 0..<(3 * 50) { _ = source.emit(accel(135 + Double(k) / 50)) }
-        #expect(waitUntil { events.count == 4 })
+        #expect(await events.until { events.count == 4 })
         pedometer.stopEventUpdates()
         pedometer.stopUpdates()
         let e = events.all
@@ -127,7 +128,7 @@ private func storeWalk(at path: String, start: Date, seconds: Double, cadence: D
         pedometer.queryPedometerData(from: walkStart.addingTimeInterval(30), to: Date()) { data, _ in
             if let data { results.append(data) }
         }
-        #expect(await eventually(timeout: 10) { results.count == 2 })
+        #expect(await results.until { results.count == 2 })
         let all = results.all
         #expect(all.count == 2)
         if all.count == 2 {
@@ -142,25 +143,25 @@ private func storeWalk(at path: String, start: Date, seconds: Double, cadence: D
         }
     }
 
-    @Test func liveUpdatesFromAPastDateIncludeHistory() throws {
+    @Test func liveUpdatesFromAPastDateIncludeHistory() async throws {
         let path = temporaryDatabase()
         let walkStart = Date().addingTimeInterval(-300)
         try storeWalk(at: path, start: walkStart, seconds: 30, cadence: 2)
-        let source = ManualSource(sensors: [.accelerometer])
+        let source = ObservedSource(sensors: [.accelerometer])
         let pedometer = CMPedometer(source: source, databasePath: path)
         let steps = Recorder<Int>()
         pedometer.startUpdates(from: walkStart) { data, _ in steps.append(data?.numberOfSteps.intValue ?? -1) }
-        #expect(waitUntil { source.demand.rates[.accelerometer] == 50 })
+        #expect(await source.until { source.demand.rates[.accelerometer] == 50 })
         for k in 0..<(10 * 50) {
             let t = Double(k) / 50
             _ = source.emit(RawSample(sensor: .accelerometer, timestamp: 100 + t, value: walkSample(t, cadence: 2)))
         }
-        #expect(waitUntil { (steps.all.last ?? 0) >= 78 })
+        #expect(await steps.until { (steps.all.last ?? 0) >= 78 })
         pedometer.stopUpdates()
         #expect(abs((steps.all.last ?? 0) - 80) <= 3, "60 recorded + 20 live: \(steps.all)")
     }
 
-    @Test func errorsAreInCMErrorDomain() throws {
+    @Test func errorsAreInCMErrorDomain() async throws {
         let pedometer = CMPedometer(source: ManualSource(sensors: [.accelerometer]), databasePath: temporaryDatabase())
         // Two pedometers deliver on queues of their own, so their errors are kept apart, not ordered.
         let invalid = Recorder<NSError>()
@@ -168,7 +169,7 @@ private func storeWalk(at path: String, start: Date, seconds: Double, cadence: D
             #expect(data == nil)
             if let error { invalid.append(error as NSError) }
         }
-        let unavailable = Recorder<NSError>()
+        let unavailable = Recorder<NSError>(signalling: invalid.changes)
         let gyroOnly = CMPedometer(source: ManualSource(sensors: [.gyro]), databasePath: temporaryDatabase())
         gyroOnly.queryPedometerData(from: Date().addingTimeInterval(-10), to: Date()) { _, error in
             if let error { unavailable.append(error as NSError) }
@@ -179,22 +180,22 @@ private func storeWalk(at path: String, start: Date, seconds: Double, cadence: D
         gyroOnly.startEventUpdates { _, error in
             if let error { unavailable.append(error as NSError) }
         }
-        #expect(waitUntil { invalid.count == 1 && unavailable.count == 3 })
+        #expect(await invalid.until { invalid.count == 1 && unavailable.count == 3 })
         #expect((invalid.all + unavailable.all).allSatisfy { $0.domain == CMErrorDomain })
         #expect(invalid.all.map(\.code) == [Int(CMErrorInvalidParameter.rawValue)])
         #expect(unavailable.all.count == 3 && unavailable.all.allSatisfy { $0.code == Int(CMErrorMotionActivityNotAvailable.rawValue) })
     }
 
-    @Test func aFailingSourceReachesTheHandlersOnce() throws {
-        let source = ManualSource(sensors: [.accelerometer])
+    @Test func aFailingSourceReachesTheHandlersOnce() async throws {
+        let source = ObservedSource(sensors: [.accelerometer])
         let pedometer = CMPedometer(source: source, databasePath: temporaryDatabase())
         let errors = Recorder<NSError>()
         pedometer.startUpdates(from: Date()) { _, error in if let error { errors.append(error as NSError) } }
         pedometer.startEventUpdates { _, error in if let error { errors.append(error as NSError) } }
-        #expect(waitUntil { source.demand.rates[.accelerometer] == 50 })
+        #expect(await source.until { source.demand.rates[.accelerometer] == 50 })
         source.fail(SourceError(.deviceRemoved, "unplugged"))
-        #expect(waitUntil { errors.count == 2 })
-        Thread.sleep(forTimeInterval: 0.1)
+        #expect(await errors.until { errors.count == 2 })
+        try await Task.sleep(nanoseconds: 100_000_000)  // room for a wrong third call; holds no thread
         #expect(errors.count == 2 && errors.all.allSatisfy { $0.domain == CMErrorDomain && $0.code == Int(CMErrorNotAvailable.rawValue) })
     }
 
@@ -215,7 +216,7 @@ private func storeWalk(at path: String, start: Date, seconds: Double, cadence: D
         #expect(events == [.resume])
     }
 
-    @Test func floorsComeFromTheBarometerWhileWalking() throws {
+    @Test func floorsComeFromTheBarometerWhileWalking() async throws {
         // The simulator's walk and its stairs barometer on one virtual clock: 10 s standing, 3 floors up,
         // 10 s on the top floor, 3 floors down (104 s). The walker walks throughout; only height counts.
         let device = SimulatedDevice(scenario: .walk, seed: 5, clock: .virtual(startTime: 2000))
@@ -226,6 +227,7 @@ private func storeWalk(at path: String, start: Date, seconds: Double, cadence: D
         // Still a blocking wait: awaited instead, with other suites running beside it, the last record
         // once had floorsDescended 3 and floorsAscended not 3 (the walk and the stairs run on two virtual
         // clocks that nothing keeps in step).
+        // (Kept blocking until the walk and the stairs share one virtual clock.)
         #expect(waitUntil(timeout: 30) { (records.all.last?.floorsDescended?.intValue ?? 0) >= 3 })
         pedometer.stopUpdates()
         let all = records.all
@@ -241,7 +243,7 @@ private func storeWalk(at path: String, start: Date, seconds: Double, cadence: D
                                 databasePath: temporaryDatabase())
         let plainRecords = Recorder<CMPedometerData>()
         plain.startUpdates(from: Date()) { data, _ in if let data { plainRecords.append(data) } }
-        #expect(waitUntil { plainRecords.count >= 3 })
+        #expect(await plainRecords.until { plainRecords.count >= 3 })
         plain.stopUpdates()
         #expect(plainRecords.all.allSatisfy { $0.floorsAscended == nil && $0.floorsDescended == nil })
     }

@@ -34,7 +34,7 @@ import Testing
         for queue in [plain, underlying] {
             let (delivery, calls) = recording(on: queue)
             for i in 0..<50 { delivery.enqueue(i) }
-            #expect(await eventually { calls.count == 50 })
+            #expect(await calls.until { calls.count == 50 })
             #expect(calls.all.map(\.item) == Array(0..<50))
             #expect(calls.all.allSatisfy { $0.onQueue })
         }
@@ -49,7 +49,7 @@ import Testing
         try? await Task.sleep(nanoseconds: 50_000_000)
         #expect(calls.count == 0, "no handler call while the queue is suspended")
         queue.isSuspended = false
-        #expect(await eventually { calls.count == 3 })
+        #expect(await calls.until { calls.count == 3 })
         #expect(calls.all.map(\.item) == [0, 1, 2])
     }
 
@@ -63,11 +63,12 @@ import Testing
         for i in 0..<5 { delivery.enqueue(i) }
         queue.cancelAllOperations()
         queue.isSuspended = false
-        #expect(await eventually { queue.operationCount == 0 })
+        // The serial queue runs an operation added now only after the cancelled ones left it.
+        #expect(await drained(queue))
         #expect(calls.count == 0)
         #expect(delivery.backlog == 0)
         delivery.enqueue(5)
-        #expect(await eventually { calls.count == 1 })
+        #expect(await calls.until { calls.count == 1 })
         #expect(calls.all.map(\.item) == [5])
     }
 
@@ -108,7 +109,13 @@ import Testing
                 delivery.enqueue(i)
                 if i % 10 == 0 { queue.addOperation { enter(); usleep(100); leave() } }
             }
-            #expect(await eventually { calls.count == 200 && queue.operationCount == 0 })
+            // A barrier runs once every operation added before it (the app's own ones) has finished.
+            let appsDone = Locked(false)
+            queue.addBarrierBlock {
+                appsDone.withLock { $0 = true }
+                calls.changes.signal()
+            }
+            #expect(await calls.until { calls.count == 200 && appsDone.withLock { $0 } })
             #expect(overlaps.withLock { $0 } == 0, "width \(width)")
             #expect(calls.all.map(\.item) == Array(0..<200))
         }
@@ -121,10 +128,10 @@ import Testing
     @Test func onTheMainQueueTheHandlerSeesTheMainQueueAsCurrentInOrder() async {
         let (delivery, calls) = recording(on: .main)
         for i in 0..<100 { delivery.enqueue(i) }
-        #expect(await eventually { calls.count == 100 })
+        #expect(await calls.until { calls.count == 100 })
         for i in 100..<120 {
             delivery.enqueue(i)
-            #expect(await eventually { calls.count == i + 1 })
+            #expect(await calls.until { calls.count == i + 1 })
         }
         #expect(calls.all.map(\.item) == Array(0..<120))
         #expect(calls.all.allSatisfy { $0.onQueue })

@@ -11,7 +11,7 @@ import Testing
         return path
     }
 
-    @Test func aMultiSensorRecordingPlaysBackEveryRowInOrder() throws {
+    @Test func aMultiSensorRecordingPlaysBackEveryRowInOrder() async throws {
         let path = try write("""
             timestamp,sensor,x,y,z
             10.00,accelerometer,0,0,-1
@@ -27,8 +27,8 @@ import Testing
         let seen = Recorder<Double>()
         let q = serialQueue()
         manager.startAccelerometerUpdates(to: q) { d, _ in seen.append(d!.acceleration.y) }
-        #expect(waitUntil { seen.count == 3 })
-        q.waitUntilAllOperationsAreFinished()
+        #expect(await seen.until { seen.count == 3 })
+        #expect(await drained(q))
         #expect(seen.all == [0, 0.5, 1])
     }
 
@@ -48,7 +48,7 @@ import Testing
         // Back by more than the merge's 1 s reorder window (back by less is reordered, see below).
         ("8.5,accelerometer,0,1,-1", "reorder window"),
     ])
-    func aMalformedRowStopsUpdatesWithOneErrorNamingTheLine(row: String, reason: String) throws {
+    func aMalformedRowStopsUpdatesWithOneErrorNamingTheLine(row: String, reason: String) async throws {
         let path = try write("""
             # recorded by a test
             timestamp,sensor,x,y,z
@@ -66,8 +66,8 @@ import Testing
             if let d { samples.append(d.timestamp) }
             if let e { errors.append(e as NSError) }
         }
-        #expect(waitUntil { errors.count == 1 })
-        q.waitUntilAllOperationsAreFinished()
+        #expect(await errors.until { errors.count == 1 })
+        #expect(await drained(q))
         #expect(samples.all == [10.00, 10.01])
         #expect(errors.count == 1)
         let e = try #require(errors.all.first)
@@ -90,7 +90,7 @@ import Testing
         }
     }
 
-    @Test func realTimePlaybackKeepsTheRecordedSpacingFromNow() throws {
+    @Test func realTimePlaybackKeepsTheRecordedSpacingFromNow() async throws {
         let path = try write("timestamp,sensor,x,y,z\n" + (0..<5).map { "\(500 + Double($0) * 0.02),gyro,0,0,0" }.joined(separator: "\n"))
         let source = try ReplaySource(path: path)
         let manager = CMMotionManager(source: source)
@@ -99,7 +99,7 @@ import Testing
         manager.gyroUpdateInterval = 0.02
         let before = ProcessInfo.processInfo.systemUptime
         manager.startGyroUpdates(to: q) { d, _ in times.append(d!.timestamp) }
-        #expect(waitUntil { times.count == 5 })
+        #expect(await times.until { times.count == 5 })
         let t = times.all
         #expect(t[0] >= before - 0.001 && t[0] < before + 1, "moved to start now")
         for (a, b) in zip(t, t.dropFirst()) { #expect(abs((b - a) - 0.02) < 1e-6) }

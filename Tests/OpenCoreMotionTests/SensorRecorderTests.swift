@@ -68,37 +68,37 @@ private func temporaryDatabase() -> String {
         #expect(stamps(first) + stamps(second) == all[1...99].map(\.timestamp))
     }
 
-    @Test func callingAgainWhileRecordingExtendsTheRecording() throws {
-        let source = ManualSource(sensors: [.accelerometer])
+    @Test func callingAgainWhileRecordingExtendsTheRecording() async throws {
+        let source = ObservedSource(sensors: [.accelerometer])
         let path = temporaryDatabase()
         let recorder = CMSensorRecorder(source: source, databasePath: path)
         recorder.recordAccelerometer(forDuration: 1)
         #expect(recorder.isRecording)
-        #expect(waitUntil { source.demand.rates[.accelerometer] == 50 }, "Apple's 50 Hz")
+        #expect(await source.until { source.demand.rates[.accelerometer] == 50 }, "Apple's 50 Hz")
         // 32 samples a second (binary-exact times, each at least Apple's 20 ms apart), starting now on
         // the uptime clock: dates derive from timestamps, and the query below covers the last hour.
         let base = ProcessInfo.processInfo.systemUptime.rounded(.down)
         for k in 0..<25 { source.emit(accel(base + Double(k) / 32)) }
-        #expect(waitUntil { ActiveRecordings.lastTimestamp(databasePath: path) == base + 24.0 / 32 })
+        #expect(await eventually { ActiveRecordings.lastTimestamp(databasePath: path) == base + 24.0 / 32 })
         recorder.recordAccelerometer(forDuration: 1)
         for k in 25..<200 { source.emit(accel(base + Double(k) / 32)) }
-        #expect(waitUntil { !recorder.isRecording })
+        #expect(await eventually { !recorder.isRecording })
         let list = try #require(recorder.accelerometerData(from: Date().addingTimeInterval(-3600), to: Date().addingTimeInterval(3600)))
         #expect(list.samples.map(\.timestamp) == (0..<56).map { base + Double($0) / 32 },
                 "1 s from the first sample, extended to 1 s after the 25th (0.75 s): samples 0…55")
         #expect(try ActiveRecordings.store(at: path).sessions().count == 1, "extended, not started twice")
     }
 
-    @Test func samplesStillBufferedAreWrittenWhenTheProcessExits() throws {
-        let source = ManualSource(sensors: [.accelerometer])
+    @Test func samplesStillBufferedAreWrittenWhenTheProcessExits() async throws {
+        let source = ObservedSource(sensors: [.accelerometer])
         let path = temporaryDatabase()
         let recorder = CMSensorRecorder(source: source, databasePath: path)
         recorder.recordAccelerometer(forDuration: 60)
-        #expect(waitUntil { source.demand.rates[.accelerometer] == 50 })
+        #expect(await source.until { source.demand.rates[.accelerometer] == 50 })
         // Ten samples, 0.18 s: fewer than a batch and less than its half second, so none is written yet.
         let base = ProcessInfo.processInfo.systemUptime.rounded(.down)
         for k in 0..<10 { source.emit(accel(base + Double(k) / 50)) }
-        #expect(waitUntil { ActiveRecordings.lastTimestamp(databasePath: path) == base + 9.0 / 50 })
+        #expect(await eventually { ActiveRecordings.lastTimestamp(databasePath: path) == base + 9.0 / 50 })
         let window = (Date().addingTimeInterval(-3600), Date().addingTimeInterval(3600))
         #expect(recorder.accelerometerData(from: window.0, to: window.1)?.samples.isEmpty == true, "still buffered")
         // What the atexit hook runs (for this database only: other tests record in parallel).
@@ -106,7 +106,7 @@ private func temporaryDatabase() -> String {
         let list = try #require(recorder.accelerometerData(from: window.0, to: window.1))
         #expect(list.samples.map(\.timestamp) == (0..<10).map { base + Double($0) / 50 })
         source.emit(accel(base + 10.0 / 50))
-        #expect(waitUntil { !recorder.isRecording }, "the recording is over")
+        #expect(await eventually { !recorder.isRecording }, "the recording is over")
         #expect(recorder.accelerometerData(from: window.0, to: window.1)?.samples.count == 10, "nothing after the end")
     }
 

@@ -1,9 +1,12 @@
 import Foundation
 import MotionFusion
 import MotionSources
+import MotionTestSupport
 @testable import OpenCoreMotion
 
-/// Polls `condition` every millisecond until it holds or `timeout` seconds pass.
+/// Polls `condition` every millisecond until it holds or `timeout` seconds pass, blocking the calling
+/// thread. Prefer ``Changes`` (``Recorder/until(giveUpAfter:_:)``, ``ObservedSource/until(giveUpAfter:_:)``);
+/// left for the one wait that still needs it (PedometerTests' floors, see there).
 func waitUntil(timeout: Double = 5, _ condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
@@ -13,15 +16,77 @@ func waitUntil(timeout: Double = 5, _ condition: () -> Bool) -> Bool {
     return condition()
 }
 
-/// A thread-safe list that handlers append to.
+/// A thread-safe list that handlers append to, and that tests await (``until(giveUpAfter:_:)``): each
+/// append wakes the waiting test, which re-checks its condition; nothing polls.
 ///
 /// `@unchecked`: as on Apple platforms, Core Motion's sample classes are not `Sendable`; what the tests
 /// record are the package's samples, which are immutable, so handing them between threads is safe.
 final class Recorder<T>: @unchecked Sendable {
     private let items = Locked<[T]>([])
-    func append(_ item: T) { items.withLock { $0.append(item) } }
+    /// Signalled after each append.
+    let changes: Changes
+    /// An empty list that signals `changes` (by default its own) after each append: recorders that
+    /// share one can be awaited together.
+    init(signalling changes: Changes = Changes()) { self.changes = changes }
+    func append(_ item: T) {
+        items.withLock { $0.append(item) }
+        changes.signal()
+    }
     var all: [T] { items.withLock { $0 } }
     var count: Int { items.withLock { $0.count } }
+    /// Suspends until `condition` holds, checked now and after each append (see ``Changes``).
+    func until(giveUpAfter seconds: Double = 60, _ condition: @escaping @Sendable () -> Bool) async -> Bool {
+        await changes.until(giveUpAfter: seconds, condition)
+    }
+}
+
+/// A ``ManualSource`` that tests can await: each demand the manager applies, and each sample,
+/// failure, interruption or end the test hands it, signals ``changes`` after it took effect, so
+/// `await source.until { source.demand.isEmpty }` wakes on the change itself.
+final class ObservedSource: SensorSource {
+    private let base: ManualSource
+    /// Signalled after each `apply` and each event handed to the sink.
+    let changes = Changes()
+    var info: SourceInfo { base.info }
+
+    /// A manual source with `sensors` at `minimumRate`…`maximumRate` Hz (see ``ManualSource``).
+    init(sensors: Set<SensorKind> = Set(SensorKind.allCases), minimumRate: Double = 1, maximumRate: Double = 1000,
+         identifier: String = "manual") {
+        base = ManualSource(sensors: sensors, minimumRate: minimumRate, maximumRate: maximumRate, identifier: identifier)
+    }
+
+    @discardableResult
+    func apply(_ demand: SensorDemand, sink: @escaping @Sendable (SourceEvent) -> Void) throws(SourceError) -> [SensorKind: Double] {
+        defer { changes.signal() }
+        return try base.apply(demand, sink: sink)
+    }
+
+    var demand: SensorDemand { base.demand }
+    var demandHistory: [SensorDemand] { base.demandHistory }
+    @discardableResult
+    func emit(_ sample: RawSample) -> Bool { defer { changes.signal() }; return base.emit(sample) }
+    func fail(_ error: SourceError) { base.fail(error); changes.signal() }
+    @discardableResult
+    func interrupt(_ error: SourceError) -> Bool { defer { changes.signal() }; return base.interrupt(error) }
+    func finish() { base.finish(); changes.signal() }
+
+    /// Suspends until `condition` holds, checked now and after each change (see ``Changes``).
+    func until(giveUpAfter seconds: Double = 60, _ condition: @escaping @Sendable () -> Bool) async -> Bool {
+        await changes.until(giveUpAfter: seconds, condition)
+    }
+}
+
+/// Suspends until every operation added to `queue` so far has left it (run, or been cancelled),
+/// without holding a thread: a barrier added now runs only after them and resumes the test. The
+/// awaiting counterpart of `waitUntilAllOperationsAreFinished()` for operations already added.
+func drained(_ queue: OperationQueue, giveUpAfter seconds: Double = 60) async -> Bool {
+    let ran = Locked(false)
+    let changes = Changes()
+    queue.addBarrierBlock {
+        ran.withLock { $0 = true }
+        changes.signal()
+    }
+    return await changes.until(giveUpAfter: seconds) { ran.withLock { $0 } }
 }
 
 func accel(_ t: Double, z: Double = -1) -> RawSample {
@@ -39,7 +104,8 @@ func serialQueue() -> OperationQueue {
 }
 
 /// The async twin of ``waitUntil(timeout:_:)``: suspends instead of blocking a thread, so tasks the
-/// condition depends on can run.
+/// condition depends on can run. Still polls: only for state that no event the test can see announces
+/// (a recording's end, a batch stored without a handler); everything else waits on ``Changes``.
 func eventually(timeout: Double = 5, _ condition: () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
