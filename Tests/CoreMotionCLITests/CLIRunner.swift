@@ -31,6 +31,15 @@ enum CLI {
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "COREMOTION_SOURCE")
         env["COLUMNS"] = "100"
+        // Calibration, stored and learned, goes to a directory of this run's own unless the test names
+        // one: a run never reads what another run (or the user's own devices) left behind.
+        var calibrationDirectory: URL?
+        if environment["COREMOTION_CALIBRATION_DIR"] == nil {
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cm-cli-calibration-\(UUID().uuidString)")
+            calibrationDirectory = dir
+            env["COREMOTION_CALIBRATION_DIR"] = dir.path
+        }
+        defer { if let calibrationDirectory { try? FileManager.default.removeItem(at: calibrationDirectory) } }
         for (k, v) in environment { env[k] = v }
         let r = try await ChildProcess.run(executable, arguments, environment: env, timeout: timeout, limited: limited)
         return CLIResult(status: r.status, stdout: r.stdout, stderr: r.stderr, timedOut: r.timedOut)

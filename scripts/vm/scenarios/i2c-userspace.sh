@@ -10,7 +10,8 @@
 # magnetometers: an AK8963 behind an MPU-9250's bypass (user space: the MPU at 0x69, the AK8963 at
 # 0x0c) against the kernel's ak8975 (an `ak8963` at 0x52 once the BMI160 is gone), and the LSM9DS1's
 # magnetometer (user space at 0x1c, read with the accelerometer and gyroscope at 0x6a) against st_magn
-# (`lsm9ds1_magn` at 0x53). i2c-stub holds at most 10 chips.
+# (`lsm9ds1_magn` at 0x53). i2c-stub holds at most 10 chips. Last, on the stub reloaded with its
+# bank parameters, the ICM-20948 (0x68) and the BNO055 (0x28), which Debian's kernel does not drive.
 # Run: scripts/vm/run scripts/vm/scenarios/i2c-userspace.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -213,3 +214,66 @@ for _ in 1 2 3 4 5 6 7 8 9 10; do [ -e "$node" ] && break; sleep 0.2; done
 value empty.node "$node"
 run sensors.empty "$CM" sensors
 run empty.i2c "$CM" stream --source i2c --sensor accelerometer --duration 1 --format csv
+
+# --- banked chips: the ICM-20948 and the BNO055 (no kernel driver in Debian's kernel) ---
+# i2c-stub again, its per-chip bank parameters emulating the chips' register banks: the ICM-20948 at
+# 0x68 (REG_BANK_SEL 0x7f, bank in bits 5:4, registers 0x00…0x7e banked: four banks) and the BNO055
+# at 0x28 (PAGE_ID 0x07, bit 0, registers 0x08…0x7f: two pages). i2c-stub switches banks on SMBus
+# byte writes to the bank register and honours them for byte and word transfers only: I2C block
+# reads and writes always reach bank 0 (the ICM-20948's data registers, the BNO055's page 0). The
+# data are written as the chips would present them; what each driver wrote is read back per bank.
+modprobe -r i2c-stub || { value error=rmmod2; exit 1; }
+modprobe i2c-stub chip_addr=0x68,0x28 bank_reg=0x7f,0x07 bank_mask=0x30,0x01 bank_start=0x00,0x08 bank_end=0x7e,0x7f \
+    || { value error=modprobe3; exit 1; }
+bus=$(stub_bus) || { value error=no-stub-bus3; exit 1; }
+node=/dev/i2c-$bus
+for _ in 1 2 3 4 5 6 7 8 9 10; do [ -e "$node" ] && break; sleep 0.2; done
+value banked.node "$node"
+# ICM-20948 (bank 0): WHO_AM_I 0xea; ACCEL_XOUT_H 0x2d…, GYRO_XOUT_H 0x33… (big-endian); the
+# AK09916's ST1, HX, HY, HZ, TMPS, ST2 in EXT_SLV_SENS_DATA_00… (0x3b…0x43, little-endian) as the
+# chip's I2C master leaves them: i2c-stub cannot run the master, so they are written here. ST1 is
+# 0x09: the driver's check of the magnetometer reads WIA2 (0x09) through slave 0 in that very
+# register, and 0x09 is also an ST1 with DRDY (bit 0; bit 3 is reserved, and the driver ignores it).
+# icmpose AX AY AZ GX GY GZ HX HY HZ (counts)
+icmpose() {
+    i2cset -f -y "$bus" 0x68 0x7f 0x00
+    local regs=(0x2d 0x2f 0x31 0x33 0x35 0x37) i=0 v
+    for v in "${@:1:6}"; do put16 "$bus" 0x68 "${regs[$i]}" "$v" be; i=$((i + 1)); done
+    i=0
+    for v in "${@:7:3}"; do put16 "$bus" 0x68 $(( 0x3c + 2 * i )) "$v" le; i=$((i + 1)); done
+    i2cset -f -y "$bus" 0x68 0x3b 0x09; i2cset -f -y "$bus" 0x68 0x43 0x00
+}
+i2cset -f -y "$bus" 0x68 0x7f 0x00; i2cset -f -y "$bus" 0x68 0x00 0xea
+icmpose 0 0 16384 0 0 470 200 -100 -300                  # face up, turning counter-clockwise at ~0.5 rad/s
+# BNO055 (page 0): CHIP_ID 0xa0; SYS_STATUS 5 (fusion running, as the chip reports in NDOF);
+# ACC_DATA 0x08, MAG_DATA 0x0e, GYR_DATA 0x14, QUA_DATA 0x20 (w x y z), GRV_DATA 0x2e (little-endian):
+# m/s² ×100 (specific force: +9.81 up), µT ×16, °/s ×16, quaternion ×2^14.
+# bnopose AX AY AZ MX MY MZ GX GY GZ QW QX QY QZ (GRV_DATA = ACC_DATA)
+bnopose() {
+    i2cset -f -y "$bus" 0x28 0x07 0x00
+    local i=0 v
+    for v in "${@:1:9}"; do put16 "$bus" 0x28 $(( 0x08 + 2 * i )) "$v" le; i=$((i + 1)); done
+    i=0
+    for v in "${@:10:4}"; do put16 "$bus" 0x28 $(( 0x20 + 2 * i )) "$v" le; i=$((i + 1)); done
+    i=0
+    for v in "${@:1:3}"; do put16 "$bus" 0x28 $(( 0x2e + 2 * i )) "$v" le; i=$((i + 1)); done
+}
+i2cset -f -y "$bus" 0x28 0x07 0x00; i2cset -f -y "$bus" 0x28 0x00 0xa0; i2cset -f -y "$bus" 0x28 0x39 0x05
+# Face up, heading: the chip's quaternion is 0.7 rad about z (cos 0.35, sin 0.35 times 2^14).
+bnopose 0 0 981 320 -160 -640 0 0 458 15391 0 0 5618
+run sensors.banked "$CM" sensors
+run icm.faceup "$CM" stream --source "i2c:$node:0x68" --sensor raw --interval 0.05 --duration 2 --format csv
+for b in 0 2 3; do
+    i2cset -f -y "$bus" 0x68 0x7f $(( b << 4 ))
+    for r in 0x00 0x01 0x03 0x04 0x05 0x06 0x07 0x10 0x11 0x14; do value "icm.bank$b.$r" "$(i2cget -f -y "$bus" 0x68 $r)"; done
+done
+i2cset -f -y "$bus" 0x68 0x7f 0x00
+icmpose 0 16384 0 0 0 0 200 -100 -300                   # upright in portrait
+run icm.upright "$CM" stream --source "i2c:$node:0x68" --sensor accelerometer --interval 0.05 --duration 2 --format csv
+run bno.faceup "$CM" stream --source "i2c:$node:0x28" --sensor raw --interval 0.05 --duration 2 --format csv
+for r in 0x07 0x3b 0x3d 0x3e 0x41 0x42; do value "bno.user.$r" "$(i2cget -f -y "$bus" 0x28 $r)"; done
+run bno.own "$CM" stream --source "i2c:$node:0x28?motion=own" --sensor device-motion --reference-frame x-magnetic-north-z-vertical --interval 0.05 --duration 2 --format csv
+value bno.own.OPR_MODE "$(i2cget -f -y "$bus" 0x28 0x3d)"
+# Upright in portrait: 90° about x (cos 45°, sin 45° times 2^14); gravity along +y of the chip.
+bnopose 0 981 0 320 -160 -640 0 0 0 11585 11585 0 0
+run bno.ownupright "$CM" stream --source "i2c:$node:0x28?motion=own" --sensor device-motion --reference-frame x-magnetic-north-z-vertical --interval 0.05 --duration 1 --format csv
