@@ -24,11 +24,17 @@ package struct DeviceCalibrationRecord: Sendable, Hashable {
         self.calibration = calibration
     }
 
-    /// The current time as ISO 8601 UTC, seconds.
+    /// The current time as ISO 8601 UTC, seconds (`2026-11-28T10:15:00Z`).
+    ///
+    /// Formatted from `gmtime_r`, not `ISO8601DateFormatter`: Foundation's formatter loads ICU's calendar
+    /// and time-zone data the first time it runs, a step of about 6 MB of resident memory in the middle of
+    /// a long run (the learned calibration is saved every minute; `bench soak` saw it).
     package static func now() -> String {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime]
-        return f.string(from: Date())
+        var t = time(nil)
+        var parts = tm()
+        guard gmtime_r(&t, &parts) != nil else { return "1970-01-01T00:00:00Z" }
+        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
     }
 
     /// The JSON file: pretty-printed, keys sorted, ending with a newline.
