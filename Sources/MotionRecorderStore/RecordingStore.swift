@@ -177,11 +177,13 @@ package final class RecordingStore: Sendable {
         error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
     }
 
-    /// Two processes found a fresh file without the schema; the other one created it first, so this
-    /// one's `CREATE TABLE` fails ("table … already exists"). Retrying lets the migrator see the
-    /// migration recorded as applied.
+    /// Two processes found a file without the latest schema; the other one migrated it first, so
+    /// this one's migration fails: `CREATE TABLE` with "table … already exists" (v1), `ALTER TABLE …
+    /// ADD COLUMN` with "duplicate column name" (v2). Each migration runs in a transaction, so the
+    /// failed one left nothing behind; retrying lets the migrator see it recorded as applied.
     static func lostSchemaRace(_ error: DatabaseError) -> Bool {
-        error.resultCode == .SQLITE_ERROR && (error.message ?? "").contains("already exists")
+        let message = error.message ?? ""
+        return error.resultCode == .SQLITE_ERROR && (message.contains("already exists") || message.contains("duplicate column name"))
     }
 
     /// The default database file: `COREMOTION_RECORDER_DATABASE` when set, else
