@@ -110,3 +110,16 @@ import Testing
         #expect(batches == 1, "only the batch that still has a sample is left")
     }
 }
+
+/// Two processes opening one file that needs a migration: the loser's migration fails as SQLite words it
+/// ("table … already exists" for v1, "duplicate column name" for v2's ALTER TABLE) and is retried, so the
+/// migrator then finds it applied. The v2 wording went unrecognised until a whole-suite run of six
+/// recorder processes on a fresh file failed one of them.
+@Suite struct MigrationRaceTests {
+    @Test func bothSchemaRacesAreRetriedAndOtherErrorsAreNot() {
+        #expect(RecordingStore.lostSchemaRace(DatabaseError(resultCode: .SQLITE_ERROR, message: "table sessions already exists")))
+        #expect(RecordingStore.lostSchemaRace(DatabaseError(resultCode: .SQLITE_ERROR, message: "duplicate column name: kind")))
+        #expect(!RecordingStore.lostSchemaRace(DatabaseError(resultCode: .SQLITE_ERROR, message: "no such table: sessions")))
+        #expect(!RecordingStore.lostSchemaRace(DatabaseError(resultCode: .SQLITE_CORRUPT, message: "duplicate column name: kind")))
+    }
+}
