@@ -109,8 +109,8 @@ open class CMBatchedSensorManager: NSObject {
     /// counts as that number (a recording at 0.01 s spacing is 99.99999999995 Hz by its timestamps).
     static func wholeHertz(_ rate: Double) -> Int {
         guard rate.isFinite, rate > 0 else { return 0 }
-        // safe: clamped to 0…1e9 Hz (a rate derived from a recording's timestamps may be huge).
-        return Int(min(rate * (1 + 1e-9), 1e9).rounded(.down))
+        // A rate derived from a recording's timestamps may be huge: clamped before the conversion.
+        return Int(min(rate * (1 + 1e-9), 1e9).rounded(.down))  // safe: finite, in 0…1e9 Hz (guard and min above)
     }
 
     // MARK: Accelerometer
