@@ -297,7 +297,7 @@ let package = Package(
         // Apple's published listings are Swift 5 code; they must build with only the import changed.
         .testTarget(
             name: "AppleListingsTests",
-            dependencies: ["OpenCoreMotion", "MotionRecorderStore"],
+            dependencies: ["OpenCoreMotion", "MotionRecorderStore", "MotionTestSupport"],
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         // Tests written the way iOS suites are (subclass and protocol mocks, XCTest and Swift Testing),

@@ -24,7 +24,8 @@ import Foundation
     }
 
     /// A umockdev script whose reads return the 15 real scans, re-stamped on `CLOCK_MONOTONIC` from
-    /// `base` ns, 30 ms apart. Escaping per umockdev's script-format.txt, as umockdev really reads it:
+    /// `base` ns, 30 ms apart, the first due ``firstScanDelayMs`` after the script loads. Escaping per
+    /// umockdev's script-format.txt, as umockdev really reads it:
     /// bytes below 32 as `^` + (b + 64), `^` as "^`", everything else (the space included) verbatim.
     static func script(base: Int64) throws -> Data {
         var bytes = try LinuxFixtures.bytes("iio/iio-sensor-proxy_orientation-left-up.bin")
@@ -33,7 +34,7 @@ import Foundation
         }
         var out = Data()
         for i in 0..<15 {
-            out.append(contentsOf: Array((i == 0 ? "r 700 " : "r 30 ").utf8))
+            out.append(contentsOf: Array((i == 0 ? "r \(firstScanDelayMs) " : "r 30 ").utf8))
             for b in bytes[(i * 24)..<((i + 1) * 24)] {
                 if b == UInt8(ascii: "^") { out.append(contentsOf: [UInt8(ascii: "^"), UInt8(ascii: "`")]) }
                 else if b < 32 { out.append(contentsOf: [UInt8(ascii: "^"), b + 64]) }
@@ -43,6 +44,15 @@ import Foundation
         }
         return out
     }
+
+    /// The first scan is due this long after umockdev loads the script (its delays count from the
+    /// previous operation, the first from the load, before `coremotion` has started), and every scan is
+    /// stamped one second after it is due. A scan queued before the source's first read is then at most
+    /// 1 s ahead of that read, which the source accepts, and no scan comes more than 2 s after the buffer
+    /// is enabled (the source would give up on the buffer). So any startup up to 2.9 s works. With 700 ms
+    /// and stamps 5 s ahead, a `coremotion` that took 1.2 s to start under load found eleven scans queued,
+    /// stamped 3.8 s in its future, and rightly dropped them as another clock's.
+    static let firstScanDelayMs = 1_900
 
     static func which(_ tool: String) -> String? {
         for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
@@ -63,7 +73,7 @@ import Foundation
         let device = dir.appendingPathComponent("accel.umockdev")
         let script = dir.appendingPathComponent("accel.script")
         try Self.deviceDescription().write(to: device, atomically: true, encoding: .utf8)
-        let base = LinuxClock.monotonicNs() + 5_000_000_000
+        let base = LinuxClock.monotonicNs() + Int64(Self.firstScanDelayMs + 1_000) * 1_000_000
         try Self.script(base: base).write(to: script)
 
         let p = Process()
