@@ -9,6 +9,9 @@ import Testing
 
     @Test func recordsOneSecondAtFiftyHertzAndRecordedPrintsIt() async throws {
         let db = temp("rec.sqlite")
+        // An absolute --from taken before the recording: a relative one (-600) missed every sample once,
+        // when the query ran more than ten minutes after the recording under CI load.
+        let before = ISO8601DateFormatter().string(from: Date().addingTimeInterval(-5))
         let r = try await CLI.run(["record", "--source", "sim:still", "--duration", "1", "--database", db])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout == "recorded 50 accelerometer samples at 50 Hz from sim:still into \(db)\n")
@@ -24,7 +27,7 @@ import Testing
         #expect(times.count == 50 && zip(times.dropFirst(), times).allSatisfy { abs($0 - $1 - 0.02) < 1e-6 })
         #expect(rows.compactMap { Double($0[5]) }.allSatisfy { abs($0 + 1) < 0.02 }, "face up: z ≈ −1 g")
 
-        let jsonl = try await CLI.run(["recorded", "--database", db, "--format", "jsonl", "--from=-600"])
+        let jsonl = try await CLI.run(["recorded", "--database", db, "--format", "jsonl", "--from=\(before)"])
         #expect(jsonl.status == 0)
         let objects = jsonl.stdout.split(separator: "\n")
         #expect(objects.count == 50)

@@ -76,12 +76,13 @@ import Testing
         // The 21st call holds the queue's thread until stop has returned, so that samples are still
         // waiting when it does, however late the awaiting test resumes or the scheduler runs it
         // (releasing it before stopping lost the race under CI load: all 500 were handled first).
-        // Stop does not wait for a call in progress, so holding one across it cannot deadlock.
+        // Stop does not wait for a call in progress, so holding one across it cannot deadlock. The
+        // timeout is only a backstop: at 60 s a starved test pool (load 22) resumed the test too late.
         let stopping = DispatchSemaphore(value: 0)
         manager.startGyroUpdates(to: queue) { data, _ in
             if stopped.withLock({ $0 }) { lateCalls.append(data!.timestamp) }
             calls.append(data!.timestamp)
-            if calls.count == 21 { _ = stopping.wait(timeout: .now() + 60) }
+            if calls.count == 21 { _ = stopping.wait(timeout: .now() + 900) }
             usleep(200)
         }
         for i in 0..<500 { source.emit(gyro(Double(i) * 0.001)) }

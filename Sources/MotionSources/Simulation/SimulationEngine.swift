@@ -105,6 +105,8 @@ final class SimulationEngine: Sendable {
         var first = true
         /// While stopping: deliver the samples due up to this instant, then exit.
         var draining: Double?
+        /// With a latency: the instant of the wake-up whose burst is going out (every sample due by then).
+        var burst = -Double.infinity
         while true {
             let next = state.withLock(waiting: { s -> LockStep<Next> in
                 while true {
@@ -138,7 +140,10 @@ final class SimulationEngine: Sendable {
                         let now = clock.now()
                         // Sleep until the next sample is due, or, with a latency allowed, until it has
                         // waited that long; then every sample due by then goes out in one wake-up.
-                        if now < due { return .waitUntil(due + s.latency) }
+                        // A wake-up before that (another thread's broadcast, a clock that moved) sends
+                        // nothing: only the deadline starts a burst.
+                        if now < due || (due > burst && now < due + s.latency) { return .waitUntil(due + s.latency) }
+                        if due > burst { burst = now }
                         // The backlog counts from when the sample was meant to go out: a sample held
                         // back by the latency on purpose is not late.
                         if now - due > s.latency + Self.maximumBacklog {
