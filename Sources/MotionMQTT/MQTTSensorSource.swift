@@ -61,7 +61,9 @@ package enum MQTTDeviceEvent: Sendable, Hashable {
 /// slower consumer by timestamp.
 ///
 /// ## Threading
-/// Events are delivered on the MQTT client's event loop, one at a time.
+/// Events are delivered on the MQTT client's event loop, one at a time. ``apply(_:sink:)`` may be
+/// called from any thread; with an empty demand it returns once no sink call is in flight (from inside
+/// a sink call, at once), and the sink is not called again (``SinkGate``).
 package final class MQTTSensorSource: SensorSource {
     /// The broker URL.
     package let url: MQTTURL
@@ -105,7 +107,8 @@ package final class MQTTSensorSource: SensorSource {
         var client: MQTTClient?
         var ticker: RepeatedTask?
         var devices: [String: DeviceState] = [:]
-        var sink: (@Sendable (SourceEvent) -> Void)?
+        /// Whether a consumer applied a demand (its sink is then the gate's).
+        var consuming = false
         var deviceHandler: (@Sendable (MQTTDeviceEvent) -> Void)?
         var demand = SensorDemand.none
         var pinned: String?
@@ -115,6 +118,8 @@ package final class MQTTSensorSource: SensorSource {
     }
 
     private let state = NIOLockedValueBox(State())
+    /// Calls the consumer's sink: serialised, silent once an empty demand has been applied, one `.failed`.
+    private let gate = SinkGate()
     private let clientID: String
 
     /// The longest wait between two connection attempts of a broker source, 0.25 s: one subscriber
@@ -163,18 +168,20 @@ package final class MQTTSensorSource: SensorSource {
         let detached: (MQTTClient?, RepeatedTask?) = state.withLockedValue { s in
             s.demand = demand
             if demand.isEmpty {
-                s.sink = nil
+                s.consuming = false
                 return s.deviceHandler == nil ? Self.detach(&s) : (nil, nil)
             }
-            s.sink = sink
+            s.consuming = true
             s.failed = false
             s.interrupted = false
             return (nil, nil)
         }
         if demand.isEmpty {
+            gate.close()
             Self.stop(detached)
             return [:]
         }
+        gate.open(sink)
         startClient()
         // Devices send at their own rate: report the rate measured so far for the device delivered,
         // else the highest this source accepts, so the hub thins by timestamp for slower consumers.
@@ -196,7 +203,7 @@ package final class MQTTSensorSource: SensorSource {
                              handler: @escaping @Sendable (MQTTDeviceEvent) -> Void) {
         state.withLockedValue { s in
             s.deviceHandler = handler
-            if s.sink == nil { s.demand = demand }
+            if !s.consuming { s.demand = demand }
         }
         startClient()
     }
@@ -205,7 +212,7 @@ package final class MQTTSensorSource: SensorSource {
     package func stopDevices() async {
         let (client, ticker): (MQTTClient?, RepeatedTask?) = state.withLockedValue { s in
             s.deviceHandler = nil
-            return s.sink == nil ? Self.detach(&s) : (nil, nil)
+            return !s.consuming ? Self.detach(&s) : (nil, nil)
         }
         ticker?.cancel()
         await client?.stop()
@@ -266,21 +273,21 @@ package final class MQTTSensorSource: SensorSource {
 
     /// Tells the sink once, until its next sample, that delivery has paused (non-fatal).
     private func interrupt(_ error: SourceError) {
-        let sink: (@Sendable (SourceEvent) -> Void)? = state.withLockedValue { s in
-            guard !s.failed, !s.interrupted, let sink = s.sink else { return nil }
+        let tell = state.withLockedValue { s -> Bool in
+            guard !s.failed, !s.interrupted, s.consuming else { return false }
             s.interrupted = true
-            return sink
+            return true
         }
-        sink?(.interrupted(error))
+        if tell { gate.deliver(.interrupted(error)) }
     }
 
     private func fail(_ error: SourceError) {
-        let sink: (@Sendable (SourceEvent) -> Void)? = state.withLockedValue { s in
-            guard !s.failed, let sink = s.sink else { return nil }
+        let tell = state.withLockedValue { s -> Bool in
+            guard !s.failed, s.consuming else { return false }
             s.failed = true
-            return sink
+            return true
         }
-        sink?(.failed(error))
+        if tell { gate.end(.failed(error)) }
     }
 
     private func received(_ m: MQTTMessage) {
@@ -295,7 +302,7 @@ package final class MQTTSensorSource: SensorSource {
         let now = ProcessInfo.processInfo.systemUptime
         let convention = self.convention
         var notice: String?
-        let (samples, appeared, sink, handler, wanted): ([RawSample], Bool, (@Sendable (SourceEvent) -> Void)?, (@Sendable (MQTTDeviceEvent) -> Void)?, Set<SensorKind>) = state.withLockedValue { s in
+        let (samples, appeared, toSink, handler, wanted): ([RawSample], Bool, Bool, (@Sendable (MQTTDeviceEvent) -> Void)?, Set<SensorKind>) = state.withLockedValue { s in
             var appeared = false
             var d = s.devices[device] ?? {
                 appeared = true
@@ -311,16 +318,16 @@ package final class MQTTSensorSource: SensorSource {
             for ready in d.reorder.add(message) { out += d.converter.samples(from: ready) }
             for sample in out { d.rates[sample.sensor, default: RateCount()].add(sample.timestamp) }
             s.devices[device] = d
-            if s.pinned == nil, s.sink != nil { s.pinned = boundDevice ?? device }
-            let toSink = s.pinned == device && !s.failed ? s.sink : nil
-            if toSink != nil, !out.isEmpty { s.interrupted = false }
+            if s.pinned == nil, s.consuming { s.pinned = boundDevice ?? device }
+            let toSink = s.pinned == device && !s.failed && s.consuming
+            if toSink, !out.isEmpty { s.interrupted = false }
             return (out, appeared, toSink, s.deviceHandler, Set(s.demand.rates.keys))
         }
         if appeared { handler?(.appeared(device)) }
         if let notice { log(notice) }
         for sample in samples where wanted.contains(sample.sensor) {
             handler?(.sample(MQTTDeviceSample(device: device, sample: sample)))
-            sink?(.sample(sample))
+            if toSink { gate.deliver(.sample(sample)) }
         }
     }
 
@@ -343,7 +350,7 @@ package final class MQTTSensorSource: SensorSource {
         let limit = silence
         // A device gone silent may leave messages held behind one that never came (its publisher
         // dropped it, e.g. past `--buffer-seconds`): they are released now, in order, not kept forever.
-        let (gone, pinned, released, sink, handler, wanted): ([String], String?, [String: [RawSample]], (@Sendable (SourceEvent) -> Void)?,
+        let (gone, pinned, released, toSink, handler, wanted): ([String], String?, [String: [RawSample]], Bool,
                                                              (@Sendable (MQTTDeviceEvent) -> Void)?, Set<SensorKind>) = state.withLockedValue { s in
             var gone: [String] = []
             var released: [String: [RawSample]] = [:]
@@ -357,13 +364,13 @@ package final class MQTTSensorSource: SensorSource {
                 s.devices[id] = d
                 gone.append(id)
             }
-            let sink = s.pinned.map { released[$0] != nil } == true && !s.failed ? s.sink : nil
-            return (gone.sorted(), s.pinned, released, sink, s.deviceHandler, Set(s.demand.rates.keys))
+            let toSink = s.pinned.map { released[$0] != nil } == true && !s.failed && s.consuming
+            return (gone.sorted(), s.pinned, released, toSink, s.deviceHandler, Set(s.demand.rates.keys))
         }
         for id in gone {
             for sample in released[id] ?? [] where wanted.contains(sample.sensor) {
                 handler?(.sample(MQTTDeviceSample(device: id, sample: sample)))
-                if id == pinned { sink?(.sample(sample)) }
+                if id == pinned, toSink { gate.deliver(.sample(sample)) }
             }
             emitDevice(.silent(id))
             if id == pinned {

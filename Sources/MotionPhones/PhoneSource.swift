@@ -34,8 +34,8 @@ import NIOPosix
 ///
 /// ## Threading
 /// Everything of one source runs on one NIO event loop: events reach the sink there, one at a time.
-/// ``apply(_:sink:)`` may be called from any thread; called off the loop with an empty demand, it
-/// returns once no sink call is in flight.
+/// ``apply(_:sink:)`` may be called from any thread; with an empty demand it returns once no sink call
+/// is in flight (from inside a sink call, at once), and the sink is not called again (``SinkGate``).
 package final class PhoneSource: SensorSource {
     /// The parsed specification.
     package let spec: PhoneSpec
@@ -64,6 +64,9 @@ package final class PhoneSource: SensorSource {
 
     /// Everything else, behind one lock; the actions it returns are performed outside the lock.
     let state: NIOLockedValueBox<PhoneSourceStateMachine<Running>>
+    /// Calls the consumer's sink (the machine decides whether and what): serialised, silent once an
+    /// empty demand has been applied.
+    private let gate = SinkGate()
 
     /// Creates a source from its spec (see ``PhoneSpec``).
     /// - Parameters:
@@ -132,14 +135,17 @@ package final class PhoneSource: SensorSource {
     package func apply(_ demand: SensorDemand, sink: @escaping @Sendable (SourceEvent) -> Void) throws(SourceError) -> [SensorKind: Double] {
         if demand.isEmpty {
             state.withLockedValue { $0.clearDemand() }
+            gate.close()
             stopIfUnused()
             return [:]
         }
+        gate.open(sink)
         state.withLockedValue { $0.demand(Set(demand.rates.keys), sink: sink) }
         do {
             try startIfStopped()
         } catch {
             state.withLockedValue { $0.clearDemand() }
+            gate.close()
             throw error
         }
         // The phone sends at its own rate, whatever is asked. Report the rate measured so far, else
@@ -190,7 +196,6 @@ package final class PhoneSource: SensorSource {
 
     private func stopIfUnused() {
         state.withLockedValue { $0.stopIfUnused() }?.stop()
-        if !eventLoop.inEventLoop { try? eventLoop.submit {}.wait() }
     }
 
     // MARK: From the transports (on the event loop)
@@ -199,8 +204,8 @@ package final class PhoneSource: SensorSource {
     func received(_ decoded: PhoneDecoded, arrival: Double, peer: String? = nil) {
         let delivery = state.withLockedValue { $0.receive(decoded, arrival: arrival, peer: peer) }
         for reason in delivery.problems { log("\(spec): malformed message (\(reason)); skipped") }
-        guard let sink = delivery.sink else { return }
-        for sample in delivery.samples { sink(.sample(sample)) }
+        guard delivery.sink != nil else { return }
+        gate.deliver(delivery.samples)
     }
 
     /// Counts a message dropped for its size.
@@ -241,9 +246,9 @@ package final class PhoneSource: SensorSource {
 
     /// Reports a non-fatal interruption once: repeats are held back until data flows again.
     private func interrupt(_ what: String) {
-        let sink = state.withLockedValue { $0.interrupt() }
+        let tell = state.withLockedValue { $0.interrupt() } != nil
         log("\(spec): \(what)")
-        sink?(.interrupted(SourceError(.deviceRemoved, "\(spec): \(what)")))
+        if tell { gate.deliver(.interrupted(SourceError(.deviceRemoved, "\(spec): \(what)"))) }
     }
 }
 

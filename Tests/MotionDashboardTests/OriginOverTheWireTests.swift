@@ -1,12 +1,20 @@
 import Foundation
+import MotionTestSupport
 import Testing
 @testable import MotionDashboard
 
 /// The `Origin` rule of PROTOCOL.md on a real server and socket: a WebSocket upgrade from another
 /// origin gets 403 (Hummingbird alone would answer 400), the page's own origin and tools get 101.
 @Suite struct OriginOverTheWireTests {
-    /// Sends one raw HTTP/1.1 request to 127.0.0.1:`port` and returns the status code of the answer.
-    static func status(port: Int, headers: [String]) throws -> Int? {
+    /// Sends one raw HTTP/1.1 request to 127.0.0.1:`port` and returns the status code of the answer,
+    /// on a thread of its own: the server answers from the cooperative pool, so a test that waited for
+    /// it on a pool thread could hold the very thread the answer needs (two on a 2-core machine).
+    static func status(port: Int, headers: [String]) async throws -> Int? {
+        try await offThePool { try blockingStatus(port: port, headers: headers) }
+    }
+
+    /// ``status(port:headers:)`` on the calling thread (blocks in `recv` until the answer, at most 150 s).
+    static func blockingStatus(port: Int, headers: [String]) throws -> Int? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -39,16 +47,16 @@ import Testing
         let port = try #require(url.port)
         let upgrade = ["Connection: Upgrade", "Upgrade: websocket", "Sec-WebSocket-Version: 13",
                        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ=="]
-        let foreign = try Self.status(port: port, headers: upgrade + ["Origin: https://evil.example"])
+        let foreign = try await Self.status(port: port, headers: upgrade + ["Origin: https://evil.example"])
         #expect(foreign == 403)
-        let otherPort = try Self.status(port: port, headers: upgrade + ["Origin: http://127.0.0.1:\(port + 1)"])
+        let otherPort = try await Self.status(port: port, headers: upgrade + ["Origin: http://127.0.0.1:\(port + 1)"])
         #expect(otherPort == 403)
-        let own = try Self.status(port: port, headers: upgrade + ["Origin: http://127.0.0.1:\(port)"])
+        let own = try await Self.status(port: port, headers: upgrade + ["Origin: http://127.0.0.1:\(port)"])
         #expect(own == 101)
-        let tool = try Self.status(port: port, headers: upgrade)
+        let tool = try await Self.status(port: port, headers: upgrade)
         #expect(tool == 101, "tools send no Origin")
         // The server is still up after refusing.
-        let plain = try Self.status(port: port, headers: ["Origin: https://evil.example"])
+        let plain = try await Self.status(port: port, headers: ["Origin: https://evil.example"])
         #expect(plain == 403, "plain GET /ws is refused by the router")
         task.cancel()
         _ = await task.result

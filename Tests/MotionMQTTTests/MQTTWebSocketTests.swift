@@ -65,7 +65,7 @@ import Testing
 @Suite(.serialized, .enabled(if: Mosquitto.available, Comment(rawValue: Mosquitto.skipMessage)))
 struct MosquittoWebSocketListenerTests {
     @Test func ourWebSocketClientsAndPahosMeetOnMosquittosWebSocketListener() async throws {
-        let broker = try Mosquitto(webSocket: true)
+        let broker = try await Mosquitto.started(webSocket: true)
         let wsPort = try #require(broker.wsPort)
         let source = try MQTTSensorSource(url: MQTTURL(parsing: "mqtt+ws://127.0.0.1:\(wsPort)/ws/+"), log: { _ in })
         let collector = MosquittoTests.Collector()

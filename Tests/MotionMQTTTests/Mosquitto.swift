@@ -1,6 +1,7 @@
 import Foundation
 import NIOPosix
 import NIOCore
+import MotionTestSupport
 
 /// A private Mosquitto broker for one test: its own config in a temp dir, on free loopback ports, one
 /// listener without authentication and one with a password file (`mosquitto_passwd -b`), persistence on;
@@ -54,6 +55,12 @@ final class Mosquitto: @unchecked Sendable {
             """ + (wsPort.map { "listener \($0) 127.0.0.1\nprotocol websockets\nallow_anonymous true\n" } ?? "")
         try conf.write(to: dir.appendingPathComponent("mosquitto.conf"), atomically: true, encoding: .utf8)
         try start()
+    }
+
+    /// ``init(webSocket:)`` on a thread of its own: it waits for `mosquitto_passwd` and polls until the
+    /// broker accepts connections, which an async test must not do on one of the pool's few threads.
+    static func started(webSocket: Bool = false) async throws -> Mosquitto {
+        try await offThePool { try Mosquitto(webSocket: webSocket) }
     }
 
     /// Starts (or restarts) the broker and waits until it accepts connections.

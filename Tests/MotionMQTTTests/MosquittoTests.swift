@@ -43,7 +43,7 @@ struct MosquittoTests {
     }
 
     @Test func twentyPublishersIntoOneSubscriberLoseNothing() async throws {
-        let broker = try Mosquitto()
+        let broker = try await Mosquitto.started()
         let source = try MQTTSensorSource(url: MQTTURL(parsing: "mqtt://127.0.0.1:\(broker.port)/fleet/+"), log: { _ in })
         let collector = Collector()
         source.startDevices { collector.handle($0) }
@@ -66,7 +66,7 @@ struct MosquittoTests {
     }
 
     @Test func aBrokerRestartMidRunLosesNothingAtQoS1() async throws {
-        let broker = try Mosquitto()
+        let broker = try await Mosquitto.started()
         let collector = Collector()
         let source = try MQTTSensorSource(url: MQTTURL(parsing: "mqtt://127.0.0.1:\(broker.port)/restart/#?client-id=restart-sub"), log: { _ in })
         source.startDevices { collector.handle($0) }
@@ -102,7 +102,7 @@ struct MosquittoTests {
     /// `publish` stopped it, up to 0.1 s per sensor: 990 of 1000 per sensor in a 10 s run, the 1 % of
     /// the issue (the outage itself lost nothing: no hole, every message id, read = received).
     @Test func aTwoSecondBrokerRestartLosesNothingEndToEndThroughPublishProcesses() async throws {
-        let broker = try Mosquitto()
+        let broker = try await Mosquitto.started()
         let collector = Collector()
         let source = try MQTTSensorSource(url: MQTTURL(parsing: "mqtt://127.0.0.1:\(broker.port)/e2e/#?client-id=e2e-sub"), log: { _ in })
         source.startDevices { collector.handle($0) }
@@ -227,7 +227,7 @@ struct MosquittoTests {
     /// subscriber gets exactly what was sent, in order (the messages after the gap in `messageId` are
     /// released once the device goes silent, not held for the missing ones forever).
     @Test func pastBufferSecondsPublishDropsTheOldestAndSaysHowMany() async throws {
-        let broker = try Mosquitto()
+        let broker = try await Mosquitto.started()
         let collector = Collector()
         let source = try MQTTSensorSource(url: MQTTURL(parsing: "mqtt://127.0.0.1:\(broker.port)/bound/#?client-id=bound-sub&silence=1"), log: { _ in })
         source.startDevices { collector.handle($0) }
@@ -264,7 +264,7 @@ struct MosquittoTests {
     }
 
     @Test func aPublisherGoneSilentInterruptsTheBoundSourceOnceAndItResumes() async throws {
-        let broker = try Mosquitto()
+        let broker = try await Mosquitto.started()
         let source = try MQTTSensorSource(url: MQTTURL(parsing: "mqtt://127.0.0.1:\(broker.port)/quiet/+?device=q1&silence=0.5"), log: { _ in })
         let events = NIOLockedValueBox<[SourceEvent]>([])
         let sink: @Sendable (SourceEvent) -> Void = { e in events.withLockedValue { $0.append(e) } }
@@ -301,7 +301,7 @@ struct MosquittoTests {
     }
 
     @Test func wrongCredentialsGiveAClearErrorAndExitStatus1() async throws {
-        let broker = try Mosquitto()
+        let broker = try await Mosquitto.started()
         // The source reports it as a failure of the stream (CMErrorNotAuthorized's kind).
         let source = try MQTTSensorSource(url: MQTTURL(parsing: "mqtt://robot:wrong@127.0.0.1:\(broker.authPort)/t?device=x"), log: { _ in })
         let failure = NIOLockedValueBox<SourceError?>(nil)
@@ -331,7 +331,7 @@ struct MosquittoTests {
     }
 
     @Test func recordKeepsEveryDeviceInItsOwnSession() async throws {
-        let broker = try Mosquitto()
+        let broker = try await Mosquitto.started()
         let url = "mqtt://127.0.0.1:\(broker.port)/rec/#"
         // The recorder's persistent session exists before anyone publishes (clean session off, QoS 1), so
         // nothing is lost however late `coremotion record` connects on a loaded machine.
@@ -427,7 +427,7 @@ struct MosquittoTests {
 
     @Test(.enabled(if: MosquittoTests.pahoAvailable, "paho-mqtt is not installed (pip install paho-mqtt; CI installs it from .ci/pip-packages)"))
     func aPahoAndroidPhoneIsReadAsMinus1gFaceUp() async throws {
-        let broker = try Mosquitto()
+        let broker = try await Mosquitto.started()
         // An Android phone lying face up, as Sensor Logger sends it without standardisation: QoS 0,
         // m/s², Android sign (gravity +9.81 on z), user acceleration and gravity as separate entries.
         let phone = try script("""
@@ -472,7 +472,7 @@ struct MosquittoTests {
 
     @Test(.enabled(if: MosquittoTests.pahoAvailable, "paho-mqtt is not installed (pip install paho-mqtt; CI installs it from .ci/pip-packages)"))
     func ourPublisherIsReadByPaho() async throws {
-        let broker = try Mosquitto()
+        let broker = try await Mosquitto.started()
         let reader = try script("""
             import json, subprocess, sys, time
             import paho.mqtt.client as mqtt

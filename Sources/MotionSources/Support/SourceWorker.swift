@@ -27,8 +27,6 @@ package final class SourceWorker: Sendable {
 
     private struct State {
         var stopping = false
-        /// Set by a stop or a terminal event: no sink call begins afterwards.
-        var ended = false
         /// Threads not yet joined or detached.
         var threads: [pthread_t] = []
         /// Bodies that have not returned.
@@ -38,13 +36,8 @@ package final class SourceWorker: Sendable {
     }
 
     private let state: ConditionLocked<State>
-    /// The run's sink. It never changes, so it lives in a `let`, outside any lock: a closure kept as
-    /// the *value* of a generic lock (an optional sink as the lock's state) is reabstracted on every `inout` access and
-    /// written back wrapped in one more thunk, so each call cost more than the last until the stack
-    /// overflowed (the IIO source died that way after about 95 000 deliveries).
-    private let sink: Sink?
-    /// Held while calling the sink, so calls from several threads are serialised.
-    private let delivery = Locked(())
+    /// Calls the run's sink: serialised, silent once the worker has stopped, at most one terminal event.
+    private let gate: SinkGate
 
     /// The clock ``sleep(until:)`` follows.
     package var clock: any SourceClock { state.clock }
@@ -52,7 +45,7 @@ package final class SourceWorker: Sendable {
     /// Creates a worker delivering to `sink`; no thread runs until ``spawn(name:realtime:_:)``.
     /// ``sleep(until:)`` follows `clock` (default: the real one, `CLOCK_MONOTONIC`).
     package init(sink: Sink? = nil, clock: any SourceClock = MonotonicSourceClock.shared) {
-        self.sink = sink
+        gate = SinkGate(sink: sink)
         state = ConditionLocked(State(), clock: clock)
     }
 
@@ -142,47 +135,29 @@ package final class SourceWorker: Sendable {
 
     /// Delivers samples in order, unless the worker has ended.
     package func deliver(_ samples: some Sequence<RawSample>) {
-        guard let sink else { return }
-        delivery.withLock { _ in
-            for sample in samples {
-                if state.withLock({ $0.ended }) { return }
-                sink(.sample(sample))
-            }
-        }
+        gate.deliver(samples)
     }
 
     /// Delivers one event. A terminal one (`.failed`, `.finished`) ends the worker: it goes out only if
     /// nothing ended the worker before, and nothing goes out after it; other threads see
     /// ``isStopping``.
-    /// - Returns: whether the event was delivered.
+    /// - Returns: whether the event was delivered (without a sink: whether it was the first to end the worker).
     @discardableResult
     package func end(_ event: SourceEvent) -> Bool {
-        delivery.withLock { _ in
-            let first = state.withLock(broadcasting: true) { s -> Bool in
-                if s.ended { return false }
-                s.ended = true
-                s.stopping = true
-                return true
-            }
-            if first { sink?(event) }
-            return first
-        }
+        let first = gate.end(event)
+        if first { state.withLock(broadcasting: true) { $0.stopping = true } }
+        return first
     }
 
     /// Delivers a non-terminal event (`.interrupted`), unless the worker has ended.
     package func send(_ event: SourceEvent) {
-        delivery.withLock { _ in
-            if state.withLock({ $0.ended }) { return }
-            sink?(event)
-        }
+        gate.deliver(event)
     }
 
     /// Asks the bodies to end without waiting for them: sleeps return `false`, deliveries stop.
     package func requestStop() {
-        state.withLock(broadcasting: true) { s in
-            s.stopping = true
-            s.ended = true
-        }
+        gate.close(waiting: false)
+        state.withLock(broadcasting: true) { $0.stopping = true }
     }
 
     /// Waits until every body has returned and reclaims the threads. From one of the worker's own
