@@ -180,6 +180,7 @@ let package = Package(
         .target(
             name: "MotionDashboard",
             dependencies: [
+                .product(name: "DequeModule", package: "swift-collections"),
                 "OpenCoreMotion",
                 "MotionSources",
                 "MotionFusion",

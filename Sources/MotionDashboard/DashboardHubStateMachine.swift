@@ -1,3 +1,4 @@
+import DequeModule
 import MotionFusion
 
 /// The dashboard's shared state and routing as a state machine: every input (a page connects or
@@ -37,7 +38,9 @@ struct DashboardHubStateMachine: Sendable {
     private(set) var orientation: String?
     /// Source errors by stream name (`"source"` for the whole source).
     private var errors: [String: String] = [:]
-    private var pending: [DashboardSensor: [DashboardSample]] = [:]
+    /// Samples waiting for the next frame, per sensor. A deque: with no ticker flushing, each new sample
+    /// drops the oldest, which an array did by moving every other one (quadratic exactly when starved).
+    private var pending: [DashboardSensor: Deque<DashboardSample>] = [:]
     private(set) var pendingCount = 0
     /// Samples discarded because no frame went out for too long.
     private(set) var discarded = 0
@@ -198,7 +201,7 @@ struct DashboardHubStateMachine: Sendable {
         guard pendingCount > 0 else { return (0, []) }
         let count = pendingCount
         sequence += 1
-        let message = DashboardServerMessage.Samples(seq: sequence, rows: pending)
+        let message = DashboardServerMessage.Samples(seq: sequence, rows: pending.mapValues { Array($0) })
         pending.removeAll(keepingCapacity: true)
         pendingCount = 0
         return (count, [.send(.samples(message), to: .all)])
