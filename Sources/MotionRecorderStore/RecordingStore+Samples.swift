@@ -16,6 +16,9 @@ extension RecordingStore {
     package func insert(
         _ readings: [AccelerometerReading], session: Int64? = nil, sensor: RecordedSensor = .accelerometer
     ) throws(RecorderError) -> UInt64? {
+        guard sensor.isVector else {
+            throw RecorderError(.invalidRequest, "\(sensor.rawValue) samples are not x, y, z readings", path: path)
+        }
         let finite = readings.filter(\.isFinite)
         guard !finite.isEmpty else { return nil }
         return try write { db in
@@ -46,9 +49,12 @@ extension RecordingStore {
         guard !a.isNaN, !b.isNaN, a <= b else {
             throw RecorderError(.invalidRequest, "the range must not end (\(to)) before it starts (\(from))", path: path)
         }
+        guard sensor.isVector else {
+            throw RecorderError(.invalidRequest, "\(sensor.rawValue) samples are not x, y, z readings", path: path)
+        }
         let t = sensor.table
         return try read { db in
-            if sensor != .accelerometer, try !Self.hasVersion2(db) { return [] }
+            if try !Self.hasTable(of: sensor, db) { return [] }
             let rows = try source.map { source in
                 try Row.fetchCursor(
                     db,
@@ -78,7 +84,7 @@ extension RecordingStore {
     /// How many samples of `sensor` (default: the accelerometer) the store holds.
     package func sampleCount(sensor: RecordedSensor = .accelerometer) throws(RecorderError) -> Int {
         try read { db in
-            if sensor != .accelerometer, try !Self.hasVersion2(db) { return 0 }
+            if try !Self.hasTable(of: sensor, db) { return 0 }
             return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(sensor.table)") ?? 0
         }
     }
@@ -97,10 +103,8 @@ extension RecordingStore {
                 deleted += db.changesCount
             }
             if deleted > 0 {
-                try db.execute(sql: """
-                    DELETE FROM batches WHERE id NOT IN (SELECT DISTINCT batch FROM samples)
-                    AND id NOT IN (SELECT DISTINCT batch FROM rotation_rate_samples)
-                    """)
+                let kept = RecordedSensor.allCases.map { "id NOT IN (SELECT DISTINCT batch FROM \($0.table))" }
+                try db.execute(sql: "DELETE FROM batches WHERE " + kept.joined(separator: " AND "))
             }
             try db.execute(sql: "DELETE FROM sessions WHERE requested_end < ? AND id NOT IN (SELECT session FROM batches WHERE session IS NOT NULL)", arguments: [cutoff])
             return deleted

@@ -8,6 +8,8 @@ extension RecordingStore {
     /// - v2: `rotation_rate_samples` (the same columns as `samples`, x, y, z in rad/s) and the column
     ///   `sessions.kind` (``RecordedSensor`` raw value; every v1 session is `accelerometer`). A v1
     ///   file is migrated when a writable store opens it; its samples stay as they are.
+    /// - v3: `pressure_samples` (`pressure` in kPa; `temperature` in °C, NULL when the barometer does
+    ///   not report it), for ``RecordedSensor/pressure``. A v1 or v2 file is migrated in the same way.
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
@@ -51,6 +53,20 @@ extension RecordingStore {
                 CREATE INDEX rotation_rate_samples_by_batch ON rotation_rate_samples(batch);
                 """)
         }
+        migrator.registerMigration("v3") { db in
+            try db.execute(sql: """
+                CREATE TABLE pressure_samples (
+                    id INTEGER PRIMARY KEY,
+                    batch INTEGER NOT NULL REFERENCES batches(id) ON DELETE CASCADE,
+                    date REAL NOT NULL,
+                    timestamp REAL NOT NULL,
+                    pressure REAL NOT NULL,
+                    temperature REAL
+                );
+                CREATE INDEX pressure_samples_by_date ON pressure_samples(date);
+                CREATE INDEX pressure_samples_by_batch ON pressure_samples(batch);
+                """)
+        }
         return migrator
     }
 }
@@ -62,14 +78,21 @@ package enum RecordedSensor: String, Sendable, Hashable, CaseIterable {
     /// Rotation rate in rad/s, device frame, as the gyroscope reports it (table
     /// `rotation_rate_samples`, schema v2).
     case rotationRate
+    /// Air pressure in kPa with the sensor's temperature in °C when known (table `pressure_samples`,
+    /// schema v3), read from a barometer; ``PressureReading``, not ``AccelerometerReading``.
+    case pressure
 
     /// The table of this sensor's samples.
     var table: String {
         switch self {
         case .accelerometer: "samples"
         case .rotationRate: "rotation_rate_samples"
+        case .pressure: "pressure_samples"
         }
     }
+
+    /// `true` for the sensors stored as x, y, z (``AccelerometerReading``).
+    package var isVector: Bool { self != .pressure }
 }
 
 extension RecordingStore {
@@ -78,5 +101,12 @@ extension RecordingStore {
     /// accelerometer sessions and samples.
     static func hasVersion2(_ db: Database) throws -> Bool {
         try db.tableExists(RecordedSensor.rotationRate.table)
+    }
+
+    /// `true` when the database has the table of `sensor`: always for a writable store; a v1 or v2
+    /// file opened with ``init(readingFrom:)`` lacks the tables of later versions (and so holds no
+    /// samples of them).
+    static func hasTable(of sensor: RecordedSensor, _ db: Database) throws -> Bool {
+        try db.tableExists(sensor.table)
     }
 }

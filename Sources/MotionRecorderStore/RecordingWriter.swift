@@ -1,6 +1,40 @@
 import Foundation
 import MotionSources
 
+/// A reading a ``RecordingWriterOf`` can buffer and store: ``AccelerometerReading`` (acceleration or
+/// rotation rate) or ``PressureReading``.
+package protocol StorableReading: Sendable {
+    /// Seconds since boot.
+    var timestamp: Double { get }
+    /// `false` for a reading the store skips (a NaN or infinite number).
+    var isFinite: Bool { get }
+    /// Writes `readings` as one batch of `sensor`'s samples.
+    static func insert(_ readings: [Self], into store: RecordingStore, session: Int64?, sensor: RecordedSensor) throws(RecorderError)
+}
+
+extension AccelerometerReading: StorableReading {
+    /// See ``RecordingStore/insert(_:session:sensor:)``.
+    package static func insert(
+        _ readings: [Self], into store: RecordingStore, session: Int64?, sensor: RecordedSensor
+    ) throws(RecorderError) {
+        try store.insert(readings, session: session, sensor: sensor)
+    }
+}
+
+extension PressureReading: StorableReading {
+    /// See ``RecordingStore/insert(_:session:)``; `sensor` is always ``RecordedSensor/pressure``.
+    package static func insert(
+        _ readings: [Self], into store: RecordingStore, session: Int64?, sensor: RecordedSensor
+    ) throws(RecorderError) {
+        try store.insert(readings, session: session)
+    }
+}
+
+/// The writer of accelerometer and rotation-rate readings.
+package typealias RecordingWriter = RecordingWriterOf<AccelerometerReading>
+/// The writer of pressure readings (``RecordedSensor/pressure``).
+package typealias PressureWriter = RecordingWriterOf<PressureReading>
+
 /// Buffers readings and writes them to a ``RecordingStore`` in batches, so that recording at
 /// 50–100 Hz costs one transaction every half second rather than one per sample.
 ///
@@ -12,7 +46,7 @@ import MotionSources
 ///
 /// ## Threading
 /// Every member may be called from any thread; appends are serialised.
-package final class RecordingWriter: Sendable {
+package final class RecordingWriterOf<Reading: StorableReading>: Sendable {
     /// The store written to.
     package let store: RecordingStore
     /// The session the samples belong to, if any.
@@ -25,7 +59,7 @@ package final class RecordingWriter: Sendable {
     package let maximumBatchAge: Double
 
     private struct State {
-        var buffer: [AccelerometerReading] = []
+        var buffer: [Reading] = []
         var written = 0
         var skipped = 0
         var batches = 0
@@ -43,7 +77,8 @@ package final class RecordingWriter: Sendable {
     ///   - session: the session the samples belong to (see ``RecordingStore/beginSession(source:start:duration:)``).
     ///   - maximumBatchCount: readings per batch at most (at least 1). Default 50.
     ///   - maximumBatchAge: seconds of sample time per batch at most. Default 0.5.
-    ///   - sensor: what the readings are: acceleration in g (default) or rotation rate in rad/s.
+    ///   - sensor: what the readings are: acceleration in g (default) or rotation rate in rad/s
+    ///     (``AccelerometerReading``), or ``RecordedSensor/pressure`` (``PressureReading``).
     package init(
         store: RecordingStore, session: Int64? = nil, maximumBatchCount: Int = 50, maximumBatchAge: Double = 0.5,
         sensor: RecordedSensor = .accelerometer
@@ -61,7 +96,7 @@ package final class RecordingWriter: Sendable {
     ///
     /// - Throws: the ``RecorderError`` of the batch write, once; after it (or after ``close()``)
     ///   readings are dropped and this returns without error.
-    package func append(_ reading: AccelerometerReading) throws(RecorderError) {
+    package func append(_ reading: Reading) throws(RecorderError) {
         let result: Result<Void, RecorderError> = state.withLock { s in
             guard !s.closed, s.error == nil else { return .success(()) }
             guard reading.isFinite else {
@@ -108,7 +143,7 @@ package final class RecordingWriter: Sendable {
         if let error = s.error { return .failure(error) }
         guard !s.buffer.isEmpty else { return .success(()) }
         do {
-            try store.insert(s.buffer, session: session, sensor: sensor)
+            try Reading.insert(s.buffer, into: store, session: session, sensor: sensor)
             s.written += s.buffer.count
             s.batches += 1
             s.buffer.removeAll(keepingCapacity: true)

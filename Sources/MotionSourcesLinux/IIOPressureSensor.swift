@@ -8,6 +8,10 @@ import MotionSources
 /// channels (`in_pressure0_…`) are accepted too. Each ``readPressure(at:)`` reads the attribute once
 /// (a conversion in the driver; fine at the 25 Hz `CMAltimeter` uses).
 ///
+/// Most pressure chips also measure their temperature (to compensate pressure): when the device has
+/// `in_temp_input`, or `in_temp_raw` with optional `in_temp_scale` and `in_temp_offset`, in milli °C
+/// after scale and offset (the kernel's `sysfs-bus-iio` ABI), ``readTemperature(at:)`` reports it in °C.
+///
 /// ## Threading
 /// Immutable apart from the file system; ``readPressure(at:)`` may be called from any thread.
 package final class IIOPressureSensor: BarometerSource {
@@ -25,6 +29,9 @@ package final class IIOPressureSensor: BarometerSource {
     package let scale: Double
     /// The offset added to a raw value before scaling (0 for `…_input`).
     package let offset: Double
+    /// The temperature attribute, its factor to milli °C and its offset, or `nil` when the device
+    /// reports no (usable) temperature.
+    package let temperatureChannel: (path: String, scale: Double, offset: Double)?
     let fileSystem: any LinuxFileSystem
 
     /// Describes the pressure channel of the IIO device in `directory`, or returns `nil` when it has
@@ -61,6 +68,37 @@ package final class IIOPressureSensor: BarometerSource {
         }
         guard let chosen else { return nil }
         (valuePath, scale, offset) = chosen
+        temperatureChannel = Self.temperatureChannel(directory: directory, entries: entries, fileSystem: fileSystem)
+    }
+
+    /// `in_temp_input` (scale 1), or `in_temp_raw` with its scale and offset when they are numbers;
+    /// `nil` otherwise (a temperature channel that cannot be used does not make the pressure unusable).
+    private static func temperatureChannel(directory: String, entries: Set<String>, fileSystem: any LinuxFileSystem)
+        -> (path: String, scale: Double, offset: Double)? {
+        if entries.contains("in_temp_input") { return (joinPath(directory, "in_temp_input"), 1, 0) }
+        guard entries.contains("in_temp_raw") else { return nil }
+        var scale = 1.0, offset = 0.0
+        if entries.contains("in_temp_scale") {
+            guard let text = fileSystem.attribute(joinPath(directory, "in_temp_scale")),
+                  let v = SysfsValue.double(text), v.isFinite, v > 0 else { return nil }
+            scale = v
+        }
+        if entries.contains("in_temp_offset") {
+            guard let text = fileSystem.attribute(joinPath(directory, "in_temp_offset")),
+                  let v = SysfsValue.double(text), v.isFinite else { return nil }
+            offset = v
+        }
+        return (joinPath(directory, "in_temp_raw"), scale, offset)
+    }
+
+    /// The chip's temperature in °C now (`timestamp` is ignored), from its IIO temperature channel
+    /// (milli °C after scale and offset); `nil` when it has none or the read fails or is not a number.
+    package func readTemperature(at timestamp: Double) -> Double? {
+        guard let channel = temperatureChannel,
+              let text = try? fileSystem.readText(channel.path),
+              let v = SysfsValue.double(SysfsValue.trimmed(text)) else { return nil }
+        let celsius = (v + channel.offset) * channel.scale / 1000
+        return celsius.isFinite ? celsius : nil
     }
 
     /// The pressure in kPa now (`timestamp` is ignored: the device is read at once).

@@ -48,6 +48,92 @@ import Testing
         }
     }
 
+    /// A v2 file, as the store of schema v2 left it: the v1 file above, then v2's statements (written
+    /// out here, not taken from the migrator), with one rotation-rate session of two samples.
+    private func makeVersion2Database(at path: String, base: Date) throws {
+        try makeVersion1Database(at: path, base: base)
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in
+            try db.execute(sql: """
+                INSERT INTO grdb_migrations (identifier) VALUES ('v2');
+                ALTER TABLE sessions ADD COLUMN kind TEXT NOT NULL DEFAULT 'accelerometer';
+                CREATE TABLE rotation_rate_samples (
+                    id INTEGER PRIMARY KEY,
+                    batch INTEGER NOT NULL REFERENCES batches(id) ON DELETE CASCADE,
+                    date REAL NOT NULL,
+                    timestamp REAL NOT NULL,
+                    x REAL NOT NULL,
+                    y REAL NOT NULL,
+                    z REAL NOT NULL
+                );
+                CREATE INDEX rotation_rate_samples_by_date ON rotation_rate_samples(date);
+                CREATE INDEX rotation_rate_samples_by_batch ON rotation_rate_samples(batch);
+                """)
+            let t = base.timeIntervalSince1970
+            try db.execute(sql: "INSERT INTO sessions (source, requested_start, requested_end, kind) VALUES ('sim:walk', ?, ?, 'rotationRate')", arguments: [t, t + 60])
+            try db.execute(sql: "INSERT INTO batches (session) VALUES (3)")
+            try db.execute(sql: """
+                INSERT INTO rotation_rate_samples (batch, date, timestamp, x, y, z) VALUES
+                    (3, ?, 100.0, 0.5, -0.25, 3.0),
+                    (3, ?, 100.02, 0.75, 0.0, -3.0)
+                """, arguments: [t + 1, t + 1.02])
+        }
+    }
+
+    @Test func aVersion2DatabaseOpensKeepsItsSamplesAndTakesPressure() throws {
+        let path = temporaryDatabase("v2")
+        let base = Date()
+        try makeVersion2Database(at: path, base: base)
+
+        let store = try RecordingStore(location: .file(path), now: base)
+        let applied = try store.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier") }
+        #expect(applied == ["v1", "v2", "v3"])
+        #expect(try everything(store).map(\.reading.timestamp) == [100, 100.02, 100.04], "the accelerometer's samples are intact")
+        let rates = try store.samples(from: Date(timeIntervalSince1970: 0), to: .distantFuture, sensor: .rotationRate)
+        #expect(rates.map { [$0.reading.x, $0.reading.y, $0.reading.z] } == [[0.5, -0.25, 3], [0.75, 0, -3]], "rotation rate intact")
+        #expect(rates.map(\.identifier) == [3, 3])
+        #expect(try store.sessionsWithSampleCounts().map(\.samples) == [2, 1])
+        #expect(try store.sessionsWithSampleCounts(sensor: .rotationRate).map(\.samples) == [2])
+        #expect(try store.sessions(sensor: .pressure).isEmpty && store.sampleCount(sensor: .pressure) == 0)
+
+        // Pressure goes in beside them: its own session, a later batch, NULL for an unknown temperature.
+        let session = try store.beginSession(source: "sim:stairs", start: base, duration: 10, sensor: .pressure)
+        let readings = [
+            PressureReading(date: base.addingTimeInterval(2), timestamp: 101, pressure: 101.325, temperature: 21.5),
+            PressureReading(date: base.addingTimeInterval(3), timestamp: 102, pressure: 101.3, temperature: nil),
+            PressureReading(date: base.addingTimeInterval(4), timestamp: 103, pressure: .nan, temperature: 20),
+            PressureReading(date: base.addingTimeInterval(5), timestamp: 104, pressure: 101.2, temperature: .infinity),
+        ]
+        #expect(try store.insert(readings, session: session) == 4)
+        let back = try store.pressureSamples(from: Date(timeIntervalSince1970: 0), to: .distantFuture)
+        #expect(back.map(\.reading.timestamp) == [101, 102, 104], "NaN pressure is not stored")
+        #expect(back.map(\.reading.pressure) == [101.325, 101.3, 101.2])
+        #expect(back.map(\.reading.temperature) == [21.5, nil, nil], "unknown or not finite: NULL")
+        #expect(back.map(\.identifier) == [4, 4, 4])
+        let nulls = try store.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM pressure_samples WHERE temperature IS NULL") }
+        #expect(nulls == 2)
+        #expect(try store.pressureSamples(from: Date(timeIntervalSince1970: 0), to: .distantFuture, source: "sim:walk").isEmpty)
+        #expect(try store.sessionsWithSampleCounts(sensor: .pressure).map(\.samples) == [3])
+        #expect(throws: RecorderError.self) { try store.insert([reading(1, base: base)], sensor: .pressure) }
+
+        // Retention takes pressure with the rest.
+        #expect(try store.deleteSamples(before: base.addingTimeInterval(3.5)) == 3 + 2 + 2)
+        #expect(try store.pressureSamples(from: Date(timeIntervalSince1970: 0), to: .distantFuture).map(\.reading.timestamp) == [104])
+        let batches = try store.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM batches") }
+        #expect(batches == 1, "only the pressure batch still has a sample")
+    }
+
+    @Test func aVersion2DatabaseOpenedReadOnlyHasNoPressure() throws {
+        let path = temporaryDatabase("v2ro")
+        try makeVersion2Database(at: path, base: Date())
+        let store = try RecordingStore(readingFrom: path)
+        #expect(try store.pressureSamples(from: Date(timeIntervalSince1970: 0), to: .distantFuture).isEmpty)
+        #expect(try store.sampleCount(sensor: .pressure) == 0 && store.sessions(sensor: .pressure).isEmpty)
+        #expect(try store.samples(from: Date(timeIntervalSince1970: 0), to: .distantFuture, sensor: .rotationRate).count == 2)
+        let tables = try store.read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'pressure_samples'") }
+        #expect(tables.isEmpty, "not migrated: opened read-only")
+    }
+
     @Test func aVersion1DatabaseOpensKeepsItsAccelerometerSamplesAndTakesRotationRate() throws {
         let path = temporaryDatabase("v1")
         let base = Date()
@@ -70,7 +156,7 @@ import Testing
         #expect(try store.sessions(sensor: .rotationRate).isEmpty)
         #expect(try store.sampleCount(sensor: .rotationRate) == 0)
         let applied = try store.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier") }
-        #expect(applied == ["v1", "v2"])
+        #expect(applied == ["v1", "v2", "v3"])
 
         // Rotation rate now goes in beside them, with its own session and a later batch identifier.
         let session = try store.beginSession(source: "sim:walk", start: base, duration: 10, sensor: .rotationRate)

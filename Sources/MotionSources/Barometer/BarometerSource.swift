@@ -17,6 +17,15 @@ public protocol BarometerSource: AnyObject, Sendable {
     /// The pressure (kPa) now, or at virtual time `timestamp` for a virtual source.
     /// - Throws: ``SourceError`` when the device cannot be read (gone, permission, not a number).
     func readPressure(at timestamp: Double) throws(SourceError) -> Double
+    /// The sensor's temperature (°C) now, or at virtual time `timestamp` for a virtual source; `nil`
+    /// when the barometer does not report one or it cannot be read now. Default: `nil`. Recorded
+    /// pressure (`CMRecordedPressureData`) carries it.
+    func readTemperature(at timestamp: Double) -> Double?
+}
+
+extension BarometerSource {
+    /// No temperature: `nil` (the default for a barometer that reports pressure only).
+    public func readTemperature(at timestamp: Double) -> Double? { nil }
 }
 
 /// The simulator's barometer as a ``BarometerSource``: a ``SimulatedBarometer`` read in real or
@@ -44,6 +53,13 @@ public final class SimulatedBarometerSource: BarometerSource {
     public func altitude(at timestamp: Double) -> Double {
         barometer.withLock { $0.altitude(at: timestamp) }
     }
+
+    /// The temperature the simulator reports with every reading: a constant 20 °C ambient
+    /// (the simulator does not model temperature).
+    public static let ambientTemperature = 20.0
+
+    /// ``ambientTemperature`` (°C), at any time.
+    public func readTemperature(at timestamp: Double) -> Double? { Self.ambientTemperature }
 
     /// A noisy reading (kPa); never throws.
     public func readPressure(at timestamp: Double) throws(SourceError) -> Double {

@@ -11,6 +11,9 @@ import MotionSources
 enum ActiveRecordings {
     private static let stores = Locked<[String: RecordingStore]>([:])
     private static let running = Locked<[Key: Running]>([:])
+    /// The running pressure recordings, by database path (the barometer is a pull source: a worker
+    /// reads it, not a manager).
+    private static let pressureRunning = Locked<[String: PressureRun]>([:])
 
     /// A running recording's database file and sensor.
     struct Key: Hashable {
@@ -30,7 +33,8 @@ enum ActiveRecordings {
     }
 
     static func isRecording(databasePath path: String, sensor: RecordedSensor = .accelerometer) -> Bool {
-        running.withLock { $0[Key(path: path, sensor: sensor)] != nil }
+        if sensor == .pressure { return pressureRunning.withLock { $0[path] != nil } }
+        return running.withLock { $0[Key(path: path, sensor: sensor)] != nil }
     }
 
     /// The latest sample time the running recording of `path` and `sensor` has seen.
@@ -51,6 +55,14 @@ enum ActiveRecordings {
                 CMSensorRecorder.logger.error("CMSensorRecorder: \(String(describing: error))")
             }
         }
+        for run in pressureRunning.withLock({ r in r.filter { path == nil || $0.key == path }.map(\.value) }) {
+            run.worker.requestStop()
+            do {
+                try run.recording.finish()
+            } catch {
+                CMSensorRecorder.logger.error("CMSensorRecorder: \(String(describing: error))")
+            }
+        }
     }
 
     private static let finishAtExit: Void = {
@@ -61,6 +73,9 @@ enum ActiveRecordings {
     static func record(
         source: any SensorSource, databasePath path: String, duration: TimeInterval, sensor: RecordedSensor = .accelerometer
     ) throws(RecorderError) {
+        guard sensor.isVector else {
+            throw RecorderError(.invalidRequest, "pressure is recorded with recordPressure(barometer:databasePath:duration:)", path: path)
+        }
         let key = Key(path: path, sensor: sensor)
         let store = try store(at: path)
         _ = finishAtExit
@@ -80,6 +95,86 @@ enum ActiveRecordings {
     }
 
     private static let starting = Locked<Void>(())
+
+    /// Extends the running pressure recording into `databasePath`, or starts one reading `barometer`.
+    static func recordPressure(
+        barometer: any BarometerSource, databasePath path: String, duration: TimeInterval
+    ) throws(RecorderError) {
+        let store = try store(at: path)
+        _ = finishAtExit
+        try starting.withLock { (_: inout Void) throws(RecorderError) in
+            if let current = pressureRunning.withLock({ $0[path] }),
+               try current.recording.extend(by: duration, after: current.lastTimestamp) {
+                return
+            }
+            let recording = try PressureRecording(store: store, source: barometer.identifier, duration: duration)
+            let run = PressureRun(recording: recording, barometer: barometer)
+            pressureRunning.withLock { $0[path] = run }
+            run.start { pressureRunning.withLock { if $0[path] === run { $0[path] = nil } } }
+        }
+    }
+
+    /// One pressure recording: a ``SourceWorker`` reading the barometer at ``PressureRecording/rate``
+    /// (1 Hz) into the recording, as fast as the barometer allows when it is on a virtual clock.
+    final class PressureRun: Sendable {
+        let recording: PressureRecording
+        let barometer: any BarometerSource
+        let worker = SourceWorker()
+        private let last = Locked<Double?>(nil)
+
+        init(recording: PressureRecording, barometer: any BarometerSource) {
+            self.recording = recording
+            self.barometer = barometer
+        }
+
+        var lastTimestamp: Double? { last.withLock { $0 } }
+
+        func start(onEnd: @escaping @Sendable () -> Void) {
+            let started = worker.spawn(name: "CMSensorRecorder") { [self] worker in
+                read(worker)
+                end(onEnd)
+            }
+            if !started {
+                CMSensorRecorder.logger.error("CMSensorRecorder: cannot start a thread to read the barometer")
+                end(onEnd)
+            }
+        }
+
+        /// Reads the barometer until the recording is over, the worker is stopped or a read fails.
+        private func read(_ worker: SourceWorker) {
+            let virtual = barometer.virtualStartTime
+            var t = virtual ?? worker.clock.now()
+            while !worker.isStopping, !recording.isFinished {
+                let pressure: Double
+                do {
+                    pressure = try barometer.readPressure(at: t)
+                } catch {
+                    CMSensorRecorder.logger.error("CMSensorRecorder: the barometer failed: \(error.description)")
+                    return
+                }
+                let temperature = barometer.readTemperature(at: t)
+                last.withLock { $0 = t }
+                do {
+                    if try !recording.receive(timestamp: t, pressure: pressure, temperature: temperature) { return }
+                } catch {
+                    CMSensorRecorder.logger.error("CMSensorRecorder: \(String(describing: error))")
+                    return
+                }
+                t += 1 / PressureRecording.rate
+                if virtual == nil, !worker.sleep(until: t) { return }
+            }
+        }
+
+        /// Writes what is buffered and leaves the registry.
+        private func end(_ onEnd: @escaping @Sendable () -> Void) {
+            do {
+                try recording.finish()
+            } catch {
+                CMSensorRecorder.logger.error("CMSensorRecorder: \(String(describing: error))")
+            }
+            onEnd()
+        }
+    }
 
     /// One recording: a manager pushing accelerometer (or gyroscope) samples at 50 Hz to the recording.
     final class Running: @unchecked Sendable {
@@ -113,6 +208,9 @@ enum ActiveRecordings {
                     let r = data?.rotationRate
                     receive(data?.timestamp, r.map { ($0.x, $0.y, $0.z) }, error, onEnd)
                 }
+            case .pressure:
+                // Not a manager's sensor: ``record(source:databasePath:duration:sensor:)`` refuses it.
+                end(onEnd)
             }
         }
 
@@ -148,6 +246,7 @@ enum ActiveRecordings {
                 switch recording.sensor {
                 case .accelerometer: manager.stopAccelerometerUpdates()
                 case .rotationRate: manager.stopGyroUpdates()
+                case .pressure: break
                 }
                 do {
                     try recording.finish()

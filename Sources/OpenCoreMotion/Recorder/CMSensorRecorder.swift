@@ -9,7 +9,8 @@ import MotionSources
 ///
 /// Beyond Apple, it also records the gyroscope's rotation rate (``recordRotationRate(forDuration:)``,
 /// ``rotationRateData(from:to:)``), which Apple delivers as `CMRecordedRotationRateData` through
-/// SensorKit, absent on Linux.
+/// SensorKit, absent on Linux, and the barometer's pressure (``recordPressure(forDuration:)``,
+/// ``pressureData(from:to:)``), which Apple delivers as `CMRecordedPressureData` through SensorKit too.
 ///
 /// ```swift
 /// if CMSensorRecorder.isAccelerometerRecordingAvailable() {
@@ -42,6 +43,16 @@ open class CMSensorRecorder: NSObject {
     let source: (any SensorSource)?
     /// The database file.
     let databasePath: String
+    /// The barometer ``recordPressure(forDuration:)`` reads, when one was given; see ``barometer``.
+    private let explicitBarometer: (any BarometerSource)?
+    /// `true`: without ``explicitBarometer``, the process's default barometer is read.
+    private let usesDefaultBarometer: Bool
+
+    /// The barometer pressure is recorded from: the one given, or the process's default barometer
+    /// (the one `CMAltimeter()` reads), resolved on first use; `nil` when there is none.
+    var barometer: (any BarometerSource)? {
+        explicitBarometer ?? (usesDefaultBarometer ? AltimeterSelection.defaultBarometer : nil)
+    }
 
     static let logger = Logger(label: "OpenCoreMotion.recorder")
 
@@ -51,6 +62,8 @@ open class CMSensorRecorder: NSObject {
     public override init() {
         source = SourceSelection.defaultSource
         databasePath = RecordingStore.defaultPath()
+        explicitBarometer = nil
+        usesDefaultBarometer = true
         super.init()
     }
 
@@ -65,9 +78,29 @@ open class CMSensorRecorder: NSObject {
         self.init(optionalSource: source, databasePath: databasePath)
     }
 
-    private init(optionalSource: (any SensorSource)?, databasePath: String) {
+    /// A recorder over `source` and `barometer` and the database file at `databasePath` (beyond
+    /// Apple): ``recordPressure(forDuration:)`` reads `barometer` rather than the process's default one.
+    ///
+    /// - Parameters:
+    ///   - source: where motion samples come from.
+    ///   - barometer: where pressure comes from.
+    ///   - databasePath: the SQLite file. Default: the process's default database.
+    public convenience init(
+        source: any SensorSource, barometer: any BarometerSource, databasePath: String = RecordingStore.defaultPath()
+    ) {
+        self.init(optionalSource: source, databasePath: databasePath, barometer: barometer, usesDefaultBarometer: false)
+    }
+
+    /// A recorder over `optionalSource` and `databasePath`; pressure from `barometer`, else (with
+    /// `usesDefaultBarometer`, the default) from the process's default barometer, else none.
+    init(
+        optionalSource: (any SensorSource)?, databasePath: String,
+        barometer: (any BarometerSource)? = nil, usesDefaultBarometer: Bool = true
+    ) {
         self.source = optionalSource
         self.databasePath = databasePath
+        explicitBarometer = barometer
+        self.usesDefaultBarometer = usesDefaultBarometer
         super.init()
     }
 
@@ -80,6 +113,18 @@ open class CMSensorRecorder: NSObject {
     /// ``recordRotationRate(forDuration:)`` can record (beyond Apple; see the class overview).
     open class func isRotationRateRecordingAvailable() -> Bool {
         canRecordRotationRate(from: SourceSelection.defaultSource)
+    }
+
+    /// `true` when the process has a default barometer (the one `CMAltimeter()` reads: see
+    /// ``CMAltimeter``), whose pressure ``recordPressure(forDuration:)`` can record (beyond Apple; see
+    /// the class overview).
+    open class func isPressureRecordingAvailable() -> Bool {
+        canRecordPressure(from: AltimeterSelection.defaultBarometer)
+    }
+
+    /// Whether there is a barometer to record.
+    static func canRecordPressure(from barometer: (any BarometerSource)?) -> Bool {
+        barometer != nil
     }
 
     /// Whether `source` has an accelerometer to record.
@@ -202,6 +247,64 @@ open class CMSensorRecorder: NSObject {
                 CMRecordedRotationRateData(
                     startDate: s.reading.date,
                     rotationRate: CMRotationRate(x: s.reading.x, y: s.reading.y, z: s.reading.z),
+                    timestamp: s.reading.timestamp
+                )
+            }
+        } catch {
+            Self.logger.error("CMSensorRecorder: \(error.description)")
+            return nil
+        }
+    }
+
+    /// Starts recording the barometer's pressure (and its temperature, when it reports one) once a
+    /// second for `duration` seconds, in the background (beyond Apple, which delivers recorded
+    /// pressure as `CMRecordedPressureData` through SensorKit, not through this class).
+    ///
+    /// The barometer is the one given to ``init(source:barometer:databasePath:)``, else the process's
+    /// default one (see ``isPressureRecordingAvailable()``); without one, the error is logged and
+    /// nothing is recorded. It is read at 1 Hz, the rate of SensorKit's ambient pressure (a barometer
+    /// on a virtual clock, such as the simulator's in tests, is read one virtual second apart, as fast
+    /// as it answers). The same rules as ``recordAccelerometer(forDuration:)`` otherwise: the duration
+    /// is clamped to 12 hours and counted from the first reading, zero, negative or NaN durations
+    /// record nothing, and calling again while a pressure recording into the same database runs
+    /// extends it. A reading that is NaN or infinite is not stored; a read that fails (the device is
+    /// gone) ends the recording, with one logged error. Returns at once.
+    ///
+    /// - Parameter duration: seconds to record, counted from the first reading.
+    open func recordPressure(forDuration duration: TimeInterval) {
+        guard AccelerometerRecording.clamp(duration) > 0 else { return }
+        guard let barometer else {
+            Self.logger.error("CMSensorRecorder: no barometer to record (set COREMOTION_BAROMETER or connect an IIO pressure sensor)")
+            return
+        }
+        do {
+            try ActiveRecordings.recordPressure(barometer: barometer, databasePath: databasePath, duration: duration)
+        } catch {
+            Self.logger.error("CMSensorRecorder: \(error.description)")
+        }
+    }
+
+    /// The recorded pressure readings whose wall-clock time lies in `(fromDate, toDate]`, oldest first
+    /// (beyond Apple; see ``recordPressure(forDuration:)``).
+    ///
+    /// Each ``CMRecordedPressureData`` has the pressure (kPa), the barometer's temperature in °C, or
+    /// NaN °C when the barometer does not report one (the simulator reports a constant 20 °C; an IIO
+    /// chip its `in_temp_input`), the batch ``CMRecordedPressureData/identifier`` it was written in,
+    /// its wall-clock ``CMRecordedPressureData/startDate`` and its timestamp (seconds since boot). The
+    /// same range rules as ``accelerometerData(from:to:)``.
+    ///
+    /// - Returns: `nil` when the range is longer than 12 hours, ends before it starts, or the database
+    ///   cannot be read (the error is logged); otherwise an array, possibly empty.
+    open func pressureData(from fromDate: Date, to toDate: Date) -> [CMRecordedPressureData]? {
+        let span = toDate.timeIntervalSince(fromDate)
+        guard span >= 0, span <= AccelerometerRecording.maximumDuration else { return nil }
+        do {
+            let store = try ActiveRecordings.store(at: databasePath)
+            return try store.pressureSamples(from: fromDate, to: toDate).filter { $0.reading.date > fromDate }.map { s in
+                CMRecordedPressureData(
+                    identifier: s.identifier, startDate: s.reading.date,
+                    pressure: Measurement(value: s.reading.pressure, unit: .kilopascals),
+                    temperature: Measurement(value: s.reading.temperature ?? .nan, unit: .celsius),
                     timestamp: s.reading.timestamp
                 )
             }

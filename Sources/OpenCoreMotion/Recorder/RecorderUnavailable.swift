@@ -32,6 +32,7 @@ enum AccelerometerRecording {
 enum RecordedSensor {
     case accelerometer
     case rotationRate
+    case pressure
 }
 
 enum ActiveRecordings {
@@ -41,6 +42,17 @@ enum ActiveRecordings {
         func samples(from: Date, to: Date, sensor: RecordedSensor = .accelerometer) throws(RecorderUnavailable) -> [Sample] {
             throw RecorderUnavailable()
         }
+        struct PressureReading { var date: Date; var pressure, timestamp: Double; var temperature: Double? }
+        struct PressureSample { var identifier: UInt64; var reading: PressureReading }
+        func pressureSamples(from: Date, to: Date) throws(RecorderUnavailable) -> [PressureSample] {
+            throw RecorderUnavailable()
+        }
+    }
+
+    static func recordPressure(
+        barometer: any BarometerSource, databasePath: String, duration: TimeInterval
+    ) throws(RecorderUnavailable) {
+        throw RecorderUnavailable()
     }
 
     static func record(

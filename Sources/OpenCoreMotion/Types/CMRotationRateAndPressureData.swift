@@ -73,8 +73,9 @@ open class CMRecordedRotationRateData: CMRotationRateData {
     }
 }
 
-/// An air pressure and temperature sample, as Core Motion's `CMAmbientPressureData`. A plain sample
-/// type here: ``CMAltimeter`` delivers pressure as ``CMAltitudeData``.
+/// An air pressure and temperature sample, as Core Motion's `CMAmbientPressureData`. OpenCoreMotion
+/// delivers it as ``CMRecordedPressureData`` from ``CMSensorRecorder/pressureData(from:to:)``;
+/// ``CMAltimeter`` delivers live pressure as ``CMAltitudeData``.
 open class CMAmbientPressureData: CMLogItem {
     // Not `Sendable` yet thread-safe: see CMLogItem.
     private let storedPressure: Measurement<UnitPressure>
@@ -82,7 +83,7 @@ open class CMAmbientPressureData: CMLogItem {
 
     /// The air pressure.
     open var pressure: Measurement<UnitPressure> { storedPressure }
-    /// The sensor's temperature.
+    /// The sensor's temperature. In recorded samples, NaN °C when the barometer does not report one.
     open var temperature: Measurement<UnitTemperature> { storedTemperature }
 
     /// 0 kPa and 0 °C at timestamp 0, as Apple's `init()`.
@@ -115,8 +116,10 @@ open class CMAmbientPressureData: CMLogItem {
 }
 
 /// A recorded pressure sample, as Core Motion's `CMRecordedPressureData`: a ``CMAmbientPressureData``
-/// with its batch identifier and wall-clock time. ``CMSensorRecorder`` records the accelerometer and
-/// rotation rate but not pressure, so nothing here produces it yet.
+/// with its batch identifier and wall-clock time. Apple delivers it through SensorKit; here
+/// ``CMSensorRecorder/pressureData(from:to:)`` returns it, after
+/// ``CMSensorRecorder/recordPressure(forDuration:)`` (pressure in kPa, temperature in °C or NaN °C
+/// when the barometer reports none).
 open class CMRecordedPressureData: CMAmbientPressureData {
     // Not `Sendable` yet thread-safe: see CMLogItem.
     private let storedIdentifier: UInt64
