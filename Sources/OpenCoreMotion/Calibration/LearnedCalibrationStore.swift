@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Foundation
 import MotionFusion
 import MotionSources
@@ -42,24 +47,31 @@ package struct LearnedCalibrationRecord: Sendable, Hashable {
         return min(v.x, v.y, v.z) < 0.99 * s * s || learned.magneticAccuracy > .uncalibrated
     }
 
-    /// The JSON file: pretty-printed, keys sorted, ending with a newline.
-    package func encoded() -> Data {
+    /// The JSON file: pretty-printed, keys sorted, ending with a newline; UTF-8.
+    ///
+    /// Written by hand rather than with `JSONEncoder`: this runs every minute in the middle of a long run,
+    /// and the encoder, `Data.write(options: .atomic)` and `FileManager` fault in about 576 kB of
+    /// Foundation's code the first time they run (with the rest of the save, a 1 MB step in resident
+    /// memory at the first save of `bench soak`). ``decode(_:path:)`` reads it with `JSONDecoder`, once at
+    /// start. A non-finite number is written as `null`, which ``decode(_:path:)`` refuses (``saveLearned(_:)``
+    /// never writes one: it checks ``LearnedCalibration/problem`` first).
+    package func encoded() -> [UInt8] {
         let l = learned
         let v = l.gyroBiasVariance
-        let file = File(
-            version: Self.formatVersion, identity: identity, updated: updated, basis: basis,
-            gyroBias: [l.gyroBias.x, l.gyroBias.y, l.gyroBias.z],
-            gyroBiasSigma: [v.x.squareRoot(), v.y.squareRoot(), v.z.squareRoot()],
-            magnetometerOffset: l.magneticAccuracy == .uncalibrated ? nil : [l.magneticOffset.x, l.magneticOffset.y, l.magneticOffset.z],
-            magnetometerGains: l.magneticAccuracy == .uncalibrated ? nil : [l.magneticGains.x, l.magneticGains.y, l.magneticGains.z],
-            magneticFieldStrength: l.magneticAccuracy == .uncalibrated ? nil : l.magneticFieldStrength,
-            magnetometerAccuracy: DeviceCalibrationRecord.accuracyName(l.magneticAccuracy)
-        )
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        var data = (try? encoder.encode(file)) ?? Data()
-        data.append(0x0A)
-        return data
+        var json = JSONText()
+        if let basis { json.field("basis", string: basis) }
+        json.field("gyroBias", vector: l.gyroBias)
+        json.field("gyroBiasSigma", vector: Vector3(v.x.squareRoot(), v.y.squareRoot(), v.z.squareRoot()))
+        json.field("identity", string: identity)
+        if l.magneticAccuracy != .uncalibrated { json.field("magneticFieldStrength", number: l.magneticFieldStrength) }
+        json.field("magnetometerAccuracy", string: DeviceCalibrationRecord.accuracyName(l.magneticAccuracy))
+        if l.magneticAccuracy != .uncalibrated {
+            json.field("magnetometerGains", vector: l.magneticGains)
+            json.field("magnetometerOffset", vector: l.magneticOffset)
+        }
+        json.field("updated", string: updated)
+        json.field("version", integer: Self.formatVersion)
+        return json.finished()
     }
 
     /// Decodes a file's bytes.
@@ -103,7 +115,8 @@ package struct LearnedCalibrationRecord: Sendable, Hashable {
         return LearnedCalibrationRecord(identity: file.identity, updated: file.updated, basis: file.basis, learned: learned)
     }
 
-    /// The file's layout. Units: rad/s for the bias and its standard deviation, µT for the field.
+    /// The file's layout, for decoding (``encoded()`` writes the same fields, in this order: sorted).
+    /// Units: rad/s for the bias and its standard deviation, µT for the field.
     private struct File: Codable {
         var version: Int
         var identity: String
@@ -146,19 +159,76 @@ extension DeviceCalibrationStore {
         return record
     }
 
-    /// Stores learned state (replacing the identity's learned file atomically), creating the directory.
+    /// Stores learned state (replacing the identity's learned file atomically: written to a temporary
+    /// file beside it, flushed with `fsync`, renamed over it), creating the directories.
+    ///
+    /// Plain POSIX calls, not `Data.write(options: .atomic)` or `FileManager`: see
+    /// ``LearnedCalibrationRecord/encoded()``.
     /// - Returns: the file's path.
     @discardableResult
     package func saveLearned(_ record: LearnedCalibrationRecord) throws(DeviceCalibrationError) -> String {
         let path = learnedPath(for: record.identity)
         if let problem = record.learned.problem { throw DeviceCalibrationError(path: path, message: problem) }
-        do {
-            try FileManager.default.createDirectory(atPath: directory + "/learned", withIntermediateDirectories: true)
-            try record.encoded().write(to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
-            throw DeviceCalibrationError(path: path, message: "cannot be written: \(error.localizedDescription)")
+        if let failure = Self.makeDirectories(directory + "/learned") {
+            throw DeviceCalibrationError(path: path, message: "cannot be written: \(failure)")
+        }
+        if let failure = Self.writeAtomically(record.encoded(), to: path) {
+            throw DeviceCalibrationError(path: path, message: "cannot be written: \(failure)")
         }
         return path
+    }
+
+    /// `mkdir -p`: creates `path` and its missing parents (mode 0755 before the umask).
+    /// - Returns: what failed, `nil` on success.
+    static func makeDirectories(_ path: String) -> String? {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/", omittingEmptySubsequences: true) {
+            prefix += "/" + component
+            if mkdir(prefix, 0o755) != 0, errno != EEXIST {
+                return "cannot create \(prefix): \(String(cString: strerror(errno)))"
+            }
+        }
+        return nil
+    }
+
+    /// Writes `bytes` to a temporary file beside `path` (named after this process, so two processes
+    /// never share one), `fsync`s it, renames it over `path` and `fsync`s the directory.
+    /// - Returns: what failed, `nil` on success (the temporary file is removed on failure).
+    static func writeAtomically(_ bytes: [UInt8], to path: String) -> String? {
+        let temporary = path + ".\(getpid()).tmp"
+        func failure(_ what: String) -> String {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            return "\(what): \(reason)"
+        }
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return "cannot create \(temporary): \(String(cString: strerror(errno)))" }
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                let message = failure("write failed")
+                close(fd)
+                return message
+            }
+            written += n
+        }
+        if fsync(fd) != 0 {
+            let message = failure("fsync failed")
+            close(fd)
+            return message
+        }
+        guard close(fd) == 0 else { return failure("close failed") }
+        guard rename(temporary, path) == 0 else { return failure("cannot rename \(temporary)") }
+        // The rename itself is durable once the directory is flushed; a failure here loses nothing written.
+        let parent = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        let dfd = open(parent.isEmpty ? "." : parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dfd >= 0 {
+            _ = fsync(dfd)
+            close(dfd)
+        }
+        return nil
     }
 
     /// Whether the process chose the directory explicitly (`COREMOTION_CALIBRATION_DIR`, or a
@@ -172,18 +242,75 @@ extension DeviceCalibrationStore {
     /// Whether fusion saves what it learns about a source. With the directory chosen explicitly
     /// (``directoryIsExplicit``): always. In the user's default directory: only for sources that are
     /// hardware (not the simulator `sim:`, replays `replay:`, test sources `test:`, `manual:`,
-    /// `scripted`), and never in a test runner (``isTestProcess``), whose sources run on injected clocks
-    /// and emulated devices: tests and demonstrations never write into the user's directory.
+    /// `scripted`): demonstrations never write into the user's directory. Tests that run hardware
+    /// sources (an IIO tree on disk, say) choose a directory of their own (`COREMOTION_CALIBRATION_DIR`,
+    /// set by the test suite's `coremotion` runner for every run, or ``ProcessOverride/directory(_:)``).
     package static func learnsPersistently(_ info: SourceInfo) -> Bool {
         if directoryIsExplicit { return true }
-        let synthetic = ["sim:", "replay:", "test:", "manual:", "scripted", "none"].contains { info.identifier.hasPrefix($0) }
-        return !synthetic && !isTestProcess
+        return !["sim:", "replay:", "test:", "manual:", "scripted", "none"].contains { info.identifier.hasPrefix($0) }
+    }
+}
+
+/// A JSON object built as text the way `JSONEncoder` pretty-prints it (two spaces, `"key" : value`,
+/// arrays one element a line), for ``LearnedCalibrationRecord/encoded()``. Fields are written in the order
+/// given: callers give them sorted.
+struct JSONText {
+    private var text = "{\n"
+    private var first = true
+
+    private mutating func key(_ name: String) {
+        text += first ? "  " : ",\n  "
+        first = false
+        Self.appendString(name, to: &text)
+        text += " : "
     }
 
-    /// Whether this process is a test runner (an `.xctest` bundle's executable or SwiftPM's testing
-    /// helper), read once.
-    package static let isTestProcess: Bool = {
-        let name = ProcessInfo.processInfo.processName
-        return name.hasSuffix(".xctest") || name.hasSuffix("PackageTests") || name == "swiftpm-testing-helper"
-    }()
+    /// A number; `null` when not finite (JSON has no NaN or infinity). Shortest text that reads back exactly.
+    static func number(_ value: Double) -> String {
+        value.isFinite ? value.description : "null"
+    }
+
+    /// Appends a JSON string: `"` and `\\` escaped, control characters as `\uXXXX` (or `\n`, `\t`, …), the rest as is.
+    static func appendString(_ value: String, to text: inout String) {
+        text += "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": text += "\\\""
+            case "\\": text += "\\\\"
+            case "\n": text += "\\n"
+            case "\r": text += "\\r"
+            case "\t": text += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: text.unicodeScalars.append(scalar)
+            }
+        }
+        text += "\""
+    }
+
+    mutating func field(_ name: String, string value: String) {
+        key(name)
+        Self.appendString(value, to: &text)
+    }
+
+    mutating func field(_ name: String, number value: Double) {
+        key(name)
+        text += Self.number(value)
+    }
+
+    mutating func field(_ name: String, integer value: Int) {
+        key(name)
+        text += String(value)
+    }
+
+    mutating func field(_ name: String, vector v: Vector3) {
+        key(name)
+        text += "[\n    " + Self.number(v.x) + ",\n    " + Self.number(v.y) + ",\n    " + Self.number(v.z) + "\n  ]"
+    }
+
+    /// The object's bytes, closed, with a final newline.
+    func finished() -> [UInt8] {
+        Array((text + (first ? "}\n" : "\n}\n")).utf8)
+    }
 }

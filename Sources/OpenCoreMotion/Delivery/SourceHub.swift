@@ -50,8 +50,15 @@ final class SourceHub: Sendable {
             let identity = DeviceCalibrationStore.identity(of: source.info)
             learnedStore = (store, identity, calibration?.created)
             hubState.keepsLearned = true
-            if let learned = Self.learnedCalibration(store: store, identity: identity, basis: calibration?.created) {
-                hubState.loadLearned(learned)
+            let loaded = Self.learnedCalibration(store: store, identity: identity, basis: calibration?.created)
+            if let loaded { hubState.loadLearned(loaded) }
+            // Fault in what a save runs now, on the thread that will save, not at the first checkpoint.
+            let basis = calibration?.created
+            LearnedCalibrationWriter.shared.warm {
+                let sample = LearnedCalibration(gyroBias: .zero, gyroBiasVariance: Vector3(1e-8, 1e-8, 1e-8), magneticOffset: .zero,
+                                                magneticGains: Vector3(1, 1, 1), magneticFieldStrength: 50, magneticAccuracy: .low)
+                _ = LearnedCalibrationRecord(identity: identity, updated: DeviceCalibrationRecord.now(), basis: basis,
+                                             learned: loaded ?? sample).encoded()
             }
         } else {
             learnedStore = nil
@@ -76,11 +83,8 @@ final class SourceHub: Sendable {
         }
     }
 
-    /// Where learned state is written, one save at a time in the order asked (a checkpoint handed off
-    /// by the delivery thread never lands after the final save at stop).
-    private static let saveQueue = DispatchQueue(label: "OpenCoreMotion.learned-calibration", qos: .utility)
-
-    /// Saves learned state (on ``saveQueue``, never on the delivery thread). A failure gives one log line.
+    /// Saves learned state (on ``LearnedCalibrationWriter``'s thread, never on the delivery thread). A
+    /// failure gives one log line.
     private func save(_ learned: LearnedCalibration) {
         guard let target = learnedStore else { return }
         let record = LearnedCalibrationRecord(identity: target.identity, updated: DeviceCalibrationRecord.now(),
@@ -167,7 +171,7 @@ final class SourceHub: Sendable {
                 DispatchQueue.global().async { _ = self.reconcile() }
             case .saveLearned(let learned):
                 guard learnedStore != nil else { continue }
-                Self.saveQueue.async { self.save(learned) }
+                LearnedCalibrationWriter.shared.async { self.save(learned) }
             }
         }
     }
@@ -184,7 +188,7 @@ final class SourceHub: Sendable {
                     s.applied(demand, granted: granted)
                     return s.takeUnsavedLearned()
                 }) {
-                    Self.saveQueue.sync { save(learned) }
+                    LearnedCalibrationWriter.shared.sync { self.save(learned) }
                 }
             } catch {
                 state.withLock(broadcasting: true) { $0.applyFailed() }
