@@ -135,4 +135,86 @@ extension DeviceCalibrationTests {
         #expect(LearnedCalibrationRecord.isInformative(learned))
         #expect(!LearnedCalibrationRecord.isInformative(AttitudeFilter().learnedCalibration))
     }
+
+    @Test("the hand-written learned file is the JSON Foundation reads: every number exact, strings escaped, keys sorted; a non-finite number is refused on reading")
+    func learnedFileIsValidJSON() throws {
+        let learned = LearnedCalibration(gyroBias: Vector3(0.1 + 0.2, -1e-300, .leastNonzeroMagnitude), gyroBiasVariance: Vector3(1e-8, 2.5e-7, 0),
+                                         magneticOffset: Vector3(14.25, -9, 1e21), magneticGains: Vector3(1.0000000000000002, 0.99, 1),
+                                         magneticFieldStrength: 48.5, magneticAccuracy: .high)
+        let identity = "evdev:/dev/input/\"odd\\name\"\n\t\u{1}é🧭"
+        let record = LearnedCalibrationRecord(identity: identity, updated: "2026-11-28T08:00:00Z", basis: nil, learned: learned)
+        let bytes = record.encoded()
+        #expect(bytes.last == 0x0A)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+        #expect(object["identity"] as? String == identity)
+        #expect(object["version"] as? Int == 1)
+        #expect(object["basis"] == nil, "no explicit calibration: no basis field")
+        #expect(object["magnetometerAccuracy"] as? String == "high")
+        // JSONSerialization parses some numbers 1 ulp off (0.30000000000000004 reads as 0.3000000000000001):
+        // here within 1e-15 relative; exactness is checked below with JSONDecoder, which the store reads with.
+        func close(_ a: [Double]?, _ b: [Double]) -> Bool {
+            guard let a, a.count == b.count else { return false }
+            return zip(a, b).allSatisfy { abs($0 - $1) <= 1e-15 * max(abs($0), abs($1)) }
+        }
+        #expect(close(object["gyroBias"] as? [Double], [0.1 + 0.2, -1e-300, .leastNonzeroMagnitude]), "\(object["gyroBias"] ?? "none")")
+        #expect((object["gyroBiasSigma"] as? [Double]) == [1e-8.squareRoot(), 2.5e-7.squareRoot(), 0])
+        #expect((object["magnetometerOffset"] as? [Double]) == [14.25, -9, 1e21])
+        #expect(close(object["magnetometerGains"] as? [Double], [1.0000000000000002, 0.99, 1]), "\(object["magnetometerGains"] ?? "none")")
+        #expect(object["magneticFieldStrength"] as? Double == 48.5)
+        let text = String(decoding: bytes, as: UTF8.self)
+        let keys = text.split(separator: "\n").filter { $0.hasPrefix("  \"") }.map { $0.dropFirst(3).prefix { $0 != "\"" } }
+        #expect(keys == ["gyroBias", "gyroBiasSigma", "identity", "magneticFieldStrength", "magnetometerAccuracy",
+                         "magnetometerGains", "magnetometerOffset", "updated", "version"])
+        let back = try LearnedCalibrationRecord.decode(Data(bytes), path: "p")
+        #expect(back.identity == identity && back.updated == record.updated && back.basis == nil)
+        #expect(back.learned.gyroBias == learned.gyroBias && back.learned.magneticOffset == learned.magneticOffset)
+        #expect(back.learned.magneticGains == learned.magneticGains && back.learned.magneticAccuracy == .high)
+        #expect((back.learned.gyroBiasVariance - learned.gyroBiasVariance).length < 1e-20, "stored as a standard deviation")
+
+        // Uncalibrated magnetometer: only the gyroscope's fields; with a basis, the basis.
+        let plain = LearnedCalibrationRecord(identity: "iio:x", updated: "u", basis: "2026-11-27T21:50:00Z",
+                                             learned: LearnedCalibration(gyroBias: Vector3(1, 2, 3), gyroBiasVariance: Vector3(1, 1, 1)))
+        let plainObject = try #require(try JSONSerialization.jsonObject(with: Data(plain.encoded())) as? [String: Any])
+        #expect(Set(plainObject.keys) == ["basis", "gyroBias", "gyroBiasSigma", "identity", "magnetometerAccuracy", "updated", "version"])
+        #expect(try LearnedCalibrationRecord.decode(Data(plain.encoded()), path: "p") == plain)
+
+        // A NaN is written as null, which reading refuses (saving refuses it before writing).
+        var broken = record
+        broken.learned.gyroBias.y = .nan
+        #expect(String(decoding: broken.encoded(), as: UTF8.self).contains("null"))
+        #expect(throws: DeviceCalibrationError.self) { try LearnedCalibrationRecord.decode(Data(broken.encoded()), path: "p") }
+        let store = DeviceCalibrationStore(directory: try Self.temporaryDirectory())
+        #expect(throws: DeviceCalibrationError.self) { try store.saveLearned(broken) }
+        #expect(!FileManager.default.fileExists(atPath: store.learnedPath(for: identity)))
+    }
+
+    @Test("saving learned state creates missing directories, replaces the file whole and leaves no temporary file; an unwritable place is a clear error")
+    func learnedSaveIsAtomicAndCreatesDirectories() throws {
+        let root = try Self.temporaryDirectory()
+        let store = DeviceCalibrationStore(directory: root + "/a/b/calibration")
+        let first = LearnedCalibrationRecord(identity: "i2c:/dev/i2c-1:0x68", updated: "1", basis: nil,
+                                             learned: LearnedCalibration(gyroBias: Vector3(1, 2, 3), gyroBiasVariance: Vector3(1, 1, 1)))
+        let path = try store.saveLearned(first)
+        #expect(try store.loadLearned(first.identity) == first)
+        var second = first
+        second.updated = "2"
+        second.learned.magneticOffset = Vector3(14, -9, 22)
+        second.learned.magneticAccuracy = .medium
+        second.learned.magneticFieldStrength = 48
+        #expect(try store.saveLearned(second) == path)
+        #expect(try store.loadLearned(first.identity) == second)
+        let names = try FileManager.default.contentsOfDirectory(atPath: store.directory + "/learned")
+        #expect(names == ["i2c%3A%2Fdev%2Fi2c-1%3A0x68.json"], "no temporary file left: \(names)")
+
+        // The store's directory is a file: nothing can be created under it.
+        try Data("x".utf8).write(to: URL(fileURLWithPath: root + "/file"))
+        let blocked = DeviceCalibrationStore(directory: root + "/file/calibration")
+        #expect(throws: DeviceCalibrationError.self) { try blocked.saveLearned(first) }
+        do {
+            try blocked.saveLearned(first)
+        } catch {
+            #expect(error.description.hasPrefix(blocked.learnedPath(for: first.identity) + ": cannot be written: cannot create " + root + "/file/calibration"),
+                    "\(error.description)")
+        }
+    }
 }
