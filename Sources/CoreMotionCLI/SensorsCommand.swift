@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MotionFusion
 import MotionPhones
 import MotionRecordingFormats
 import MotionSourcesLinux
@@ -116,6 +117,7 @@ struct SensorsCommand: AsyncParsableCommand {
             lines.append("  \(key): \(value)")
         }
         if let line = calibrationLine(info) { lines.append(line) }
+        if let line = learnedLine(info) { lines.append(line) }
         return lines.joined(separator: "\n")
     }
 
@@ -136,6 +138,40 @@ struct SensorsCommand: AsyncParsableCommand {
             return "  calibration: \(parts.joined(separator: ", ")), made \(record.created) from \(record.origin) (\(store.path(for: identity)))"
         } catch {
             return "  calibration: not used: \(error.description)"
+        }
+    }
+
+    /// What device-motion fusion learned about a source in earlier runs (``LearnedCalibrationRecord``), when
+    /// stored or unusable; `nil` when none is stored. Shown beside the explicit calibration, which takes
+    /// precedence (see ``LearnedCalibrationRecord``).
+    static func learnedLine(_ info: SourceInfo) -> String? {
+        guard let store = DeviceCalibrationStore.current else { return nil }
+        let identity = DeviceCalibrationStore.identity(of: info)
+        do {
+            guard let record = try store.loadLearned(identity) else { return nil }
+            let l = record.learned
+            let deg = 180 / Double.pi
+            let b = l.gyroBias * deg
+            let v = l.gyroBiasVariance
+            let sigma = max(v.x, v.y, v.z).squareRoot() * deg
+            var text = "  learned: gyroscope bias " + String(format: "(%.3f, %.3f, %.3f) ± %.3f °/s", b.x, b.y, b.z, sigma)
+            if l.magneticAccuracy > .uncalibrated {
+                let o = l.magneticOffset
+                text += String(format: ", magnetometer offset (%.1f, %.1f, %.1f) µT", o.x, o.y, o.z)
+                if l.magneticGains != Vector3(1, 1, 1) {
+                    text += String(format: " gains (%.3f, %.3f, %.3f)", l.magneticGains.x, l.magneticGains.y, l.magneticGains.z)
+                }
+                text += " (accuracy \(DeviceCalibrationRecord.accuracyName(l.magneticAccuracy)))"
+            }
+            let explicit = (try? store.load(identity)) ?? nil
+            if record.basis != explicit?.created {
+                text += "; not used: learned over another explicit calibration"
+            } else if explicit?.calibration.calibratesMagnetometer == true, l.magneticAccuracy > .uncalibrated {
+                text += "; the explicit magnetometer calibration takes precedence"
+            }
+            return text + ", saved \(record.updated) (\(store.learnedPath(for: identity)))"
+        } catch {
+            return "  learned: not used: \(error.description)"
         }
     }
 

@@ -147,6 +147,12 @@ public struct AttitudeFilterState: Sendable {
     /// radians. The loop closes it at its normal rate; the vertical bias estimate leaves that part out.
     public var headingModelShift: Double = 0
 
+    /// Whether the calibrator's prior is a magnetometer calibration learned in an earlier run
+    /// (``AttitudeFilter/seed(from:)``) rather than one applied to the readings beforehand.
+    public var seededMagneticPrior = false
+    /// The field strength of that learned calibration, µT (0: not known).
+    public var seededMagneticFieldStrength: Double = 0
+
     /// Timestamp of the last sample given to a timestamped update, seconds (`nil` before the first).
     public var lastTimestamp: Double? = nil
     /// Number of samples skipped as invalid (non-finite values, non-positive or non-finite time steps).

@@ -22,7 +22,7 @@
 /// O(1) per sample, no allocation. A value type: not shared between threads while mutated.
 public struct FusionDriver: Sendable {
     /// The filter driven.
-    public private(set) var filter: AttitudeFilter
+    public internal(set) var filter: AttitudeFilter
     @usableFromInline var lastAccelerometer = -Double.infinity
     @usableFromInline var lastGyro = -Double.infinity
     @usableFromInline var lastMagnetometer = -Double.infinity

@@ -55,6 +55,17 @@ public struct MagneticCalibrator: Sendable {
     public var priorAccuracy: MagneticCalibrationAccuracy = .uncalibrated {
         didSet { select() }
     }
+    /// The hard-iron offset, µT, of the calibration that ``priorAccuracy`` grades, used in its place while
+    /// it is better than both online estimates. Zero (the default) for a calibration applied to the
+    /// readings beforehand; the offset of a calibration learned in an earlier run for
+    /// ``AttitudeFilter/seed(from:)`` (``LearnedCalibration``).
+    public var priorOffset: Vector3 = .zero {
+        didSet { select() }
+    }
+    /// The diagonal soft-iron gains (dimensionless) that go with ``priorOffset``. Default 1, 1, 1.
+    public var priorGains = Vector3(1, 1, 1) {
+        didSet { select() }
+    }
 
     /// Coordinate scale, µT: the norm of the first sample.
     public private(set) var scale: Double = 0
@@ -159,8 +170,8 @@ public struct MagneticCalibrator: Sendable {
             usesRotationEstimate = true
         }
         if priorAccuracy > accuracy {
-            offset = .zero
-            gains = Vector3(1, 1, 1)
+            offset = priorOffset
+            gains = priorGains
             accuracy = priorAccuracy
             usesRotationEstimate = false
         }

@@ -37,9 +37,13 @@ import Testing
         }
         let sysfs = root.appendingPathComponent("sys").path
         // Two minutes at 500 Hz with a CPU check: alone, never beside a VM or the browser (Exclusive).
+        // What fusion learns is saved every minute: the soak covers the first checkpoint (at about 60 s,
+        // after the 30 s warm-up), whose first run once cost a 1 MB step in resident memory.
+        let calibration = root.appendingPathComponent("calibration")
         let r = try await Exclusive.run("bench soak, in-memory IIO, 120 s") {
             try await CLI.run(["bench", "soak", "--source", "iio", "--sysfs-root", sysfs, "--dev-root", root.path, "--sensor", "device-motion",
-                               "--rate", "500", "--seconds", "120", "--window", "20", "--json"], timeout: 240, limited: false)
+                               "--rate", "500", "--seconds", "120", "--window", "20", "--json"],
+                              environment: ["COREMOTION_CALIBRATION_DIR": calibration.path], timeout: 240, limited: false)
         }
         #expect(r.status == 0, "\(r.stdout) \(r.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
@@ -54,6 +58,9 @@ import Testing
         let ratio = try #require(object["cpu_ratio"] as? Double)
         #expect(ratio < 2, "CPU of the last window over the first after warm-up: \(ratio)")
         #expect(windows.allSatisfy { ($0["cpu_s"] as? Double ?? -1) >= 0 && ($0["rss_kb"] as? Int ?? 0) > 1000 })
+        #expect((object["growth_kb"] as? Int ?? .max) < 1024, "resident growth after the warm-up: \(object["growth_kb"] ?? "none")")
+        let learned = try String(contentsOf: calibration.appendingPathComponent("learned/iio%3Ampu6050.json"), encoding: .utf8)
+        #expect(learned.contains("\"identity\" : \"iio:mpu6050\""), "the learned state was saved: \(learned)")
         let stream = try await CLI.run(["stream", "--source", "iio", "--sysfs-root", sysfs, "--dev-root", root.path, "--sensor", "accelerometer",
                                   "--duration", "0.3", "--format", "csv"], timeout: 30)
         #expect(stream.status == 0, "\(stream.stderr)")

@@ -26,6 +26,7 @@ import Testing
             switch action {
             case .deliver(let deliver, let output): deliver(output)
             case .startReconciliation: reconciliations += 1
+            case .saveLearned: break
             }
         }
         return reconciliations

@@ -13,14 +13,57 @@ struct DeviceMotionFusion {
     /// The grade of a stored magnetometer calibration already applied to the samples: every new filter
     /// starts from it (``FusionDriver/priorMagneticAccuracy``). Default: none.
     var priorMagneticAccuracy: MagneticCalibrationAccuracy = .uncalibrated
+    /// What an earlier filter of this device learned (``LearnedCalibration``): every new filter starts from
+    /// it, after ``priorMagneticAccuracy`` (an explicit magnetometer calibration keeps precedence). Loaded
+    /// from the store when the hub starts, and replaced by each filter's learned state when it is dropped.
+    var learned: LearnedCalibration?
+    /// Whether learned state is kept at all (the hub persists it for this source); default `false`: every
+    /// filter starts fresh, as with `COREMOTION_CALIBRATION=off`.
+    var keepsLearned = false
+    /// Learned state to save (``takeUnsavedLearned()``): set when a filter is dropped, and every
+    /// ``learnedCheckpointInterval`` of samples when it changed.
+    private var unsavedLearned: LearnedCalibration?
+    /// The last learned state handed out for saving (or loaded), to save only changes.
+    private var savedLearned: LearnedCalibration?
+    /// Timestamp of the last checkpoint of the learned state, seconds (the first fused sample's, at first).
+    private var lastCheckpoint = -Double.infinity
+    /// How often a running filter's learned state is offered for saving when it changed, seconds of samples.
+    static let learnedCheckpointInterval = 60.0
     private var projections: [Int: ReferenceFrameProjection] = [:]
     /// The latest raw readings, for device motion from the source's own attitude.
     private var latest: [SensorKind: Vector3] = [:]
 
     /// Drops the filter's state (no device motion consumer left, or the source stopped).
     mutating func reset() {
+        if let driver, driver.hasStarted { keep(driver.learnedCalibration) }
         driver = nil
         latest = [:]
+        lastCheckpoint = -Double.infinity
+    }
+
+    /// Makes `learned` the next filter's starting point and, when it is informative and differs from the
+    /// last one saved, the state to save.
+    private mutating func keep(_ learned: LearnedCalibration) {
+        guard keepsLearned, LearnedCalibrationRecord.isInformative(learned) else { return }
+        self.learned = learned
+        if learned != savedLearned { unsavedLearned = learned }
+    }
+
+    /// Whether learned state waits to be saved (cheap: checked per sample).
+    var hasUnsavedLearned: Bool { unsavedLearned != nil }
+
+    /// The learned state to save, once; `nil` when nothing new.
+    mutating func takeUnsavedLearned() -> LearnedCalibration? {
+        guard let l = unsavedLearned else { return nil }
+        unsavedLearned = nil
+        savedLearned = l
+        return l
+    }
+
+    /// Sets the state loaded from the store (the starting point, and what counts as already saved).
+    mutating func load(_ learned: LearnedCalibration) {
+        self.learned = learned
+        savedLearned = learned
     }
 
     /// Forgets a consumer's reference frame.
@@ -36,11 +79,18 @@ struct DeviceMotionFusion {
         } else {
             driver = FusionDriver(usesMagnetometer: usesMagnetometer)
             driver.priorMagneticAccuracy = priorMagneticAccuracy
+            if let learned { driver.seed(from: learned) }
         }
         driver.usesMagnetometer = usesMagnetometer
         let fused = driver.update(sample)
         self.driver = driver
-        return fused ? driver.estimate : nil
+        guard fused else { return nil }
+        if sample.timestamp - lastCheckpoint >= Self.learnedCheckpointInterval {
+            // Checkpoint (first at the first fused sample, which only starts the clock).
+            if lastCheckpoint > -Double.infinity { keep(driver.learnedCalibration) }
+            lastCheckpoint = sample.timestamp
+        }
+        return driver.estimate
     }
 
     /// Device motion from the source's own attitude (``OwnAttitudeProviding``): records the sample and,

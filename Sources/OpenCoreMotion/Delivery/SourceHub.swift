@@ -28,6 +28,11 @@ final class SourceHub: Sendable {
     /// then an error is logged and the source runs uncalibrated).
     let calibration: DeviceCalibrationRecord?
 
+    /// Where what device-motion fusion learns about the device is kept (``LearnedCalibrationRecord``), and
+    /// under which identity and explicit calibration; `nil` when stored calibration is off or the source is
+    /// not persisted (``DeviceCalibrationStore/learnsPersistently(_:)``).
+    private let learnedStore: (store: DeviceCalibrationStore, identity: String, basis: String?)?
+
     private let state: ConditionLocked<SourceHubState>
 
     /// The source as a provider of its own attitude, when it is one (looked up once, not per sample).
@@ -41,7 +46,54 @@ final class SourceHub: Sendable {
         if let c = calibration?.calibration, c.calibratesMagnetometer {
             hubState.priorMagneticAccuracy = c.magnetometerAccuracy
         }
+        if let store = DeviceCalibrationStore.current, DeviceCalibrationStore.learnsPersistently(source.info) {
+            let identity = DeviceCalibrationStore.identity(of: source.info)
+            learnedStore = (store, identity, calibration?.created)
+            hubState.keepsLearned = true
+            let loaded = Self.learnedCalibration(store: store, identity: identity, basis: calibration?.created)
+            if let loaded { hubState.loadLearned(loaded) }
+            // Fault in what a save runs now, on the thread that will save, not at the first checkpoint.
+            let basis = calibration?.created
+            LearnedCalibrationWriter.shared.warm {
+                let sample = LearnedCalibration(gyroBias: .zero, gyroBiasVariance: Vector3(1e-8, 1e-8, 1e-8), magneticOffset: .zero,
+                                                magneticGains: Vector3(1, 1, 1), magneticFieldStrength: 50, magneticAccuracy: .low)
+                _ = LearnedCalibrationRecord(identity: identity, updated: DeviceCalibrationRecord.now(), basis: basis,
+                                             learned: loaded ?? sample).encoded()
+            }
+        } else {
+            learnedStore = nil
+        }
         state = ConditionLocked(hubState)
+    }
+
+    /// The learned state of an identity, if any and usable over the explicit calibration `basis` (the
+    /// `created` time of the explicit calibration in use, `nil` for none); an unusable file gives one log
+    /// line and the run starts uncalibrated.
+    private static func learnedCalibration(store: DeviceCalibrationStore, identity: String, basis: String?) -> LearnedCalibration? {
+        do {
+            guard let record = try store.loadLearned(identity) else { return nil }
+            guard record.basis == basis else {
+                Logger(label: "OpenCoreMotion").notice("learned calibration ignored: \(store.learnedPath(for: identity)) was learned over another explicit calibration; it is replaced when this run stops")
+                return nil
+            }
+            return record.learned
+        } catch {
+            Logger(label: "OpenCoreMotion").error("learned calibration ignored: \(error.description)")
+            return nil
+        }
+    }
+
+    /// Saves learned state (on ``LearnedCalibrationWriter``'s thread, never on the delivery thread). A
+    /// failure gives one log line.
+    private func save(_ learned: LearnedCalibration) {
+        guard let target = learnedStore else { return }
+        let record = LearnedCalibrationRecord(identity: target.identity, updated: DeviceCalibrationRecord.now(),
+                                              basis: target.basis, learned: learned)
+        do {
+            try target.store.saveLearned(record)
+        } catch {
+            Logger(label: "OpenCoreMotion").error("learned calibration not saved: \(error.description)")
+        }
     }
 
     /// The stored calibration of a source, if any and usable.
@@ -101,6 +153,10 @@ final class SourceHub: Sendable {
         _ = state.wait { $0.reconciling ? nil : () }
     }
 
+    /// Whether a reconfiguration of the source is under way (after ``remove(_:)`` of the last consumer:
+    /// until the source is stopped and what fusion learned is saved). Does not wait.
+    var isReconciling: Bool { state.withLock { $0.reconciling } }
+
     /// The rate in Hz the source granted for each running sensor.
     var grantedRates: [SensorKind: Double] { state.withLock { $0.granted } }
 
@@ -113,6 +169,9 @@ final class SourceHub: Sendable {
                 deliver(output)
             case .startReconciliation:
                 DispatchQueue.global().async { _ = self.reconcile() }
+            case .saveLearned(let learned):
+                guard learnedStore != nil else { continue }
+                LearnedCalibrationWriter.shared.async { self.save(learned) }
             }
         }
     }
@@ -124,7 +183,13 @@ final class SourceHub: Sendable {
         while let demand = state.withLock(broadcasting: true, { $0.nextDemand(info: source.info) }) {
             do {
                 let granted = try source.apply(demand) { [weak self] event in self?.handle(event) }
-                state.withLock { $0.applied(demand, granted: granted) }
+                // A stopped source dropped its fusion: save what it learned, here (never the delivery thread).
+                if let learned = state.withLock({ s -> LearnedCalibration? in
+                    s.applied(demand, granted: granted)
+                    return s.takeUnsavedLearned()
+                }) {
+                    LearnedCalibrationWriter.shared.sync { self.save(learned) }
+                }
             } catch {
                 state.withLock(broadcasting: true) { $0.applyFailed() }
                 return error.coreMotionError

@@ -9,6 +9,8 @@ enum HubAction {
     /// Start a reconciliation of the source's demand with the consumers, off the caller's thread
     /// (the caller now holds the reconciliation token; see ``SourceHubState/reconciling``).
     case startReconciliation
+    /// Save what device-motion fusion learned (``DeviceMotionFusion/takeUnsavedLearned()``), off the caller's thread.
+    case saveLearned(LearnedCalibration)
 }
 
 /// The hub's state machine: the registry of consumers, the demand they make on the source, and the
@@ -34,6 +36,20 @@ struct SourceHubState {
     var priorMagneticAccuracy: MagneticCalibrationAccuracy {
         get { fusion.priorMagneticAccuracy }
         set { fusion.priorMagneticAccuracy = newValue }
+    }
+    /// Whether device-motion fusion keeps what it learns for the next filter and for saving
+    /// (``DeviceMotionFusion/keepsLearned``). Default `false`.
+    var keepsLearned: Bool {
+        get { fusion.keepsLearned }
+        set { fusion.keepsLearned = newValue }
+    }
+    /// Starts device-motion fusion from what an earlier run learned (``DeviceMotionFusion/load(_:)``).
+    mutating func loadLearned(_ learned: LearnedCalibration) {
+        fusion.load(learned)
+    }
+    /// The learned state waiting to be saved, once (after the source stopped: see ``applied(_:granted:)``).
+    mutating func takeUnsavedLearned() -> LearnedCalibration? {
+        fusion.takeUnsavedLearned()
     }
     private var lastTimestamp: [SensorKind: Double] = [:]
     /// `true` after an `.interrupted` event until the next sample: further interruptions are not repeated.
@@ -154,7 +170,11 @@ struct SourceHubState {
     mutating func handle(_ event: SourceEvent, info: SourceInfo, basis: DeviceMotionBasis = .fusion) -> HubActions {
         switch event {
         case .sample(let sample):
-            return route(sample, info: info, basis: basis)
+            var actions = route(sample, info: info, basis: basis)
+            if fusion.hasUnsavedLearned, let learned = fusion.takeUnsavedLearned() {
+                actions.append(.saveLearned(learned))
+            }
+            return actions
         case .interrupted(let error):
             guard !interrupted else { return HubActions() }
             interrupted = true
