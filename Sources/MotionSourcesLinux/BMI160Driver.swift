@@ -82,7 +82,8 @@ package struct BMI160Configuration: Sendable, Hashable {
 /// input configuration changed (1 byte); 0x80 over-read (the FIFO was empty). A skip frame, or a
 /// header that is none of these (the read did not start at a frame), is an overflow: the batch is
 /// dropped, the FIFO flushed, one ``I2CDriverAction/interrupted(_:)``. A FIFO that stays empty for
-/// 10 periods (register memory such as `i2c-stub`) is given up for direct reads.
+/// 10 periods (register memory such as `i2c-stub`) is given up for direct reads, said once in the
+/// log (``I2CDriverAction/notice(_:)``: no sample is lost, so the consumers see no event).
 package struct BMI160Driver: I2CChipDriver {
     private enum Phase: Sendable, Hashable { case identifying, verifying, checkingPower, verifyingFIFO, streaming, failed }
     /// The reads of one FIFO poll: the length (stamps the poll), then the frames.
@@ -198,8 +199,9 @@ package struct BMI160Driver: I2CChipDriver {
             guard bytes.count == 2 else { return malformed(bytes.count, expected: 2) }
             let length = (Int(bytes[1] & 0x07) << 8) | Int(bytes[0])
             if fifoWatch.counted(length / Self.fifoFrameSize, at: timestamp) {
+                // Nothing was lost: a log line, not an error in the app's handler (``MPUDriver``'s rule).
                 fifoAbandoned = true
-                return [.interrupted(SourceError(.io, "the BMI160 at \(place): its FIFO stays empty; reading the data registers instead, one read per sample", path: busPath))]
+                return [.notice("the BMI160 at \(place): its FIFO stays empty; reading the data registers instead, one read per sample")]
             }
             guard length > 0 else { return [] }
             fifoStep = .data(readTime: timestamp)

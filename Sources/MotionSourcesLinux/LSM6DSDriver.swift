@@ -87,8 +87,8 @@ package struct LSM6DSMap: Sendable, Hashable {
 /// `FIFO_CTRL3` (0x08: DEC_FIFO_GYRO bits 5:3, DEC_FIFO_XL bits 2:0; 001 = every sample),
 /// `FIFO_CTRL5` (0x0A: ODR_FIFO bits 6:3, the sensors' ODR codes; FIFO_MODE bits 2:0, 000 bypass,
 /// which also empties it, 110 continuous, where a full FIFO overwrites its oldest words),
-/// `FIFO_STATUS1..4` (0x3A…0x3D: DIFF_FIFO, the unread 16-bit words; FIFO_OVER_RUN bit 6 of
-/// STATUS2; FIFO_PATTERN, the place in the pattern of the next word to read) and
+/// `FIFO_STATUS1..4` (0x3A…0x3D: DIFF_FIFO, the unread 16-bit words; FIFO_OVER_RUN bit 6 and
+/// FIFO_EMPTY bit 4 of STATUS2; FIFO_PATTERN, the place in the pattern of the next word to read) and
 /// `FIFO_DATA_OUT_L/H` (0x3E/0x3F, the address rolling back from 0x3F to 0x3E so that a block read
 /// pops consecutive words). With both sensors at the same rate the pattern is gyroscope X, Y, Z,
 /// then accelerometer X, Y, Z: 6 words, 12 bytes a sample, the layout of the data registers.
@@ -96,8 +96,8 @@ enum LSM6DSFIFO {
     static let control3: UInt8 = 0x08, control5: UInt8 = 0x0A, status1: UInt8 = 0x3A, dataOut: UInt8 = 0x3E
     /// `FIFO_CTRL3`: gyroscope and accelerometer in the FIFO, not decimated.
     static let bothUndecimated: UInt8 = 0x09
-    /// `FIFO_STATUS2` FIFO_OVER_RUN.
-    static let overrun: UInt8 = 0x40
+    /// `FIFO_STATUS2` FIFO_OVER_RUN and FIFO_EMPTY.
+    static let overrun: UInt8 = 0x40, empty: UInt8 = 0x10
     /// Words and bytes of one pattern (one sample of each sensor).
     static let patternWords = 6, patternBytes = 12
 }
@@ -189,15 +189,29 @@ package struct LSM6DSConfiguration: Sendable, Hashable {
 /// (counter-clockwise positive, right-handed) through the matrix alone, in rad/s.
 ///
 /// ## FIFO
-/// On an LSM6DS3 or LSM6DSL above 100 Hz (``LSM6DSConfiguration/prefersFIFO``,
+/// Which chips: the untagged FIFO of the LSM6DS3/LSM6DS3H (`WHO_AM_I` 0x69) and of the LSM6DSL
+/// family (0x6A: LSM6DSL, LSM6DSM, LSM6DS3TR-C, ISM330DLC). The LSM6DSR, LSM6DSO/LSM6DSOX and
+/// LSM6DST have a *tagged* FIFO (a tag byte before each 6-byte word, `FIFO_DATA_OUT_TAG` 0x78), a
+/// different format this driver does not read, and the LSM9DS1 a 32-level one of its own: they
+/// read their data registers, one read per sample, at every rate.
+///
+/// On those chips above 100 Hz (``LSM6DSConfiguration/prefersFIFO``,
 /// ``LSM6DSMap/untaggedFIFO(_:)``) the samples come from the FIFO (``LSM6DSFIFO``): after the
 /// control registers, ``LSM6DSConfiguration/fifoWrites``, read back. Each poll reads
 /// `FIFO_STATUS1..4` (stamps the poll), the whole patterns it counts from `FIFO_DATA_OUT_L`, then
-/// the status again: FIFO_OVER_RUN set, or a pattern position that is not 0 (a word was lost, the
-/// words read no longer start at a gyroscope X), before or after the read, is an overflow: the
-/// batch is dropped, the FIFO reset (bypass, then continuous), one ``I2CDriverAction/interrupted(_:)``.
-/// A FIFO that stays empty for 10 periods (register memory such as `i2c-stub`) is given up for
-/// direct reads.
+/// the status again: FIFO_OVER_RUN set, a pattern position that is not 0 (a word was lost, the
+/// words read no longer start at a gyroscope X), or a FIFO with no room for another sample (or a
+/// word count of 0 without FIFO_EMPTY: a full count that does not fit DIFF_FIFO), before
+/// or after the read, is an overflow: the batch is dropped, the FIFO reset (bypass, then
+/// continuous), one ``I2CDriverAction/interrupted(_:)``, and the stream goes on from the next poll.
+/// A FIFO that stays empty for 10 periods (at least 50 ms; register memory such as `i2c-stub`) is
+/// given up for direct reads, said once in the log (``I2CDriverAction/notice(_:)``: no sample is
+/// lost, so the consumers see no event).
+///
+/// The transfers: per poll one status read, the patterns in SMBus block reads of at most 32
+/// bytes (``I2CBus/readFIFO(address:register:count:)``; one `I2C_RDWR` where the adapter carries
+/// plain I2C), one status read. At 833 Hz polled about every 10 samples that is 6 transfers for 10
+/// samples (SMBus) instead of 10.
 package struct LSM6DSDriver: I2CChipDriver {
     private enum Phase: Sendable, Hashable { case identifying, verifying(Int), verifyingFIFO(Int), streaming, failed }
     /// The reads of one FIFO poll: the status (stamps the poll), the patterns, the status again.
@@ -317,10 +331,13 @@ package struct LSM6DSDriver: I2CChipDriver {
         }
     }
 
-    /// `FIFO_STATUS1..4`: unread words, overrun, the pattern position of the next word.
-    private func status(_ b: [UInt8]) -> (words: Int, overrun: Bool, pattern: Int) {
+    /// `FIFO_STATUS1..4`: unread words, overrun, the pattern position of the next word; `wrapped`:
+    /// DIFF_FIFO reads 0 but FIFO_EMPTY is not set (a full FIFO whose word count does not fit the
+    /// field: 2048 words in the LSM6DSL's 11 bits).
+    private func status(_ b: [UInt8]) -> (words: Int, overrun: Bool, pattern: Int, wrapped: Bool) {
         let mask = fifo?.diffHighMask ?? 0x07
-        return ((Int(b[1] & mask) << 8) | Int(b[0]), b[1] & LSM6DSFIFO.overrun != 0, (Int(b[3] & 0x03) << 8) | Int(b[2]))
+        let words = (Int(b[1] & mask) << 8) | Int(b[0])
+        return (words, b[1] & LSM6DSFIFO.overrun != 0, (Int(b[3] & 0x03) << 8) | Int(b[2]), words == 0 && b[1] & LSM6DSFIFO.empty == 0)
     }
 
     /// One step of a FIFO poll: the status (stamps the poll), the patterns, the status again.
@@ -331,12 +348,16 @@ package struct LSM6DSDriver: I2CChipDriver {
             guard bytes.count == 4 else { return malformed(bytes.count, expected: 4) }
             let s = status(bytes)
             // Words were overwritten (or the next word is not a gyroscope X): the FIFO no longer
-            // starts at a sample.
-            if s.overrun || s.pattern != 0 || s.words >= capacity { return overflowed() }
+            // starts at a sample. A FIFO without room for the next sample counts as overflowed
+            // too (DIFF_FIFO cannot say "full": 12 bits top out at 4095 on the LSM6DS3's 4096 words).
+            // A wrapped count only once the FIFO has delivered: register memory (`i2c-stub`) reads
+            // 0 everywhere, FIFO_EMPTY included, and is given up below.
+            if s.overrun || s.pattern != 0 || (s.wrapped && fifoWatch.seenData) || s.words + LSM6DSFIFO.patternWords > capacity { return overflowed() }
             let samples = s.words / LSM6DSFIFO.patternWords
             if fifoWatch.counted(samples, at: timestamp) {
+                // Nothing was lost: a log line, not an error in the app's handler (``MPUDriver``'s rule).
                 fifoAbandoned = true
-                return [.interrupted(SourceError(.io, "the \(name) at \(place): its FIFO stays empty; reading the data registers instead, one read per sample", path: busPath))]
+                return [.notice("the \(name) at \(place): its FIFO stays empty; reading the data registers instead, one read per sample")]
             }
             guard samples > 0 else { return [] }
             fifoStep = .data(readTime: timestamp)
@@ -354,8 +375,11 @@ package struct LSM6DSDriver: I2CChipDriver {
             guard bytes.count == 4 else { return malformed(bytes.count, expected: 4) }
             let s = status(bytes)
             // Words lost during the read: those read may not start at a sample. None is delivered.
-            if s.overrun || s.pattern != 0 { return overflowed() }
+            // FIFO_OVER_RUN may already be cleared by the words read, and a loss of whole patterns
+            // keeps the pattern position at 0; what was read plus what is left filling the FIFO
+            // (no room for another sample) tells regardless.
             let n = fifoBytes.count / LSM6DSFIFO.patternBytes
+            if s.overrun || s.pattern != 0 || s.wrapped || s.words + n * LSM6DSFIFO.patternWords + LSM6DSFIFO.patternWords > capacity { return overflowed() }
             let stamps = fifoClock.stamps(count: n, readTime: readTime)
             var samples: [RawSample] = []
             samples.reserveCapacity(2 * n)

@@ -46,10 +46,13 @@ import Testing
         let period: () -> Double
         var samples: [RawSample] = []
         var interruptions: [SourceError] = []
+        var notices: [String] = []
         var failure: SourceError?
         var afterTransfer: (I2CDriverAction) -> Void = { _ in }
 
-        init(_ chip: Chip, rate: Double? = nil, clockScale: Double = 1) {
+        /// `silentStatus`: the ST chip's FIFO_OVER_RUN and pattern position read 0 whatever happened
+        /// (a chip whose flags say nothing), so only the word count can tell an overflow.
+        init(_ chip: Chip, rate: Double? = nil, clockScale: Double = 1, silentStatus: Bool = false) {
             self.chip = chip
             let clock = self.clock
             let emulated = EmulatedI2CBus(path: "/dev/i2c-1")
@@ -59,7 +62,7 @@ import Testing
             switch chip {
             case .lsm6ds3, .lsm6dsl:
                 let e = LSM6DSEmulator(chip: chip == .lsm6ds3 ? .lsm6ds3 : .lsm6dsl, clockScale: clockScale, clock: { clock.now }, signal: signal)
-                emulated.attach(e, at: chip.address)
+                emulated.attach(silentStatus ? SilentFIFOStatus(e) : e, at: chip.address)
                 driver = LSM6DSDriver(map: .lsm6dsx, address: chip.address, busPath: "/dev/i2c-1",
                                       configuration: LSM6DSConfiguration(map: .lsm6dsx, gyroRange: 2000, rate: r))
                 sampleTime = e.sampleTime
@@ -119,6 +122,7 @@ import Testing
                         try bus.write(address: address, register: r, value: v)
                     case .deliver(let s): samples += s
                     case .interrupted(let e): interruptions.append(e)
+                    case .notice(let m): notices.append(m)
                     case .fail(let e): failure = e
                     case .pause(let s): clock.advance(s)
                     case .streaming, .attitude: break
@@ -178,6 +182,13 @@ import Testing
 
     /// The fastest rate for 2 s: every sample once, in order, the pose in Core Motion's units, each
     /// stamped within a period of when the chip took it; SMBus block reads of at most 32 bytes.
+    ///
+    /// The transfers, from the read-out rules: a poll about every 10 samples reads the count (ST:
+    /// `FIFO_STATUS1..4`, BMI160: `FIFO_LENGTH`), the samples (10 × 12 bytes, BMI160 10 × 13 with
+    /// headers) in SMBus blocks of at most 32 bytes (⌈120 / 32⌉ = 4, ⌈130 / 32⌉ = 5) and, on ST, the
+    /// status again: 6 transfers for 10 samples, 0.6 a sample, against 1 a sample for direct reads.
+    /// The bound allows polls that find 9 samples (1 + ⌈108 / 32⌉ + 1 = 6, 0.67 a sample) but not one
+    /// read a sample; and each FIFO byte is read once (no sample read twice, no over-read).
     @Test(arguments: Chip.allCases) func samplesInOrderAndOnTime(chip: Chip) throws {
         let rig = Rig(chip)
         rig.setUp()
@@ -194,9 +205,13 @@ import Testing
         #expect(worst <= p, "worst timestamp error \(worst) s at a period of \(p) s")
         #expect(zip(gyro, gyro.dropFirst()).allSatisfy { $1.timestamp > $0.timestamp })
         let log = (rig.bus as? EmulatedI2CBus)?.log ?? []
-        let reads = log.compactMap { t -> Int? in if case .read(_, _, let n) = t { n } else { nil } }
-        #expect(reads.allSatisfy { $0 <= 32 }, "SMBus block reads")
-        #expect(reads.count * 2 < gyro.count, "\(reads.count) reads for \(gyro.count) samples")
+        let reads = log.compactMap { t -> (register: UInt8, count: Int)? in if case .read(_, let r, let n) = t { (r, n) } else { nil } }
+        #expect(reads.allSatisfy { $0.count <= 32 }, "SMBus block reads")
+        #expect(Double(reads.count) < 0.7 * Double(gyro.count), "\(reads.count) transfers for \(gyro.count) samples")
+        #expect(Double(reads.count) / 2 < 0.7 * chip.fastRate, "\(Double(reads.count) / 2) transfers a second at \(chip.fastRate) Hz")
+        let port: UInt8 = chip == .bmi160 ? 0x24 : 0x3E, frame = chip == .bmi160 ? BMI160Driver.fifoFrameSize : 12
+        let fifoBytes = reads.filter { $0.register == port }.reduce(0) { $0 + $1.count }
+        #expect(fifoBytes == frame * gyro.count, "\(fifoBytes) FIFO bytes read for \(gyro.count) samples of \(frame)")
     }
 
     /// A chip whose oscillator runs 3 % fast, polls late by up to 6 ms at random: the timestamps
@@ -256,26 +271,74 @@ import Testing
                 rig.clock.advance(chip.overflowGap)
             }
         }
+        // One poll (its count read followed by the gap), then 0.3 s of polls after it: as in
+        // MPUFIFOTests, the overflowed batch is dropped and the stream goes on after the reset.
+        rig.clock.advance(1 / rig.driver.pollRate)
+        rig.poll()
+        #expect(!once, "the gap came after the count read")
         rig.run(seconds: 0.3)
         #expect(rig.failure == nil && rig.interruptions.count == 1 && rig.chipOverflows() >= 1, "\(rig.interruptions)")
+        #expect(rig.interruptions.first?.message.contains("FIFO overflowed") == true)
         let idx = rig.indices
         #expect(zip(idx, idx.dropFirst()).allSatisfy { $1 > $0 })
-        #expect(idx.count > before + 150)
+        #expect(Array(idx.prefix(before)) == Array(idx[0]..<(idx[0] + before)), "the samples before the overflow")
+        let after = Array(idx.dropFirst(before))
+        // 0.3 s at 833 or 800 Hz is 240 samples or more; the first poll after the reset may find few.
+        #expect(after.count > 200, "\(after.count) samples after the overflow")
+        #expect(after.first.map { $0 >= idx[before - 1] + 50 } == true, "a gap where samples were lost")
+        #expect(after == Array((after.first ?? 0)..<((after.first ?? 0) + after.count)), "every sample after the reset")
         #expect(rig.accelerationExact)
         #expect(try rig.worstTimestampError() <= rig.period())
     }
 
+    /// The ST chips: an overflow that FIFO_OVER_RUN and the pattern position do not show (a chip
+    /// that clears its overrun flag on the first word read and lost whole patterns) is still caught by
+    /// the word count, before the read (no room for another sample) and after it (what was read
+    /// plus what is left fills the FIFO). Nothing garbled is delivered.
+    @Test(arguments: [Chip.lsm6ds3, .lsm6dsl]) func anOverflowTheFlagsDoNotShowIsCaughtByTheCount(chip: Chip) throws {
+        for duringThePoll in [false, true] {
+            let rig = Rig(chip, silentStatus: true)
+            rig.setUp()
+            rig.run(seconds: 0.1)
+            let before = rig.gyro.count
+            if duringThePoll {
+                var once = true
+                let countRead = rig.driver.dataRead
+                rig.afterTransfer = { [unowned rig] a in
+                    if once, case .read(countRead.register, countRead.count) = a {
+                        once = false
+                        rig.clock.advance(chip.overflowGap)
+                    }
+                }
+                rig.clock.advance(1 / rig.driver.pollRate)
+                rig.poll()
+            } else {
+                rig.clock.advance(chip.overflowGap)
+            }
+            rig.run(seconds: 0.3)
+            #expect(rig.failure == nil && rig.interruptions.count == 1 && rig.chipOverflows() >= 1, "during the poll: \(duringThePoll), \(rig.interruptions)")
+            let idx = rig.indices
+            #expect(zip(idx, idx.dropFirst()).allSatisfy { $1 > $0 }, "during the poll: \(duringThePoll)")
+            #expect(idx.count > before + 200)
+            #expect(rig.accelerationExact, "during the poll: \(duringThePoll): a sample read from the wrong word")
+        }
+    }
+
     /// Plain register memory (`i2c-stub`): the FIFO count stays 0, so after 10 periods (at least
-    /// 50 ms) the driver reads the data registers, says so once, and decodes them.
+    /// 50 ms) the driver reads the data registers, says so once in the log, and decodes them. As
+    /// for the MPU (MPUFIFOTests): a notice, not an interruption, since no sample was lost.
     @Test(arguments: Chip.allCases) func anEmptyFIFOIsGivenUpForDirectReads(chip: Chip) {
         let rig = Rig(memory: chip, rate: 400)
         rig.setUp()
         #expect(rig.failure == nil && rig.driver.isStreaming)
+        // 400 Hz asked: ST's ODRs are 12.5 × 2^k Hz (416), the BMI160's 25 × 2^k (400).
+        #expect(rig.driver.actualRate == (chip == .bmi160 ? 400 : 416))
         #expect(rig.driver.pollRate == 50, "the FIFO's poll rate")
         rig.run(seconds: 0.2)
         #expect(rig.failure == nil)
-        #expect(rig.interruptions.count == 1 && rig.interruptions.first?.message.contains("FIFO stays empty") == true, "\(rig.interruptions)")
-        #expect(rig.driver.pollRate == 400 && rig.driver.dataRead.count == 12, "one read of the data registers per sample")
+        #expect(rig.interruptions.isEmpty, "nothing was lost: \(rig.interruptions)")
+        #expect(rig.notices.count == 1 && rig.notices.first?.contains("FIFO stays empty") == true, "\(rig.notices)")
+        #expect(rig.driver.pollRate == rig.driver.actualRate && rig.driver.dataRead.count == 12, "one read of the data registers per sample")
         #expect(!rig.samples.isEmpty && rig.accelerationExact)
     }
 
@@ -315,4 +378,23 @@ import Testing
         let polls = bus.log.filter { if case .read(_, register, count) = $0 { true } else { false } }.count
         #expect(polls * 2 < samples.count, "\(polls) FIFO polls for \(samples.count) samples")
     }
+}
+
+/// An ST chip whose `FIFO_STATUS2` FIFO_OVER_RUN (bit 6) and `FIFO_STATUS3/4` pattern position read
+/// 0 whatever happened: only the word count (DIFF_FIFO) is left to tell an overflow.
+final class SilentFIFOStatus: EmulatedI2CChip, Sendable {
+    let chip: any EmulatedI2CChip
+    init(_ chip: any EmulatedI2CChip) { self.chip = chip }
+    func read(register: UInt8, count: Int) -> [UInt8] {
+        var out = chip.read(register: register, count: count)
+        for k in out.indices {
+            switch Int(register) + k {
+            case 0x3B: out[k] &= ~0x40
+            case 0x3C, 0x3D: out[k] = 0
+            default: break
+            }
+        }
+        return out
+    }
+    func write(register: UInt8, value: UInt8) { chip.write(register: register, value: value) }
 }
