@@ -245,15 +245,19 @@ final class Collected: @unchecked Sendable {
     private let lock = NSLock()
     private var _samples: [RawSample] = []
     private var _failure: SourceError?
+    private var _interruptions = 0
     var samples: [RawSample] { lock.withLock { _samples } }
     var failure: SourceError? { lock.withLock { _failure } }
+    /// `.interrupted` events so far (samples lost, the stream goes on).
+    var interruptions: Int { lock.withLock { _interruptions } }
     var sink: @Sendable (SourceEvent) -> Void {
         { [self] e in
             lock.withLock {
                 switch e {
                 case .sample(let s): _samples.append(s)
                 case .failed(let f): _failure = f
-                case .finished, .interrupted: break
+                case .interrupted: _interruptions += 1
+                case .finished: break
                 }
             }
         }
