@@ -66,6 +66,40 @@ package struct LSM6DSMap: Sendable, Hashable {
     /// `CTRL3_C` / `CTRL_REG8`: block data update (a sample's low and high bytes from the same
     /// output) and address auto-increment (the reset value), nothing else.
     static let control3 = (register: UInt8(0x12), lsm9ds1Register: UInt8(0x22), value: UInt8(0x44))
+
+    /// The FIFO this driver reads on `chip`: its size in 16-bit words and the mask of
+    /// `FIFO_STATUS2`'s DIFF_FIFO high bits, or `nil` for a chip whose FIFO it does not read.
+    ///
+    /// The LSM6DS3 (8 kbyte, 4096 words, DIFF_FIFO 12 bits) and the LSM6DSL family (4 kbyte, 2048
+    /// words, 11 bits) have the *untagged* FIFO read here. The LSM6DSR, LSM6DSO and LSM6DST have
+    /// a tagged one (`FIFO_DATA_OUT_TAG` 0x78, 7 bytes a word) and the LSM9DS1 a 32-level one of its
+    /// own: not read (yet); they read their data registers at every rate.
+    package static func untaggedFIFO(_ chip: I2CChip) -> (words: Int, diffHighMask: UInt8)? {
+        switch chip {
+        case .lsm6ds3: (4096, 0x0F)
+        case .lsm6dsl: (2048, 0x07)
+        default: nil
+        }
+    }
+}
+
+/// The untagged FIFO of the LSM6DS3 and LSM6DSL (datasheets DocID026899 section 8, DocID030637):
+/// `FIFO_CTRL3` (0x08: DEC_FIFO_GYRO bits 5:3, DEC_FIFO_XL bits 2:0; 001 = every sample),
+/// `FIFO_CTRL5` (0x0A: ODR_FIFO bits 6:3, the sensors' ODR codes; FIFO_MODE bits 2:0, 000 bypass,
+/// which also empties it, 110 continuous, where a full FIFO overwrites its oldest words),
+/// `FIFO_STATUS1..4` (0x3A…0x3D: DIFF_FIFO, the unread 16-bit words; FIFO_OVER_RUN bit 6 and
+/// FIFO_EMPTY bit 4 of STATUS2; FIFO_PATTERN, the place in the pattern of the next word to read) and
+/// `FIFO_DATA_OUT_L/H` (0x3E/0x3F, the address rolling back from 0x3F to 0x3E so that a block read
+/// pops consecutive words). With both sensors at the same rate the pattern is gyroscope X, Y, Z,
+/// then accelerometer X, Y, Z: 6 words, 12 bytes a sample, the layout of the data registers.
+enum LSM6DSFIFO {
+    static let control3: UInt8 = 0x08, control5: UInt8 = 0x0A, status1: UInt8 = 0x3A, dataOut: UInt8 = 0x3E
+    /// `FIFO_CTRL3`: gyroscope and accelerometer in the FIFO, not decimated.
+    static let bothUndecimated: UInt8 = 0x09
+    /// `FIFO_STATUS2` FIFO_OVER_RUN and FIFO_EMPTY.
+    static let overrun: UInt8 = 0x40, empty: UInt8 = 0x10
+    /// Words and bytes of one pattern (one sample of each sensor).
+    static let patternWords = 6, patternBytes = 12
 }
 
 /// How an LSM6DSx or LSM9DS1 is set up: full-scale ranges and the output data rate.
@@ -82,12 +116,17 @@ package struct LSM6DSConfiguration: Sendable, Hashable {
     /// The output data rate, Hz: the slowest the chip offers at or above the demand.
     package let actualRate: Double
     let odrCode: UInt8
+    /// Read the samples from the chip's FIFO, where the driver reads it (``LSM6DSMap/untaggedFIFO(_:)``),
+    /// rather than one read of the data registers per sample. Default: a demand above 100 Hz
+    /// (``MPUConfiguration/fifoThreshold``; a demand of 100 Hz, run at 104 Hz, reads the registers).
+    package let prefersFIFO: Bool
 
     /// Creates a configuration (`gyroRange` `nil`: the default); ranges the chip lacks fall back to
     /// the defaults; the rate is the
     /// slowest output data rate at or above `rate` (the fastest above them all; 104 or 119 Hz for
-    /// a rate that is not a positive number).
-    package init(map: LSM6DSMap, accelerometerRange: Int = 2, gyroRange: Int? = nil, rate: Double = 100) {
+    /// a rate that is not a positive number). `fifo`: read the FIFO where the chip has one the driver
+    /// reads (`nil`: above 100 Hz).
+    package init(map: LSM6DSMap, accelerometerRange: Int = 2, gyroRange: Int? = nil, rate: Double = 100, fifo: Bool? = nil) {
         self.map = map
         self.accelerometerRange = map.accelerometerRanges.contains { $0.g == accelerometerRange } ? accelerometerRange : 2
         self.gyroRange = map.gyroRanges.first { $0.dps == gyroRange }?.dps ?? map.gyroRanges[0].dps
@@ -95,6 +134,18 @@ package struct LSM6DSConfiguration: Sendable, Hashable {
         let pick = map.rates.first { $0.hz >= want - 1e-9 } ?? map.rates[map.rates.count - 1]
         actualRate = pick.hz
         odrCode = pick.code
+        prefersFIFO = fifo ?? (want > MPUConfiguration.fifoThreshold)  // the demand: 100 Hz runs at 104 Hz, still one read a sample
+    }
+
+    /// How often the FIFO is read, Hz: about every 10 samples, at least 50 times a second.
+    package var fifoPollRate: Double { chipFIFOPollRate(actualRate) }
+
+    /// `FIFO_CTRL5` in continuous mode at the sensors' rate.
+    var fifoContinuous: UInt8 { odrCode << 3 | 0x06 }
+
+    /// The FIFO writes, in order: bypass (empties it), both sensors undecimated, continuous mode.
+    package var fifoWrites: [(register: UInt8, value: UInt8)] {
+        [(LSM6DSFIFO.control5, 0x00), (LSM6DSFIFO.control3, LSM6DSFIFO.bothUndecimated), (LSM6DSFIFO.control5, fifoContinuous)]
     }
 
     /// g per count at the accelerometer's range (datasheet sensitivity).
@@ -136,8 +187,35 @@ package struct LSM6DSConfiguration: Sendable, Hashable {
 /// Units and signs as for the MPU family and the kernel's `st_lsm6dsx`: the accelerometer reads
 /// +1 g on Z face up (specific force), Core Motion −1 g, so the mount matrix times −1; the gyroscope
 /// (counter-clockwise positive, right-handed) through the matrix alone, in rad/s.
+///
+/// ## FIFO
+/// Which chips: the untagged FIFO of the LSM6DS3/LSM6DS3H (`WHO_AM_I` 0x69) and of the LSM6DSL
+/// family (0x6A: LSM6DSL, LSM6DSM, LSM6DS3TR-C, ISM330DLC). The LSM6DSR, LSM6DSO/LSM6DSOX and
+/// LSM6DST have a *tagged* FIFO (a tag byte before each 6-byte word, `FIFO_DATA_OUT_TAG` 0x78), a
+/// different format this driver does not read, and the LSM9DS1 a 32-level one of its own: they
+/// read their data registers, one read per sample, at every rate.
+///
+/// On those chips above 100 Hz (``LSM6DSConfiguration/prefersFIFO``,
+/// ``LSM6DSMap/untaggedFIFO(_:)``) the samples come from the FIFO (``LSM6DSFIFO``): after the
+/// control registers, ``LSM6DSConfiguration/fifoWrites``, read back. Each poll reads
+/// `FIFO_STATUS1..4` (stamps the poll), the whole patterns it counts from `FIFO_DATA_OUT_L`, then
+/// the status again: FIFO_OVER_RUN set, a pattern position that is not 0 (a word was lost, the
+/// words read no longer start at a gyroscope X), or a FIFO with no room for another sample (or a
+/// word count of 0 without FIFO_EMPTY: a full count that does not fit DIFF_FIFO), before
+/// or after the read, is an overflow: the batch is dropped, the FIFO reset (bypass, then
+/// continuous), one ``I2CDriverAction/interrupted(_:)``, and the stream goes on from the next poll.
+/// A FIFO that stays empty for 10 periods (at least 50 ms; register memory such as `i2c-stub`) is
+/// given up for direct reads, said once in the log (``I2CDriverAction/notice(_:)``: no sample is
+/// lost, so the consumers see no event).
+///
+/// The transfers: per poll one status read, the patterns in SMBus block reads of at most 32
+/// bytes (``I2CBus/readFIFO(address:register:count:)``; one `I2C_RDWR` where the adapter carries
+/// plain I2C), one status read. At 833 Hz polled about every 10 samples that is 6 transfers for 10
+/// samples (SMBus) instead of 10.
 package struct LSM6DSDriver: I2CChipDriver {
-    private enum Phase: Sendable, Hashable { case identifying, verifying(Int), streaming, failed }
+    private enum Phase: Sendable, Hashable { case identifying, verifying(Int), verifyingFIFO(Int), streaming, failed }
+    /// The reads of one FIFO poll: the status (stamps the poll), the patterns, the status again.
+    private enum FIFOStep: Sendable, Hashable { case status, data(readTime: Double), check(readTime: Double) }
 
     /// The register map.
     package let map: LSM6DSMap
@@ -151,6 +229,18 @@ package struct LSM6DSDriver: I2CChipDriver {
     private var phase = Phase.identifying
     private let accelFrame: MountMatrix
     private let gyroFrame: MountMatrix
+    /// The FIFO read on the chip identified (size in words, DIFF_FIFO high mask), if any.
+    private var fifo: (words: Int, diffHighMask: UInt8)?
+    private var fifoStep = FIFOStep.status
+    private var fifoBytes: [UInt8] = []
+    private var fifoClock: FIFOTimestamps
+    private var fifoWatch: ChipFIFOWatch
+    /// FIFO overflows so far (each one reported as ``I2CDriverAction/interrupted(_:)``).
+    package private(set) var fifoOverflows = 0
+    /// `true` once the FIFO was given up for direct reads (it stayed empty from the start).
+    package private(set) var fifoAbandoned = false
+    /// `true` while the samples come from the FIFO.
+    package var readsFIFO: Bool { fifo != nil && !fifoAbandoned }
 
     /// Creates the driver of the chip at `address` on `busPath`; `mountMatrix` maps chip axes to
     /// device axes (the kernel's `mount_matrix` sense; default identity).
@@ -162,11 +252,17 @@ package struct LSM6DSDriver: I2CChipDriver {
         self.configuration = configuration.flatMap { $0.map == map ? $0 : nil } ?? LSM6DSConfiguration(map: map)
         accelFrame = IIOUnits.frame(kind: .accelerometer, matrix: mountMatrix, gravityTuned: false, sign: .specificForce)
         gyroFrame = IIOUnits.frame(kind: .gyro, matrix: mountMatrix, gravityTuned: false, sign: .specificForce)
+        fifoClock = FIFOTimestamps(period: 1 / self.configuration.actualRate)
+        fifoWatch = ChipFIFOWatch(rate: self.configuration.actualRate)
     }
 
     package var isStreaming: Bool { phase == .streaming }
-    package var dataRead: (register: UInt8, count: Int) { map.dataRead }
+    /// One sample's data registers (``LSM6DSMap/dataRead``); with the FIFO, `FIFO_STATUS1..4`
+    /// (0x3A, 4 bytes), which the driver follows with the patterns and the status again.
+    package var dataRead: (register: UInt8, count: Int) { readsFIFO ? (LSM6DSFIFO.status1, 4) : map.dataRead }
     package var actualRate: Double { configuration.actualRate }
+    /// The sample rate, or with the FIFO ``LSM6DSConfiguration/fifoPollRate``.
+    package var pollRate: Double { readsFIFO ? configuration.fifoPollRate : configuration.actualRate }
 
     private var place: String { "\(I2CAddress.hex(address)) on \(busPath)" }
     private var name: String { chip?.displayName ?? (map.kind == .lsm9ds1 ? "LSM9DS1" : "LSM6DSx") }
@@ -198,8 +294,33 @@ package struct LSM6DSDriver: I2CChipDriver {
                 phase = .verifying(i + 1)
                 return []
             }
+            if configuration.prefersFIFO, map.kind == .lsm6dsx, let c = chip, let f = LSM6DSMap.untaggedFIFO(c) {
+                fifo = f
+                phase = .verifyingFIFO(0)
+                return configuration.fifoWrites.map { .write(register: $0.register, value: $0.value) }
+                    + [.read(register: LSM6DSFIFO.control3, count: 1), .read(register: LSM6DSFIFO.control5, count: 1)]
+            }
             phase = .streaming
             return [.streaming]
+        case .verifyingFIFO(let i):
+            // FIFO_CTRL3 (bits 5:0), then FIFO_CTRL5 (bits 6:0).
+            let want: [(UInt8, UInt8, UInt8)] = [(LSM6DSFIFO.control3, LSM6DSFIFO.bothUndecimated, 0x3F),
+                                                 (LSM6DSFIFO.control5, configuration.fifoContinuous, 0x7F)]
+            guard i < want.count, let got = bytes.first else { return fail(SourceError(.io, "no FIFO read-back from \(place)", path: busPath)) }
+            let (register, value, mask) = want[i]
+            if got & mask != value {
+                return fail(SourceError(.io, "the \(name) at \(place) did not keep its FIFO configuration (wrote \(I2CAddress.hex(value)) to \(I2CAddress.hex(register)), read back \(I2CAddress.hex(got)))", path: busPath))
+            }
+            if i + 1 < want.count {
+                phase = .verifyingFIFO(i + 1)
+                return []
+            }
+            phase = .streaming
+            fifoStep = .status
+            fifoClock.reset()
+            return [.streaming]
+        case .streaming where readsFIFO:
+            return receivedFIFO(bytes, at: timestamp)
         case .streaming:
             guard bytes.count == map.dataRead.count else {
                 return fail(SourceError(.malformedInput, "\(bytes.count) bytes instead of \(map.dataRead.count) from \(place)", path: busPath))
@@ -208,6 +329,82 @@ package struct LSM6DSDriver: I2CChipDriver {
         case .failed:
             return []
         }
+    }
+
+    /// `FIFO_STATUS1..4`: unread words, overrun, the pattern position of the next word; `wrapped`:
+    /// DIFF_FIFO reads 0 but FIFO_EMPTY is not set (a full FIFO whose word count does not fit the
+    /// field: 2048 words in the LSM6DSL's 11 bits).
+    private func status(_ b: [UInt8]) -> (words: Int, overrun: Bool, pattern: Int, wrapped: Bool) {
+        let mask = fifo?.diffHighMask ?? 0x07
+        let words = (Int(b[1] & mask) << 8) | Int(b[0])
+        return (words, b[1] & LSM6DSFIFO.overrun != 0, (Int(b[3] & 0x03) << 8) | Int(b[2]), words == 0 && b[1] & LSM6DSFIFO.empty == 0)
+    }
+
+    /// One step of a FIFO poll: the status (stamps the poll), the patterns, the status again.
+    private mutating func receivedFIFO(_ bytes: [UInt8], at timestamp: Double) -> [I2CDriverAction] {
+        let capacity = fifo?.words ?? 2048
+        switch fifoStep {
+        case .status:
+            guard bytes.count == 4 else { return malformed(bytes.count, expected: 4) }
+            let s = status(bytes)
+            // Words were overwritten (or the next word is not a gyroscope X): the FIFO no longer
+            // starts at a sample. A FIFO without room for the next sample counts as overflowed
+            // too (DIFF_FIFO cannot say "full": 12 bits top out at 4095 on the LSM6DS3's 4096 words).
+            // A wrapped count only once the FIFO has delivered: register memory (`i2c-stub`) reads
+            // 0 everywhere, FIFO_EMPTY included, and is given up below.
+            if s.overrun || s.pattern != 0 || (s.wrapped && fifoWatch.seenData) || s.words + LSM6DSFIFO.patternWords > capacity { return overflowed() }
+            let samples = s.words / LSM6DSFIFO.patternWords
+            if fifoWatch.counted(samples, at: timestamp) {
+                // Nothing was lost: a log line, not an error in the app's handler (``MPUDriver``'s rule).
+                fifoAbandoned = true
+                return [.notice("the \(name) at \(place): its FIFO stays empty; reading the data registers instead, one read per sample")]
+            }
+            guard samples > 0 else { return [] }
+            fifoStep = .data(readTime: timestamp)
+            return [.readFIFO(register: LSM6DSFIFO.dataOut, count: samples * LSM6DSFIFO.patternBytes)]
+        case .data(let readTime):
+            guard !bytes.isEmpty, bytes.count % LSM6DSFIFO.patternBytes == 0 else {
+                fifoStep = .status
+                return malformed(bytes.count, expected: LSM6DSFIFO.patternBytes)
+            }
+            fifoBytes = bytes
+            fifoStep = .check(readTime: readTime)
+            return [.read(register: LSM6DSFIFO.status1, count: 4)]
+        case .check(let readTime):
+            fifoStep = .status
+            guard bytes.count == 4 else { return malformed(bytes.count, expected: 4) }
+            let s = status(bytes)
+            // Words lost during the read: those read may not start at a sample. None is delivered.
+            // FIFO_OVER_RUN may already be cleared by the words read, and a loss of whole patterns
+            // keeps the pattern position at 0; what was read plus what is left filling the FIFO
+            // (no room for another sample) tells regardless.
+            let n = fifoBytes.count / LSM6DSFIFO.patternBytes
+            if s.overrun || s.pattern != 0 || s.wrapped || s.words + n * LSM6DSFIFO.patternWords + LSM6DSFIFO.patternWords > capacity { return overflowed() }
+            let stamps = fifoClock.stamps(count: n, readTime: readTime)
+            var samples: [RawSample] = []
+            samples.reserveCapacity(2 * n)
+            for k in 0..<n {
+                let at = k * LSM6DSFIFO.patternBytes
+                samples += decode(Array(fifoBytes[at..<(at + LSM6DSFIFO.patternBytes)]), at: stamps[k])
+            }
+            fifoBytes.removeAll(keepingCapacity: true)
+            return [.deliver(samples)]
+        }
+    }
+
+    /// The FIFO overflowed: drop what was read, empty the FIFO (bypass) and start it again, say so.
+    private mutating func overflowed() -> [I2CDriverAction] {
+        fifoOverflows += 1
+        fifoBytes.removeAll(keepingCapacity: true)
+        fifoClock.reset()
+        fifoStep = .status
+        let e = SourceError(.io, "the \(name) at \(place): its FIFO overflowed (read too late), samples were lost; FIFO reset", path: busPath)
+        return [.interrupted(e), .write(register: LSM6DSFIFO.control5, value: 0x00),
+                .write(register: LSM6DSFIFO.control5, value: configuration.fifoContinuous)]
+    }
+
+    private mutating func malformed(_ got: Int, expected: Int) -> [I2CDriverAction] {
+        fail(SourceError(.malformedInput, "\(got) bytes instead of \(expected) from \(place)", path: busPath))
     }
 
     package mutating func transferFailed(_ error: LinuxIOError) -> [I2CDriverAction] {

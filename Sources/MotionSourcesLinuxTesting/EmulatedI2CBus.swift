@@ -30,6 +30,8 @@ package final class EmulatedI2CBus: I2CBus, Sendable {
         var chips: [UInt8: any EmulatedI2CChip] = [:]
         var log: [InMemoryI2CBus.Transfer] = []
         var closed = false
+        /// Addresses whose transfers fail: the `errno`, and the transfers still let through first.
+        var failing: [UInt8: (code: Int32, after: Int)] = [:]
     }
     private let state = Locked(State())
 
@@ -38,6 +40,22 @@ package final class EmulatedI2CBus: I2CBus, Sendable {
 
     /// Puts `chip` at `address`.
     package func attach(_ chip: any EmulatedI2CChip, at address: UInt8) { state.withLock { $0.chips[address] = chip } }
+
+    /// Makes the transfers to `address` fail with `code` (`EIO`, `ENXIO`: what `/dev/i2c-N` gives
+    /// for a chip disconnected mid-stream) after `after` more transfers (reads and writes) succeed.
+    package func fail(_ address: UInt8, with code: Int32, after: Int = 0) {
+        state.withLock { $0.failing[address] = (code, max(after, 0)) }
+    }
+
+    /// The error of a transfer to `address` now, if it is to fail (counts the transfers let through).
+    private func injected(_ s: inout State, _ address: UInt8, _ operation: String) -> LinuxIOError? {
+        guard let f = s.failing[address] else { return nil }
+        if f.after > 0 {
+            s.failing[address] = (f.code, f.after - 1)
+            return nil
+        }
+        return LinuxIOError(code: f.code, path: path, operation: operation)
+    }
 
     /// Every transfer so far, in order.
     package var log: [InMemoryI2CBus.Transfer] { state.withLock { $0.log } }
@@ -48,6 +66,7 @@ package final class EmulatedI2CBus: I2CBus, Sendable {
             guard let chip = s.chips[address] else {
                 return .failure(LinuxIOError(code: EREMOTEIO, path: path, operation: "read register \(I2CAddress.hex(register)) of \(I2CAddress.hex(address)) on"))
             }
+            if let e = injected(&s, address, "read register \(I2CAddress.hex(register)) of \(I2CAddress.hex(address)) on") { return .failure(e) }
             s.log.append(.read(address: address, register: register, count: count))
             return .success(chip.read(register: register, count: max(count, 0)))
         }
@@ -60,6 +79,7 @@ package final class EmulatedI2CBus: I2CBus, Sendable {
             guard let chip = s.chips[address] else {
                 return LinuxIOError(code: EREMOTEIO, path: path, operation: "write register \(I2CAddress.hex(register)) of \(I2CAddress.hex(address)) on")
             }
+            if let e = injected(&s, address, "write register \(I2CAddress.hex(register)) of \(I2CAddress.hex(address)) on") { return e }
             s.log.append(.write(address: address, register: register, value: value))
             chip.write(register: register, value: value)
             return nil

@@ -10,7 +10,7 @@ import Testing
 /// same code is checked against the kernel's bmi160 in the VM (Tests/LinuxKernelTests/I2CUserSpaceTests.swift).
 @Suite struct BMI160DriverTests {
     @Test func identifiesPowersUpConfiguresAndChecksThePowerMode() {
-        var d = BMI160Driver(address: 0x69, busPath: "/dev/i2c-1", configuration: BMI160Configuration(accelerometerRange: 4, gyroRange: 500, rate: 150))
+        var d = BMI160Driver(address: 0x69, busPath: "/dev/i2c-1", configuration: BMI160Configuration(accelerometerRange: 4, gyroRange: 500, rate: 150, fifo: false))
         #expect(d.start() == [.read(register: 0x00, count: 1)])
         #expect(d.received([0xD1], at: 0) == [
             .write(register: 0x7E, value: 0x11), .pause(seconds: 0.005),   // accelerometer normal mode, 3.8 ms start-up

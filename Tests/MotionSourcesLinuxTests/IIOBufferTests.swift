@@ -245,15 +245,24 @@ final class Collected: @unchecked Sendable {
     private let lock = NSLock()
     private var _samples: [RawSample] = []
     private var _failure: SourceError?
+    private var _interruptions = 0
+    private var _failures = 0
     var samples: [RawSample] { lock.withLock { _samples } }
     var failure: SourceError? { lock.withLock { _failure } }
+    /// `.interrupted` events so far (samples lost, the stream goes on).
+    var interruptions: Int { lock.withLock { _interruptions } }
+    /// `.failed` events so far (a source ends with one).
+    var failures: Int { lock.withLock { _failures } }
     var sink: @Sendable (SourceEvent) -> Void {
         { [self] e in
             lock.withLock {
                 switch e {
                 case .sample(let s): _samples.append(s)
-                case .failed(let f): _failure = f
-                case .finished, .interrupted: break
+                case .failed(let f):
+                    _failure = f
+                    _failures += 1
+                case .interrupted: _interruptions += 1
+                case .finished: break
                 }
             }
         }
