@@ -53,28 +53,4 @@ import Testing
             #expect(abs(c.calibrate(m).length - c.fieldStrength) < 0.05 * c.fieldStrength)
         }
     }
-
-    /// Through the filter: the heading uses the calibrated field within a minute and then follows the
-    /// truth; the disturbance reference learned from the raw field (hundreds of µT) does not make every
-    /// correct calibrated reading (≈ 48 µT) a disturbance.
-    @Test(arguments: Self.cases)
-    func theHeadingFollowsTheCalibratedFieldOfAPhone(seed: UInt64, hardIron: Vector3) {
-        let o = Self.options(seed: seed, hardIron: hardIron)
-        var calibratedAt: Double? = nil
-        var disturbed = 0, samples = 0
-        var squared = 0.0
-        _ = SimulatedFusionTests.run(o, seconds: 90) { t, f, truth in
-            if calibratedAt == nil, f.state.usesCalibratedField { calibratedAt = t }
-            guard let at = calibratedAt, t > at + 20 else { return }
-            samples += 1
-            if f.state.magneticDisturbance { disturbed += 1 }
-            let e = SimulatedFusionTests.headingDifference(f.quaternion, truth.attitude)
-            squared += e * e
-        }
-        let rms = samples > 0 ? (squared / Double(samples)).squareRoot() : .infinity
-        print("hard iron \(hardIron): calibrated at \(calibratedAt ?? -1) s, disturbed \(disturbed)/\(samples), heading rms \(rms)°")
-        #expect(calibratedAt.map { $0 < 60 } ?? false, "calibrated at \(calibratedAt ?? -1) s")
-        #expect(Double(disturbed) < 0.05 * Double(max(samples, 1)), "\(disturbed) of \(samples) samples disturbed")
-        #expect(rms < 3, "heading rms \(rms)° from 20 s after calibration")
-    }
 }
