@@ -31,6 +31,13 @@ extension AttitudeFilter {
         let m = calibrated ? state.calibrator.calibrate(field) : field
         let norm = m.length
         guard norm > 1e-9 else { return }
+        // The heading is not set from a raw field stronger than the Earth's anywhere: it is dominated by
+        // a hard iron (a phone's 100–600 µT), and its direction says nothing about north. The heading then
+        // waits for a calibration and starts from the calibrated field.
+        if !state.magnetometerInitialized, !calibrated, parameters.calibratesMagnetometer,
+           norm > AttitudeFilter.strongestEarthField * (1 + parameters.magneticNormThreshold) {
+            return
+        }
         if magnetometerCoefficients.dt != dt { magnetometerCoefficients = coefficients(dt: dt) }
         let c = magnetometerCoefficients
 
@@ -84,6 +91,25 @@ extension AttitudeFilter {
                 } else {
                     state.headingModelShift = wrapAngle(state.headingModelShift + shift)
                 }
+            }
+            // An ellipsoid fit measures the field strength it maps onto (the radius of the sphere). When the
+            // disturbance reference is more than twice that strength or less than half of it, it cannot be
+            // the Earth's field seen through a smaller hard iron: it was learned from a raw field dominated by
+            // the offset (a phone's 100–600 µT against the Earth's ≈ 47 µT), and every correct calibrated
+            // reading would count as disturbed. The reference then becomes the fit's own strength, with the
+            // dip of this reading, unconfirmed (a new field consistent during motion replaces it after
+            // ``AttitudeFilterParameters/magneticNewFieldFirstTime``). Otherwise the reference is kept and a
+            // still-settling fit must reproduce it (carrying a fit's strength over whenever it departs by the
+            // norm threshold let such fits steer the heading on BROAD).
+            let strength = state.calibrator.fieldStrength
+            if calibrated, !state.calibrator.usesRotationEstimate, strength > 1e-9,
+               state.magneticReferenceNorm > 2 * strength || 2 * state.magneticReferenceNorm < strength {
+                state.magneticReferenceNorm = strength
+                state.magneticReferenceDip = dip
+                state.magneticReferenceConfirmed = false
+                state.magneticCandidateNorm = strength
+                state.magneticCandidateDip = dip
+                state.magneticCandidateTime = 0
             }
             state.usesCalibratedField = calibrated
             state.headingModelOffset = state.calibrator.offset
@@ -262,3 +288,9 @@ func wrapAngle(_ a: Double) -> Double {
     return x
 }
 
+extension AttitudeFilter {
+    /// The strongest geomagnetic field at the Earth's surface, µT: the World Magnetic Model's total
+    /// intensity ranges over about 22–67 µT (NOAA NCEI/BGS, WMM2025 report). A raw reading stronger than
+    /// this (beyond ``AttitudeFilterParameters/magneticNormThreshold``) carries a hard iron or a nearby magnet.
+    public static let strongestEarthField = 67.0
+}

@@ -12,6 +12,16 @@
 /// A sample enters the fit only when its direction differs from the previously accepted one by more
 /// than ``minimumAngleStep``: this spreads the data over orientations and keeps the cost low.
 ///
+/// The normalisation `… = 1` can only describe an ellipsoid that encloses the origin (at the origin the
+/// left side is 0, inside every such ellipsoid). A phone's or a cheap IMU's raw magnetometer carries a
+/// hard iron of 100–600 µT against the Earth's ≈ 47 µT: the origin then lies far outside the ellipsoid
+/// and this fit never converges. Beside it runs a second fit of the same model normalised by the
+/// quadric's trace (``TraceNormalisedEllipsoidFit``), which stays regular wherever the ellipsoid lies.
+/// Its result replaces the first fit's while it says that the origin lies outside the ellipsoid
+/// (the fitted hard iron longer than the fitted field strength: exactly the case the first fit cannot
+/// represent) and it is graded at least ``MagneticCalibrationAccuracy/low``; otherwise, with an
+/// Earth-like raw field, the first fit is used unchanged (``usesLargeOffsetFit``).
+///
 /// The ellipsoid fit needs the field seen from most directions, which hand-held use and walking never
 /// give. Beside it runs ``rotation``, a gyro-aided hard-iron estimate (``RotationHardIronEstimator``) fed
 /// through ``add(_:attitude:bias:dt:headingThreshold:)``, which needs only the rotations the device makes.
@@ -41,6 +51,17 @@ public struct MagneticCalibrator: Sendable {
     public private(set) var ellipsoidGains: Vector3 = Vector3(1, 1, 1)
     /// Accuracy of the ellipsoid fit alone.
     public private(set) var ellipsoidAccuracy: MagneticCalibrationAccuracy = .uncalibrated
+    /// The trace-normalised ellipsoid fit for hard irons larger than the field (see the type's
+    /// discussion); it sees the same samples as the first fit.
+    public private(set) var largeOffsetFit = TraceNormalisedEllipsoidFit()
+    /// Whether ``ellipsoidOffset``, ``ellipsoidGains``, ``ellipsoidAccuracy`` and ``fieldStrength`` are
+    /// ``largeOffsetFit``'s (its hard iron is longer than its field strength and it is graded at least
+    /// ``MagneticCalibrationAccuracy/low``) rather than the first fit's.
+    public private(set) var usesLargeOffsetFit = false
+    private var originFitOffset: Vector3 = .zero
+    private var originFitGains: Vector3 = Vector3(1, 1, 1)
+    private var originFitStrength: Double = 0
+    private var originFitAccuracy: MagneticCalibrationAccuracy = .uncalibrated
     /// The gyro-aided hard-iron estimate.
     public var rotation = RotationHardIronEstimator()
     /// Whether the calibration in use is the rotation estimate's (rather than the ellipsoid's).
@@ -87,10 +108,18 @@ public struct MagneticCalibrator: Sendable {
         return Vector3(d.x * gains.x, d.y * gains.y, d.z * gains.z)
     }
 
-    /// Offers one raw sample (µT). Non-finite or zero samples are ignored.
+    /// Offers one raw sample (µT) to both ellipsoid fits. Non-finite or zero samples are ignored.
     public mutating func add(_ m: Vector3) {
         let n = m.length
         guard n.isFinite, n > 1e-6 else { return }
+        addToOriginFit(m, length: n)
+        largeOffsetFit.add(m, minimumAngleStep: minimumAngleStep, forgettingFactor: forgettingFactor)
+        publish()
+        select()
+    }
+
+    /// The first fit (normalisation `… = 1`, coordinates scaled by the first sample's norm).
+    private mutating func addToOriginFit(_ m: Vector3, length n: Double) {
         if scale == 0 {
             scale = n
             for i in 0..<36 { p[i] = 0 }
@@ -129,12 +158,32 @@ public struct MagneticCalibrator: Sendable {
         }
         residual += 0.05 * (err * err - residual)
         solve()
-        if ellipsoidAccuracy >= .low {
-            let d = m - ellipsoidOffset
+        if originFitAccuracy >= .low {
+            let d = m - originFitOffset
             octants |= UInt8(1) << UInt8((d.x > 0 ? 1 : 0) | (d.y > 0 ? 2 : 0) | (d.z > 0 ? 4 : 0))
         }
-        grade()
-        select()
+        originFitAccuracy = ellipsoidGrade(accepted: acceptedSamples, octants: octants,
+                                           residual: residual, gains: originFitGains,
+                                           current: originFitAccuracy)
+    }
+
+    /// Publishes the ellipsoid fit in use: the large-offset fit's while it is graded and its centre lies
+    /// outside its sphere (the origin outside the ellipsoid, which the first fit cannot represent),
+    /// otherwise the first fit's.
+    private mutating func publish() {
+        let wide = largeOffsetFit
+        usesLargeOffsetFit = wide.accuracy >= .low && wide.offset.length > wide.fieldStrength
+        if usesLargeOffsetFit {
+            ellipsoidOffset = wide.offset
+            ellipsoidGains = wide.gains
+            ellipsoidAccuracy = wide.accuracy
+            fieldStrength = wide.fieldStrength
+        } else {
+            ellipsoidOffset = originFitOffset
+            ellipsoidGains = originFitGains
+            ellipsoidAccuracy = originFitAccuracy
+            fieldStrength = originFitStrength
+        }
     }
 
     /// Offers one raw sample (µT) with the attitude it was taken at to the gyro-aided hard-iron estimate
@@ -180,13 +229,13 @@ public struct MagneticCalibrator: Sendable {
     private mutating func solve() {
         let a = theta[0], b = theta[1], c = theta[2]
         guard a > 0, b > 0, c > 0 else {
-            ellipsoidAccuracy = .uncalibrated
+            originFitAccuracy = .uncalibrated
             return
         }
         let cx = -theta[3] / (2 * a), cy = -theta[4] / (2 * b), cz = -theta[5] / (2 * c)
         let g = 1 + a * cx * cx + b * cy * cy + c * cz * cz
         guard g > 0 else {
-            ellipsoidAccuracy = .uncalibrated
+            originFitAccuracy = .uncalibrated
             return
         }
         let rx = (g / a).squareRoot(), ry = (g / b).squareRoot(), rz = (g / c).squareRoot()
@@ -194,26 +243,33 @@ public struct MagneticCalibrator: Sendable {
         let newOffset = Vector3(cx, cy, cz) * scale
         let newGains = Vector3(r / rx, r / ry, r / rz)
         guard newOffset.isFinite, newGains.isFinite, r.isFinite else { return }
-        ellipsoidOffset = newOffset
-        ellipsoidGains = newGains
-        fieldStrength = r * scale
-        if ellipsoidAccuracy == .uncalibrated { ellipsoidAccuracy = .low }
+        originFitOffset = newOffset
+        originFitGains = newGains
+        originFitStrength = r * scale
+        if originFitAccuracy == .uncalibrated { originFitAccuracy = .low }
     }
+}
 
-    private mutating func grade() {
-        guard ellipsoidAccuracy >= .low else { return }
-        let covered = octants.nonzeroBitCount
-        let rms = residual.squareRoot()
-        let anisotropy = max(ellipsoidGains.x, ellipsoidGains.y, ellipsoidGains.z) / min(ellipsoidGains.x, ellipsoidGains.y, ellipsoidGains.z)
-        if acceptedSamples >= 150, covered >= 8, rms < 0.02, anisotropy < 1.5 {
-            ellipsoidAccuracy = .high
-        } else if acceptedSamples >= 60, covered >= 6, rms < 0.05, anisotropy < 2 {
-            ellipsoidAccuracy = .medium
-        } else if acceptedSamples >= 20 {
-            ellipsoidAccuracy = .low
-        } else {
-            ellipsoidAccuracy = .uncalibrated
-        }
+/// Grades an online ellipsoid fit (``MagneticCalibrator``, ``TraceNormalisedEllipsoidFit``) from the
+/// samples accepted, the octants (seen from the fitted centre) they cover, the running mean square of
+/// the algebraic error (about twice the relative radius error) and the anisotropy of the soft-iron
+/// gains: `high` needs 150 samples in all 8 octants, an rms under 0.02 and gains within a ratio of 1.5;
+/// `medium` 60 samples in 6 octants, an rms under 0.05 and gains within 2; `low` 20 samples. A fit that
+/// is not yet `low` (no ellipsoid) stays as it is.
+func ellipsoidGrade(accepted: Int, octants: UInt8, residual: Double, gains: Vector3,
+                    current: MagneticCalibrationAccuracy) -> MagneticCalibrationAccuracy {
+    guard current >= .low else { return current }
+    let covered = octants.nonzeroBitCount
+    let rms = residual.squareRoot()
+    let anisotropy = max(gains.x, gains.y, gains.z) / min(gains.x, gains.y, gains.z)
+    if accepted >= 150, covered >= 8, rms < 0.02, anisotropy < 1.5 {
+        return .high
+    } else if accepted >= 60, covered >= 6, rms < 0.05, anisotropy < 2 {
+        return .medium
+    } else if accepted >= 20 {
+        return .low
+    } else {
+        return .uncalibrated
     }
 }
 
