@@ -98,9 +98,7 @@ func gyro(_ t: Double, _ v: Vector3 = .zero) -> RawSample {
 }
 
 func serialQueue() -> OperationQueue {
-    let q = OperationQueue()
-    q.maxConcurrentOperationCount = 1
-    return q
+    .serial()
 }
 
 /// The async twin of ``waitUntil(timeout:_:)``: suspends instead of blocking a thread, so tasks the

@@ -208,3 +208,8 @@ extension SourceError {
         self.init(.malformedInput, error.message, path: error.path, line: error.line)
     }
 }
+
+extension ReplaySource: ConsumerPacedSource {
+    /// `true` for ``Clock/virtual``: playback then runs as fast as its consumers take the samples.
+    package var isPacedByConsumers: Bool { clock == .virtual }
+}

@@ -25,6 +25,14 @@ import Foundation
 /// gives the main thread to `dispatchMain()`, as Swift's async `main` does on Linux, worker threads
 /// serve it and only an operation makes the main queue current.
 ///
+/// ## A source faster than the handler
+/// A source paced by a clock is never held back: its samples wait here, however many. A source that
+/// no clock paces (a simulator or replay in virtual time, ``ConsumerPacedSource``) would fill memory
+/// that way, so its consumers call ``limitBacklog(to:)``: past the limit, ``enqueue(_:)`` blocks the
+/// source's thread until the handler has taken the backlog down to half of it, or until ``cancel()``.
+/// It never blocks on the delivery's own queue (a handler emitting into its own source) or on the
+/// main thread for the main queue, which would wait for itself.
+///
 /// ## Stopping
 /// ``cancel()`` drops the waiting items and marks the delivery inactive under its lock; a batch checks
 /// that mark under the same lock before each handler call. So once ``cancel()`` returns, no further
@@ -63,6 +71,8 @@ final class QueueDelivery<Item>: @unchecked Sendable {
         var batch = Batch.none
         var batches: UInt = 0
         var active = true
+        /// Threads blocked in ``enqueue(_:)`` until the backlog shrinks.
+        var waitingForRoom = 0
 
         /// Marks a new batch scheduled and returns its number.
         mutating func scheduleBatch() -> UInt {
@@ -76,13 +86,50 @@ final class QueueDelivery<Item>: @unchecked Sendable {
     // Called only on `queue`, one call at a time: the caller's contract, as with Core Motion.
     private let handler: Handler
     private let state = Locked(State())
+    /// The most items that may wait before ``enqueue(_:)`` blocks; `Int.max` (the default) never blocks.
+    private let limit = Locked(Int.max)
+    /// Where blocked enqueuers wait; the consumer takes it only to wake them.
+    private let room = NSCondition()
+
     init(queue: OperationQueue, handler: @escaping Handler) {
         self.queue = queue
         self.handler = handler
     }
 
-    /// Queues an item for the handler.
-    func enqueue(_ item: Item) { push(.item(item)) }
+    /// Bounds the backlog for a source that no clock paces (see the type's discussion): once more than
+    /// `items` (at least 2) wait, ``enqueue(_:)`` blocks until half as many do or delivery stops.
+    func limitBacklog(to items: Int) {
+        limit.withLock { $0 = max(items, 2) }
+    }
+
+    /// Queues an item for the handler; with a ``limitBacklog(to:)``, waits while the backlog is full.
+    func enqueue(_ item: Item) {
+        push(.item(item))
+        let limit = limit.withLock { $0 }
+        guard limit != .max, state.withLock({ $0.active && $0.pending.count > limit }), !isOnOwnQueue else { return }
+        room.lock()
+        defer { room.unlock() }
+        while state.withLock({ s -> Bool in
+            let full = s.active && s.pending.count > limit / 2
+            if full { s.waitingForRoom += 1 }
+            return full
+        }) {
+            room.wait()
+            state.withLock { $0.waitingForRoom -= 1 }
+        }
+    }
+
+    /// Whether the calling thread is the one that would have to drain the backlog.
+    private var isOnOwnQueue: Bool {
+        OperationQueue.current === queue || (queue === OperationQueue.main && Thread.isMainThread)
+    }
+
+    /// Wakes the threads blocked in ``enqueue(_:)``.
+    private func wakeEnqueuers() {
+        room.lock()
+        room.broadcast()
+        room.unlock()
+    }
 
     /// Queues an error for the handler; items already queued are delivered first.
     func enqueue(error: any Error) { push(.error(error)) }
@@ -113,10 +160,12 @@ final class QueueDelivery<Item>: @unchecked Sendable {
         guard remaining >= 0 else { return }
         while remaining > 0 {
             remaining -= 1
-            let next = state.withLock { s -> Payload? in
-                guard s.active else { return nil }
-                return s.pending.popFirst()
+            let (next, wake) = state.withLock { s -> (Payload?, Bool) in
+                guard s.active else { return (nil, false) }
+                let next = s.pending.popFirst()
+                return (next, s.waitingForRoom > 0 && s.pending.count <= limit.withLock { $0 } / 2)
             }
+            if wake { wakeEnqueuers() }
             guard let next else { break }
             switch next {
             case .item(let item): handler(item, nil)
@@ -135,11 +184,13 @@ final class QueueDelivery<Item>: @unchecked Sendable {
     /// `cancel()`): if it has not begun, its items are dropped and the next item schedules a new batch.
     /// Once begun, the batch runs to its end as usual.
     fileprivate func batchCancelled(_ batch: UInt) {
-        state.withLock { s in
-            guard case .waiting(let waiting) = s.batch, waiting == batch else { return }
+        let dropped = state.withLock { s -> Bool in
+            guard case .waiting(let waiting) = s.batch, waiting == batch else { return false }
             s.pending.removeAll()
             s.batch = .none
+            return true
         }
+        if dropped { wakeEnqueuers() }
     }
 
     /// Stops delivery: waiting items are dropped and no further handler call begins.
@@ -148,6 +199,7 @@ final class QueueDelivery<Item>: @unchecked Sendable {
             $0.active = false
             $0.pending.removeAll()
         }
+        wakeEnqueuers()
     }
 
     /// Items waiting for the handler.

@@ -35,6 +35,11 @@ final class SourceHub: Sendable {
 
     private let state: ConditionLocked<SourceHubState>
 
+    /// Where reconfigurations after ``remove(_:)`` and ``setInterval(_:for:)`` run: a serial queue of
+    /// the hub's own, on libdispatch's overcommit pool, so a stop takes effect even while every thread
+    /// of the global pool is busy with the app's work (see ``SerialOperationQueue``).
+    private let reconciler = DispatchQueue(label: "OpenCoreMotion.SourceHub")
+
     /// The source as a provider of its own attitude, when it is one (looked up once, not per sample).
     private let ownAttitudeProvider: (any OwnAttitudeProviding)?
 
@@ -168,7 +173,7 @@ final class SourceHub: Sendable {
             case .deliver(let deliver, let output):
                 deliver(output)
             case .startReconciliation:
-                DispatchQueue.global().async { _ = self.reconcile() }
+                reconciler.async { _ = self.reconcile() }
             case .saveLearned(let learned):
                 guard learnedStore != nil else { continue }
                 LearnedCalibrationWriter.shared.async { self.save(learned) }

@@ -213,6 +213,9 @@ open class CMMotionManager: NSObject {
             return refusal.error
         }
         stop(slot)
+        if let paced = hub.source as? any ConsumerPacedSource, paced.isPacedByConsumers {
+            push?.limitBacklog(QueuePush.pacedBacklog)
+        }
         let (interval, generation, showsMovement) = state.withLock { s in
             s.slots[slot.rawValue].generation += 1
             if case .deviceMotion(let frame) = stream { s.frame = frame }
@@ -229,14 +232,16 @@ open class CMMotionManager: NSObject {
         }
         do {
             let id = try hub.add(spec)
-            let stillCurrent = state.withLock { s -> Bool in
-                guard s.slots[slot.rawValue].generation == generation,
-                      s.slots[slot.rawValue].failedGeneration != generation
-                else { return false }
+            let (stillCurrent, stopped) = state.withLock { s -> (Bool, Bool) in
+                guard s.slots[slot.rawValue].generation == generation else { return (false, true) }
+                guard s.slots[slot.rawValue].failedGeneration != generation else { return (false, false) }
                 s.slots[slot.rawValue].consumer = id
                 s.slots[slot.rawValue].cancel = push?.cancel
-                return true
+                return (true, false)
             }
+            // Stopped or restarted meanwhile: that stop could not cancel this delivery yet. (After a
+            // failure the delivery stays: the error waits in it for the handler.)
+            if stopped { push?.cancel() }
             if !stillCurrent { hub.remove(id) }
             return nil
         } catch {
@@ -525,11 +530,18 @@ struct QueuePush: Sendable {
     var deliver: @Sendable (CMLogItem) -> Void
     var fail: @Sendable (NSError) -> Void
     var cancel: @Sendable () -> Void
+    /// Bounds the samples waiting for the handler (``QueueDelivery/limitBacklog(to:)``).
+    var limitBacklog: @Sendable (Int) -> Void
 
     init<T: CMLogItem>(queue: OperationQueue, handler: @escaping (T?, (any Error)?) -> Void) {
         let delivery = QueueDelivery<T>(queue: queue, handler: handler)
         deliver = { item in if let item = item as? T { delivery.enqueue(item) } }
         fail = { delivery.enqueue(error: $0) }
         cancel = { delivery.cancel() }
+        limitBacklog = { delivery.limitBacklog(to: $0) }
     }
+
+    /// The samples a handler may fall behind a source that no clock paces before the source waits for
+    /// it (``ConsumerPacedSource``): 40 s at 100 Hz.
+    static let pacedBacklog = 4096
 }

@@ -242,7 +242,9 @@ enum ActiveRecordings {
             guard first else { return }
             // A request arriving from now on cannot extend this recording (it is over) and starts a
             // new one, which replaces this entry; onEnd removes the entry only while it is still ours.
-            DispatchQueue.global().async { [self] in
+            // A serial queue of its own runs on libdispatch's overcommit pool: never behind the app's
+            // work on the global pool (see SerialOperationQueue).
+            DispatchQueue(label: "OpenCoreMotion.CMSensorRecorder.end").async { [self] in
                 switch recording.sensor {
                 case .accelerometer: manager.stopAccelerometerUpdates()
                 case .rotationRate: manager.stopGyroUpdates()
