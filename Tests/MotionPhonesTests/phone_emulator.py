@@ -54,11 +54,15 @@ def sensorlogger(url, seconds, rate):
     start = time.time()
     message_id = 0
     n = 0
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
+    # Every sample of the span is sent (seconds × rate), each in the batch after it is due: a loop
+    # bounded by time instead sent one batch only when its request outlasted the span (loaded CI: one
+    # sample per sensor, exit 0).
+    total = int(round(seconds * rate))
+    began = time.monotonic()
+    while n < total:
         payload = []
-        now = time.time()
-        while start + n * period <= now:
+        elapsed = time.monotonic() - began
+        while n < total and n * period <= elapsed:
             t = start + n * period
             ns = int(t * 1e9) // 100 * 100
             acc, gyr, mag = android_sample(t - start)
@@ -78,7 +82,8 @@ def sensorlogger(url, seconds, rate):
                 if response.status != 200:
                     sys.exit("status %d" % response.status)
             message_id += 1
-        time.sleep(batch)
+        if n < total:
+            time.sleep(batch)
 
 
 def hyperimu(host, port, seconds, rate):
@@ -87,8 +92,9 @@ def hyperimu(host, port, seconds, rate):
     period = 1.0 / rate
     start = time.time()
     n = 0
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
+    # Every sample of the span (seconds × rate), paced in real time as far as the machine allows.
+    total = int(round(seconds * rate))
+    while n < total:
         t = start + n * period
         acc, gyr, mag = android_sample(t - start)
         values = ",".join("%.6f" % v for v in acc + gyr + mag)
@@ -143,7 +149,9 @@ def sensorserver(seconds, rate):
     period = 1.0 / rate
     start = time.monotonic()
     n = 0
-    while time.monotonic() < start + seconds:
+    # Every sample of the span (seconds × rate), paced in real time as far as the machine allows.
+    total = int(round(seconds * rate))
+    while n < total:
         t = start + n * period
         acc, gyr, mag = android_sample(t - start)
         ns = int(t * 1e9)
@@ -176,7 +184,9 @@ def sensorlog(seconds, rate, csv):
     period = 1.0 / rate
     start = time.monotonic()
     n = 0
-    while time.monotonic() < start + seconds:
+    # Every sample of the span (seconds × rate), paced in real time as far as the machine allows.
+    total = int(round(seconds * rate))
+    while n < total:
         t = start + n * period
         mx, my, mz = field(t - start)
         values = ["2026-01-01 10:00:00.000", "%.6f" % t, "0.000000", "0.000000", "-1.000000",
