@@ -83,7 +83,7 @@ import Testing
         publishing.start()
         defer { stopPublishing.withLock { $0 = true } }
 
-        try await Self.wait(seconds: 30) { events.devices.withLock { $0.ids.count } == 2 && events.samples.withLock { $0.count } > 50 }
+        try await Self.wait(seconds: 60) { events.devices.withLock { $0.ids.count } == 2 && events.samples.withLock { $0.count } > 50 }
         let (ids, first) = events.devices.withLock { $0 }
         #expect(Set(ids) == ["robot-a", "robot-b"], "both devices are listed: \(ids)")
         let shown = try #require(first)
@@ -95,7 +95,7 @@ import Testing
         let switched = events.samples.withLock { $0.count }
         feed.apply(DashboardFeedConfiguration(running: [.accelerometer], interval: 0.01, referenceFrame: nil, device: other))
         #expect(events.devices.withLock { $0.selected } == other)
-        try await Self.wait(seconds: 30) { events.samples.withLock { $0.count } > switched + 50 }
+        try await Self.wait(seconds: 60) { events.samples.withLock { $0.count } > switched + 50 }
         let after = events.samples.withLock { Array($0.dropFirst(switched)) }
         #expect(after.count > 50)
         #expect(after.allSatisfy { abs($0.1 - (x[other] ?? .nan)) < 1e-3 }, "only \(other)'s samples after the switch")

@@ -68,7 +68,8 @@ import Testing
         }
         writing.start()
         let results = await recordAtOnce(["sim:still", "sim:walk"], database: db)
-        while !recording.isFinished { usleep(10_000) }
+        await eventually(giveUpAfter: 120) { recording.isFinished }
+        #expect(recording.isFinished, "the in-process recording ended")
         for r in results { #expect(r?.status == 0, "\(r?.stderr ?? "did not run")") }
         let counts = Dictionary(try store.sessionsWithSampleCounts().map { ($0.session.source, $0.samples) }, uniquingKeysWith: +)
         #expect(counts == ["in-process": 150, "sim:still": 50, "sim:walk": 50])
@@ -94,9 +95,10 @@ import Testing
         unshare.standardError = err
         var stdout = "", stderr = ""
         if getuid() == 0, (try? unshare.run()) != nil {
-            unshare.waitUntilExit()
-            stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let outText = PipeDrain(out.fileHandleForReading), errText = PipeDrain(err.fileHandleForReading)
+            await exited(unshare)
+            stdout = await outText.text()
+            stderr = await errText.text()
             #expect(unshare.terminationStatus == 0, "\(stderr)")
         } else {
             chmod(dir, 0o555)
@@ -143,8 +145,7 @@ import Testing
                 #expect(r?.status == 0, "round \(round), process \(i): \(r?.stderr ?? "did not run")")
                 #expect(r?.stderr.contains("locked") == false)
             }
-            let deadline = Date().addingTimeInterval(60)
-            while recorder.isRecording || inProcess.isExecuting, Date() < deadline { usleep(20_000) }
+            await eventually { !recorder.isRecording && !inProcess.isExecuting }
             #expect(!recorder.isRecording, "the in-process recording ended")
             let store = try RecordingStore(location: .file(db))
             let sessions = try store.sessionsWithSampleCounts()

@@ -1,4 +1,5 @@
 import Foundation
+import MotionTestSupport
 import Testing
 
 @Suite(.serialized) struct StreamCommandTests {
@@ -110,7 +111,7 @@ import Testing
 
     /// A reader that goes away (`coremotion demo | head`) ends the demo as a closed pipe ends any command,
     /// with SIGPIPE, even though the dashboard's networking ignores that signal: no crash report.
-    @Test func aClosedPipeEndsTheDemoWithSIGPIPE() throws {
+    @Test func aClosedPipeEndsTheDemoWithSIGPIPE() async throws {
         let p = Process()
         p.executableURL = CLI.executable
         p.arguments = ["demo", "--duration", "20", "--port", "0"]
@@ -119,8 +120,9 @@ import Testing
         p.standardError = err
         try out.fileHandleForReading.close()
         try p.run()
-        p.waitUntilExit()
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let errText = PipeDrain(err.fileHandleForReading)
+        await exited(p)
+        let stderr = await errText.text()
         #expect(p.terminationReason == .uncaughtSignal && p.terminationStatus == SIGPIPE, "\(p.terminationReason) \(p.terminationStatus): \(stderr)")
         #expect(!stderr.contains("Fatal error") && !stderr.contains("crashed"), "\(stderr)")
     }

@@ -1,3 +1,4 @@
+import MotionTestSupport
 import Testing
 import Foundation
 @testable import MotionSourcesLinux
@@ -62,7 +63,7 @@ import Foundation
         return nil
     }
 
-    @Test func bufferedCaptureRunsThroughTheRealSyscalls() throws {
+    @Test func bufferedCaptureRunsThroughTheRealSyscalls() async throws {
         guard let umockdevRun = Self.which("umockdev-run") else {
             Issue.record("umockdev-run is not installed: apt-get install umockdev (listed in .ci/apt-packages)")
             return
@@ -76,23 +77,19 @@ import Foundation
         let base = LinuxClock.monotonicNs() + Int64(Self.firstScanDelayMs + 1_000) * 1_000_000
         try Self.script(base: base).write(to: script)
 
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: umockdevRun)
-        p.arguments = ["--device", device.path, "--script", "/dev/iio:device0=\(script.path)", "--",
-                       "timeout", "30", CLI.executable.path, "orientation", "--source", "iio", "--count", "2"]
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "COREMOTION_SOURCE")
         env.removeValue(forKey: "COREMOTION_SYSFS_ROOT")
         env.removeValue(forKey: "COREMOTION_DEV_ROOT")
         env["COREMOTION_IIO_TRACE"] = "1"   // shown only if the test fails
-        p.environment = env
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        p.waitUntilExit()
-        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        // Awaited, its pipes read on threads of their own: the test holds no thread of the shared pool.
+        // Started at once (`limited: false`), not after a wait for one of `ChildProcess.slots`: the
+        // scans are stamped from now.
+        let r = try await ChildProcess.run(URL(fileURLWithPath: umockdevRun),
+                                           ["--device", device.path, "--script", "/dev/iio:device0=\(script.path)", "--",
+                                            "timeout", "30", CLI.executable.path, "orientation", "--source", "iio", "--count", "2"],
+                                           environment: env, limited: false)
+        let stdout = r.stdout, stderr = r.stderr
         let changes = stdout.split(separator: "\n").map { $0.split(separator: " ").last.map(String.init) ?? "" }
         // The capture starts upright and ends with the left edge up: only the buffer carries that.
         #expect(changes == ["portrait", "landscapeRight"], "scans stamped from \(Double(base) / 1e9)\nstdout: \(stdout)\nstderr: \(stderr)")
@@ -107,7 +104,7 @@ import Foundation
         InputEvent.encode([InputEvent(time: t, type: type, code: code, value: value)])
     }
 
-    @Test func evdevNodeRunsThroughTheRealSyscalls() throws {
+    @Test func evdevNodeRunsThroughTheRealSyscalls() async throws {
         guard let umockdevRun = UmockdevEndToEndTests.which("umockdev-run") else {
             Issue.record("umockdev-run is not installed: apt-get install umockdev (listed in .ci/apt-packages)")
             return
@@ -135,22 +132,16 @@ import Foundation
             }
             let scriptURL = dir.appendingPathComponent("events.script")
             try script.write(to: scriptURL)
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: umockdevRun)
-            p.arguments = ["--device", LinuxFixtures.url("umockdev/iio-sensor-proxy_input-accel-device.umockdev").path,
-                           "--ioctl", "/dev/input/event4=\(LinuxFixtures.url("umockdev/iio-sensor-proxy_input-accel-capture.ioctl").path)",
-                           "--script", "/dev/input/event4=\(scriptURL.path)", "--",
-                           "timeout", "30", CLI.executable.path, "orientation", "--source", "evdev", "--count", "2"]
             var env = ProcessInfo.processInfo.environment
             for k in ["COREMOTION_SOURCE", "COREMOTION_SYSFS_ROOT", "COREMOTION_DEV_ROOT"] { env.removeValue(forKey: k) }
-            p.environment = env
-            let out = Pipe(), err = Pipe()
-            p.standardOutput = out
-            p.standardError = err
-            try p.run()
-            p.waitUntilExit()
-            stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let r = try await ChildProcess.run(URL(fileURLWithPath: umockdevRun),
+                                               ["--device", LinuxFixtures.url("umockdev/iio-sensor-proxy_input-accel-device.umockdev").path,
+                                                "--ioctl", "/dev/input/event4=\(LinuxFixtures.url("umockdev/iio-sensor-proxy_input-accel-capture.ioctl").path)",
+                                                "--script", "/dev/input/event4=\(scriptURL.path)", "--",
+                                                "timeout", "30", CLI.executable.path, "orientation", "--source", "evdev", "--count", "2"],
+                                               environment: env, limited: false)  // at once: the events are stamped from now
+            stdout = r.stdout
+            stderr = r.stderr
         }
         let changes = stdout.split(separator: "\n").map { $0.split(separator: " ").last.map(String.init) ?? "" }
         #expect(changes == ["portrait", "landscapeRight"], "stdout: \(stdout)\nstderr: \(stderr)")

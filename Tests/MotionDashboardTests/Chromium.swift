@@ -65,14 +65,29 @@ struct Chromium {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        defer {
-            if process.isRunning { process.terminate() }
-            process.waitUntilExit()
+        // Whatever happens, the browser is ended and awaited (not waited for with `waitUntilExit`, which
+        // would hold a thread of the pool the tests' tasks share) before its profile is removed.
+        let outcome: Result<T, any Error>
+        do {
+            outcome = .success(try await drive(process, profile: profile, url: url, body))
+        } catch {
+            outcome = .failure(error)
         }
+        if process.isRunning { process.terminate() }
+        await exited(process)
+        return try outcome.get()
+    }
+
+    /// Attaches to the browser `process` started with `profile` and runs `body` on a page at `url`.
+    private static func drive<T: Sendable>(
+        _ process: Process, profile: URL, url: String,
+        _ body: @escaping @Sendable (CDPSession) async throws -> T
+    ) async throws -> T {
         // Chromium writes its DevTools port and browser path here once it listens.
         let portFile = profile.appendingPathComponent("DevToolsActivePort")
         var lines: [Substring] = []
-        for _ in 0..<300 {
+        // Up to 60 s (a give-up: a loaded machine can take long to start it); usually well under one.
+        for _ in 0..<600 {
             if let text = try? String(contentsOf: portFile, encoding: .utf8) {
                 lines = text.split(separator: "\n")
                 if lines.count >= 2 { break }
@@ -80,7 +95,7 @@ struct Chromium {
             guard process.isRunning else { throw Failure(description: "chromium exited with status \(process.terminationStatus)") }
             try await Task.sleep(for: .milliseconds(100))
         }
-        guard lines.count >= 2 else { throw Failure(description: "chromium did not open its DevTools port within 30 s") }
+        guard lines.count >= 2 else { throw Failure(description: "chromium did not open its DevTools port within 60 s") }
         let ws = "ws://127.0.0.1:\(lines[0])\(lines[1])"
 
         let result = Box<Result<T, any Error>?>(nil)

@@ -62,7 +62,7 @@ final class MQTTSubject: SourceContractSubject {
         for i in 0..<count {
             publisher.add(RawSample(sensor: .gyro, timestamp: start + Double(i) * 0.01, value: Vector3(0, 0, 0.5)))
         }
-        #expect(await publisher.finish(timeout: 30), "the publisher could not deliver to the broker")
+        #expect(await publisher.finish(timeout: 60), "the publisher could not deliver to the broker")
     }
 
     func run(seconds: Double, running: Bool, recorder: EventRecorder) async {
@@ -72,18 +72,18 @@ final class MQTTSubject: SourceContractSubject {
         guard running else { return }
         let arrived = await recorder.waitFor({ events in
             events.count { if case .sample = $0 { true } else { false } } >= expected
-        }, timeout: 20)
+        }, timeout: 60)
         #expect(arrived, "the samples published in a run did not all arrive")
     }
 
     func interruptAndResume(recorder: EventRecorder) async -> Bool {
-        let interrupted = await recorder.waitFor({ $0.contains { if case .interrupted = $0 { true } else { false } } }, timeout: 10)
+        let interrupted = await recorder.waitFor({ $0.contains { if case .interrupted = $0 { true } else { false } } }, timeout: 60)
         #expect(interrupted, "no interruption once the device went silent")
         await publish(seconds: 0.2)
         _ = await recorder.waitFor({ events in
             guard let i = events.firstIndex(where: { if case .interrupted = $0 { true } else { false } }) else { return false }
             return events[(i + 1)...].contains { if case .sample = $0 { true } else { false } }
-        }, timeout: 20)
+        }, timeout: 60)
         return true
     }
 

@@ -70,7 +70,7 @@ struct MosquittoWebSocketListenerTests {
         let source = try MQTTSensorSource(url: MQTTURL(parsing: "mqtt+ws://127.0.0.1:\(wsPort)/ws/+"), log: { _ in })
         let collector = MosquittoTests.Collector()
         source.startDevices { collector.handle($0) }
-        await collector.wait(until: { collector.subscribed.withLockedValue { $0 } }, timeout: 30)
+        await collector.wait(until: { collector.subscribed.withLockedValue { $0 } }, timeout: 60)
         #expect(collector.subscribed.withLockedValue { $0 })
         let config = try MQTTURL(parsing: "mqtt+ws://127.0.0.1:\(wsPort)/ws/robot").clientConfiguration(clientID: "ws-pub")
         let pub = MQTTMotionPublisher(configuration: config, topic: "ws/robot", deviceID: "robot", batchPeriod: 0.05)

@@ -92,7 +92,8 @@ final class Mosquitto: @unchecked Sendable {
         let rc = posix_spawn(&child, args[0], &actions, &attr, &cargs, environ)
         guard rc == 0 else { throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot start mosquitto: error \(rc)"]) }
         pid = child
-        for _ in 0..<300 {
+        // Up to 60 s: a loaded machine can take seconds to start it; the loop ends once it accepts.
+        for _ in 0..<6000 {
             if Self.accepts(port: port), wsPort.map(Self.accepts(port:)) ?? true { return }
             usleep(10_000)
         }
@@ -100,12 +101,12 @@ final class Mosquitto: @unchecked Sendable {
     }
 
     /// Stops the broker gracefully (SIGTERM: it saves its persistent sessions) and waits for it
-    /// (SIGKILL after 5 s).
-    func stop() {
+    /// (SIGKILL after `patience` seconds, which would lose the sessions: ``stopAsync()`` waits 60 s).
+    func stop(patience: Double = 5) {
         guard pid > 0 else { return }
         kill(pid, SIGTERM)
         var status: Int32 = 0
-        for _ in 0..<500 {
+        for _ in 0..<Int(patience * 100) {
             if waitpid(pid, &status, WNOHANG) == pid { pid = 0; return }
             usleep(10_000)
         }
@@ -118,7 +119,7 @@ final class Mosquitto: @unchecked Sendable {
     /// the broker saves its sessions and exits.
     func stopAsync() async {
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            Thread.detachNewThread { self.stop(); done.resume() }
+            Thread.detachNewThread { self.stop(patience: 60); done.resume() }
         }
     }
 
@@ -176,9 +177,9 @@ struct Run {
         return started.finish()
     }
 
-    /// ``command(_:_:timeout:)`` for async tests: waits with `Task.sleep`, so the test does not hold one
+    /// ``command(_:_:timeout:)`` for async tests (the timeout, a give-up, 120 s by default): waits with `Task.sleep`, so the test does not hold one
     /// of the few cooperative threads (two on a 2-core machine) while the command runs.
-    static func commandAsync(_ executable: String, _ arguments: [String], timeout: Double = 30) async throws -> Run {
+    static func commandAsync(_ executable: String, _ arguments: [String], timeout: Double = 120) async throws -> Run {
         let started = try Started(executable, arguments)
         let deadline = Date().addingTimeInterval(timeout)
         while started.process.isRunning && Date() < deadline { try? await Task.sleep(nanoseconds: 20_000_000) }

@@ -47,7 +47,7 @@ struct MosquittoTests {
         let source = try MQTTSensorSource(url: MQTTURL(parsing: "mqtt://127.0.0.1:\(broker.port)/fleet/+"), log: { _ in })
         let collector = Collector()
         source.startDevices { collector.handle($0) }
-        await collector.wait(until: { collector.subscribed.withLockedValue { $0 } }, timeout: 30)
+        await collector.wait(until: { collector.subscribed.withLockedValue { $0 } }, timeout: 60)
         #expect(collector.subscribed.withLockedValue { $0 })
         let start = ProcessInfo.processInfo.systemUptime - 10
         let publishers = (0..<20).map { publisher(broker, device: "robot-\($0)", topic: "fleet/robot-\($0)") }
@@ -70,7 +70,7 @@ struct MosquittoTests {
         let collector = Collector()
         let source = try MQTTSensorSource(url: MQTTURL(parsing: "mqtt://127.0.0.1:\(broker.port)/restart/#?client-id=restart-sub"), log: { _ in })
         source.startDevices { collector.handle($0) }
-        await collector.wait(until: { collector.subscribed.withLockedValue { $0 } }, timeout: 30)
+        await collector.wait(until: { collector.subscribed.withLockedValue { $0 } }, timeout: 60)
         let pub = publisher(broker, device: "walker", topic: "restart/walker")
         let all = Self.samples(300, start: 1000)
         // 300 samples over 1.5 s; the broker is stopped after 0.5 s and restarted 0.4 s later.
@@ -106,7 +106,7 @@ struct MosquittoTests {
         let collector = Collector()
         let source = try MQTTSensorSource(url: MQTTURL(parsing: "mqtt://127.0.0.1:\(broker.port)/e2e/#?client-id=e2e-sub"), log: { _ in })
         source.startDevices { collector.handle($0) }
-        await collector.wait(until: { collector.subscribed.withLockedValue { $0 } }, timeout: 30)
+        await collector.wait(until: { collector.subscribed.withLockedValue { $0 } }, timeout: 60)
         // paho-mqtt, when installed, as an independent second subscriber: its persistent session is made
         // now and read after the run, from what the broker kept for it across the restart.
         let paho = Self.pahoAvailable ? try script(Self.pahoSessionReader) : nil
@@ -132,7 +132,7 @@ struct MosquittoTests {
         await collector.wait(until: {
             let s = collector.samples.withLockedValue { $0 }
             return devices.allSatisfy { (s[$0]?.count ?? 0) >= 100 }
-        }, timeout: 30)
+        }, timeout: 60)
         await broker.stopAsync()
         let endedBeforeTheOutage = ended.withLockedValue { $0 }
         #expect(endedBeforeTheOutage.count < devices.count, "every publisher had ended before the broker went")
@@ -231,19 +231,29 @@ struct MosquittoTests {
         let collector = Collector()
         let source = try MQTTSensorSource(url: MQTTURL(parsing: "mqtt://127.0.0.1:\(broker.port)/bound/#?client-id=bound-sub&silence=1"), log: { _ in })
         source.startDevices { collector.handle($0) }
-        await collector.wait(until: { collector.subscribed.withLockedValue { $0 } }, timeout: 30)
+        await collector.wait(until: { collector.subscribed.withLockedValue { $0 } }, timeout: 60)
+        // The broker must go away while the publisher still reads: it is stopped once 100 samples
+        // arrived (0.4 s of reading) and away for 1.5 s plus a restart. With `--duration 5` a loaded
+        // machine could take the whole run to get there (the publisher then finishes unbothered and
+        // says nothing); 12 s leaves room for the stop, the pause and the restart all to be slow.
+        let started = Date()
         let run = Task {
-            try await Run.commandAsync(Run.coremotion, ["publish", "--source", "sim:still", "--rate", "100", "--duration", "5", "--buffer-seconds", "0.2",
-                                                        "--to", "mqtt://127.0.0.1:\(broker.port)/bound/b1", "--device-id", "b1"], timeout: 60)
+            try await Run.commandAsync(Run.coremotion, ["publish", "--source", "sim:still", "--rate", "100", "--duration", "12", "--buffer-seconds", "0.2",
+                                                        "--to", "mqtt://127.0.0.1:\(broker.port)/bound/b1", "--device-id", "b1"], timeout: 120)
         }
-        await collector.wait(until: { (collector.samples.withLockedValue { $0["b1"]?.count } ?? 0) >= 100 }, timeout: 30)
+        await collector.wait(until: { (collector.samples.withLockedValue { $0["b1"]?.count } ?? 0) >= 100 }, timeout: 60)
+        let stopping = Date().timeIntervalSince(started)
         await broker.stopAsync()
         try await Task.sleep(nanoseconds: 1_500_000_000)
+        let restarting = Date().timeIntervalSince(started)
         try await broker.startAsync()
+        let back = Date().timeIntervalSince(started)
         let r = try await run.value
+        // When the broker went away and came back, for a failure message.
+        let timeline = String(format: "broker stopped %.1f s after the publisher started, restarting at %.1f s, back at %.1f s", stopping, restarting, back)
         #expect(r.status == 0, "\(r.stderr)")
         let warnings = r.stderr.split(separator: "\n").filter { $0.contains("warning") }
-        #expect(warnings.count == 1, "\(r.stderr)")
+        #expect(warnings.count == 1, "\(timeline)\n\(r.stderr)")
         let warning = String(warnings.first ?? "")
         let first = warning.range(of: "dropped the oldest ").flatMap { Int(warning[$0.upperBound...].prefix { $0.isNumber }) } ?? 0
         #expect(first > 0 && warning.contains("--buffer-seconds 0.2 s") && warning.contains("raise --buffer-seconds"), "\(warning)")
@@ -338,7 +348,7 @@ struct MosquittoTests {
         let early = try MQTTSensorSource(url: MQTTURL(parsing: url + "?client-id=rec-sub"), log: { _ in })
         let seen = Collector()
         early.startDevices { seen.handle($0) }
-        await seen.wait(until: { seen.subscribed.withLockedValue { $0 } }, timeout: 5)
+        await seen.wait(until: { seen.subscribed.withLockedValue { $0 } }, timeout: 60)
         await early.stopDevices()
         let database = FileManager.default.temporaryDirectory.appendingPathComponent("ocm-rec-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) } }
@@ -510,7 +520,7 @@ struct MosquittoTests {
             }))
             """)
         let python = try #require(Run.python)
-        let r = try await Run.commandAsync(python, [reader, String(broker.port), Run.coremotion], timeout: 30)
+        let r = try await Run.commandAsync(python, [reader, String(broker.port), Run.coremotion], timeout: 60)
         #expect(r.status == 0, "\(r.stderr)")
         let data = try #require(r.stdout.split(separator: "\n").last.map { Data($0.utf8) })
         let o = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])

@@ -3,6 +3,7 @@ import MotionFusion
 import MotionSources
 import NIOConcurrencyHelpers
 import OpenCoreMotion
+import MotionTestSupport
 import Testing
 
 /// A source the test drives by hand: it sends whatever event the test asks for to the current sink.
@@ -25,7 +26,7 @@ final class ScriptedSource: SensorSource {
 
 /// `SourceEvent.interrupted` through `CMMotionManager`: the shared spec for non-fatal interruptions.
 @Suite struct InterruptionThroughManagerTests {
-    @Test func handlerGetsOneErrorStaysRegisteredAndResumes() throws {
+    @Test func handlerGetsOneErrorStaysRegisteredAndResumes() async throws {
         let source = ScriptedSource()
         let manager = CMMotionManager(source: source)
         manager.gyroUpdateInterval = 0.01
@@ -48,7 +49,8 @@ final class ScriptedSource: SensorSource {
         source.gyro(at: 2)
         source.send(.interrupted(SourceError(.io, "connection lost")))
         source.gyro(at: 3)
-        queue.waitUntilAllOperationsAreFinished()
+        // The wait on a thread of its own: the queue's deliveries need the pool this task runs on.
+        try await offThePool { queue.waitUntilAllOperationsAreFinished() }
         let seen = events.withLockedValue { $0 }
         #expect(seen == ["data 1.0", "error \(CMErrorDomain) \(CMErrorNotAvailable.rawValue)", "data 2.0",
                          "error \(CMErrorDomain) \(CMErrorUnknown.rawValue)", "data 3.0"], "\(seen)")
@@ -58,7 +60,7 @@ final class ScriptedSource: SensorSource {
         // `failed` stays fatal: one error, then nothing more.
         source.send(.failed(SourceError(.deviceRemoved, "gone")))
         source.gyro(at: 4)
-        queue.waitUntilAllOperationsAreFinished()
+        try await offThePool { queue.waitUntilAllOperationsAreFinished() }
         let after = events.withLockedValue { $0 }
         #expect(after.count == 6 && after.last?.hasPrefix("error") == true, "\(after)")
         manager.stopGyroUpdates()

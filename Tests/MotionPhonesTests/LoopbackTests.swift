@@ -3,6 +3,7 @@ import MotionFusion
 import MotionSources
 import NIOConcurrencyHelpers
 import OpenCoreMotion
+import MotionTestSupport
 import Testing
 @testable import MotionPhones
 
@@ -28,8 +29,12 @@ final class PhoneEmulator: @unchecked Sendable {
         try process.run()
     }
 
-    /// The first line the emulator prints (a server's port).
-    func port() -> Int? {
+    /// The first line the emulator prints (a server's port), read on a thread of its own.
+    func port() async throws -> Int? {
+        try await offThePool { [self] in firstLine() }
+    }
+
+    private func firstLine() -> Int? {
         var line: [UInt8] = []
         let handle = output.fileHandleForReading
         while true {
@@ -41,9 +46,9 @@ final class PhoneEmulator: @unchecked Sendable {
         return Int(String(decoding: line, as: UTF8.self))
     }
 
-    func wait() -> Int32 {
-        process.waitUntilExit()
-        return process.terminationStatus
+    /// Waits for the emulator to end (without holding a thread) and returns its exit status.
+    func wait() async -> Int32 {
+        await exited(process)
     }
 
     deinit {
@@ -95,20 +100,15 @@ func checkPhysics(_ c: Collector, minimumCount: Int = 20, sourceLocation: Source
     }
 }
 
-func waitFor(_ seconds: Double, until done: () -> Bool) {
-    let end = MonotonicClock.now() + seconds
-    while MonotonicClock.now() < end, !done() { usleep(20_000) }
-}
-
 @Suite(.serialized) struct PhoneLoopbackTests {
-    @Test func sensorLoggerHTTPPush() throws {
+    @Test func sensorLoggerHTTPPush() async throws {
         let source = try PhoneSource(spec: PhoneSpec(parsing: "sensorlogger://127.0.0.1:0"), log: quietLog)
         let c = Collector()
         // Before any data the source reports its highest rate, so the hub thins by timestamp.
         #expect(try source.apply(allSensors, sink: c.sink)[.gyro] == 500)
         let port = try #require(source.boundAddress?.port)
         let phone = try PhoneEmulator(["sensorlogger", "http://127.0.0.1:\(port)/", "1.0", "100"])
-        #expect(phone.wait() == 0)
+        #expect(await phone.wait() == 0)
         // Once data flowed, the rate measured.
         let granted = try source.apply(allSensors, sink: c.sink)
         #expect(granted[.gyro].map { abs($0 - 100) < 15 } == true, "granted \(granted)")
@@ -119,52 +119,52 @@ func waitFor(_ seconds: Double, until done: () -> Bool) {
         #expect(stats.sensors[.gyro]?.rate.map { abs($0 - 100) < 15 } == true, "rate \(String(describing: stats.sensors[.gyro]?.rate))")
     }
 
-    @Test func hyperIMUOverUDP() throws {
+    @Test func hyperIMUOverUDP() async throws {
         let source = try PhoneSource(spec: PhoneSpec(parsing: "hyperimu://127.0.0.1:0?sensors=acc,gyro,mag"), log: quietLog)
         let c = Collector()
         try source.apply(allSensors, sink: c.sink)
         let port = try #require(source.boundAddress?.port)
         let phone = try PhoneEmulator(["hyperimu", "127.0.0.1", String(port), "0.8", "100"])
-        #expect(phone.wait() == 0)
-        waitFor(10) { c.of(.magnetometer).count >= 60 }
+        #expect(await phone.wait() == 0)
+        await eventually { c.of(.magnetometer).count >= 60 }
         _ = try? source.apply(.none) { _ in }
         checkPhysics(c, minimumCount: 50)
     }
 
-    @Test func sensorServerWebSocket() throws {
+    @Test func sensorServerWebSocket() async throws {
         let phone = try PhoneEmulator(["sensorserver", "1.0", "100"])
-        let port = try #require(phone.port())
+        let port = try #require(await phone.port())
         let source = try PhoneSource(spec: PhoneSpec(parsing: "sensorserver://127.0.0.1:\(port)"), log: quietLog)
         let c = Collector()
         try source.apply(allSensors, sink: c.sink)
-        _ = phone.wait()
-        waitFor(10) { c.of(.magnetometer).count >= 80 }
+        _ = await phone.wait()
+        await eventually { c.of(.magnetometer).count >= 80 }
         _ = try? source.apply(.none) { _ in }
         checkPhysics(c, minimumCount: 60)
         #expect(source.statistics.malformed == 0)
     }
 
-    @Test(arguments: [false, true]) func sensorLogTCP(csv: Bool) throws {
+    @Test(arguments: [false, true]) func sensorLogTCP(csv: Bool) async throws {
         let phone = try PhoneEmulator(["sensorlog", "1.0", "100"] + (csv ? ["csv"] : []))
-        let port = try #require(phone.port())
+        let port = try #require(await phone.port())
         let source = try PhoneSource(spec: PhoneSpec(parsing: "sensorlog://127.0.0.1:\(port)"), log: quietLog)
         let c = Collector()
         try source.apply(allSensors, sink: c.sink)
-        _ = phone.wait()
-        waitFor(10) { c.of(.magnetometer).count >= 80 }
+        _ = await phone.wait()
+        await eventually { c.of(.magnetometer).count >= 80 }
         _ = try? source.apply(.none) { _ in }
         checkPhysics(c, minimumCount: 60)
         #expect(source.statistics.malformed == 0)
     }
 
-    @Test(arguments: ["android", "ios"]) func phyphoxREST(platform: String) throws {
+    @Test(arguments: ["android", "ios"]) func phyphoxREST(platform: String) async throws {
         let phone = try PhoneEmulator(["phyphox", "1.0", "100", platform])
-        let port = try #require(phone.port())
+        let port = try #require(await phone.port())
         let source = try PhoneSource(spec: PhoneSpec(parsing: "phyphox://127.0.0.1:\(port)?interval=0.03"), log: quietLog)
         let c = Collector()
         try source.apply(allSensors, sink: c.sink)
-        _ = phone.wait()
-        waitFor(10) { c.of(.magnetometer).count >= 80 }
+        _ = await phone.wait()
+        await eventually { c.of(.magnetometer).count >= 80 }
         _ = try? source.apply(.none) { _ in }
         // At least 60 of the 100: the first poll may come late on a loaded machine.
         checkPhysics(c, minimumCount: 60)
@@ -200,9 +200,9 @@ func waitFor(_ seconds: Double, until done: () -> Bool) {
         #expect(abs(attitude.quaternion.inverseRotate(Vector3(0, 0, -1)).z + 1) < 1e-9)
     }
 
-    @Test func phonePressureDrivesCMAltimeter() throws {
+    @Test func phonePressureDrivesCMAltimeter() async throws {
         let phone = try PhoneEmulator(["phyphox", "2.5", "50"])
-        let port = try #require(phone.port())
+        let port = try #require(await phone.port())
         let source = try PhoneSource(spec: PhoneSpec(parsing: "phyphox://127.0.0.1:\(port)"), log: quietLog)
         let altimeter = CMAltimeter(barometer: PhoneBarometer(source: source))
         let readings = NIOLockedValueBox<[Double]>([])
@@ -210,15 +210,15 @@ func waitFor(_ seconds: Double, until done: () -> Bool) {
         altimeter.startRelativeAltitudeUpdates(to: queue) { data, error in
             if let data { readings.withLockedValue { $0.append(data.pressure.doubleValue) } }
         }
-        waitFor(4) { readings.withLockedValue { $0.count } >= 1 }
+        await eventually { readings.withLockedValue { $0.count } >= 1 }
         altimeter.stopRelativeAltitudeUpdates()
-        _ = phone.wait()
+        _ = await phone.wait()
         let got = readings.withLockedValue { $0 }
         #expect(!got.isEmpty)
         #expect(got.allSatisfy { abs($0 - 101.325) < 1e-6 }, "\(got)")
     }
 
-    @Test func deviceMotionRunsOnAPhone() throws {
+    @Test func deviceMotionRunsOnAPhone() async throws {
         let source = try PhoneSource(spec: PhoneSpec(parsing: "hyperimu://127.0.0.1:0"), log: quietLog)
         let manager = CMMotionManager(source: source)
         manager.deviceMotionUpdateInterval = 0.01
@@ -228,15 +228,15 @@ func waitFor(_ seconds: Double, until done: () -> Bool) {
         }
         let port = try #require(source.boundAddress?.port)
         let phone = try PhoneEmulator(["hyperimu", "127.0.0.1", String(port), "1.5", "100"])
-        _ = phone.wait()
-        waitFor(10) { motions.withLockedValue { $0.count } >= 100 }
+        _ = await phone.wait()
+        await eventually { motions.withLockedValue { $0.count } >= 100 }
         manager.stopDeviceMotionUpdates()
         let last = try #require(motions.withLockedValue { $0.last })
         #expect(abs(last.gravity.z + 1) < 0.05, "gravity \(last.gravity)")
         #expect(abs(last.rotationRate.z - 0.5) < 0.05, "rotation rate \(last.rotationRate)")
     }
 
-    @Test func portInUseIsAClearError() throws {
+    @Test func portInUseIsAClearError() async throws {
         let first = try PhoneSource(spec: PhoneSpec(parsing: "sensorlogger://127.0.0.1:0"), log: quietLog)
         try first.apply(allSensors) { _ in }
         let port = try #require(first.boundAddress?.port)
@@ -250,31 +250,31 @@ func waitFor(_ seconds: Double, until done: () -> Bool) {
         _ = try? first.apply(.none) { _ in }
     }
 
-    @Test func silenceInterruptsOnceAndDataResumes() throws {
+    @Test func silenceInterruptsOnceAndDataResumes() async throws {
         let source = try PhoneSource(spec: PhoneSpec(parsing: "hyperimu://127.0.0.1:0?silence=0.3"), log: quietLog)
         let c = Collector()
         try source.apply(allSensors, sink: c.sink)
         let port = try #require(source.boundAddress?.port)
-        _ = try PhoneEmulator(["hyperimu", "127.0.0.1", String(port), "0.2", "100"]).wait()
-        waitFor(2) { !c.interruptions.withLockedValue { $0.isEmpty } }
-        usleep(400_000)
+        _ = try await PhoneEmulator(["hyperimu", "127.0.0.1", String(port), "0.2", "100"]).wait()
+        await eventually { !c.interruptions.withLockedValue { $0.isEmpty } }
+        await pauseFor(0.4)
         let interruptions = c.interruptions.withLockedValue { $0 }
         #expect(interruptions.count == 1, "one interruption per silence, not one per tick")
         #expect(interruptions.first?.kind == .deviceRemoved)
         #expect(c.failures.withLockedValue { $0.isEmpty }, "silence is not fatal")
         // The phone sends again, to the same running source: readings flow without a restart.
         let before = c.of(.gyro).count
-        _ = try PhoneEmulator(["hyperimu", "127.0.0.1", String(port), "0.3", "100"]).wait()
-        waitFor(10) { c.of(.gyro).count >= before + 20 }
+        _ = try await PhoneEmulator(["hyperimu", "127.0.0.1", String(port), "0.3", "100"]).wait()
+        await eventually { c.of(.gyro).count >= before + 20 }
         #expect(c.of(.gyro).count >= before + 20)
         // A second silence is reported again, once.
-        waitFor(2) { c.interruptions.withLockedValue { $0.count } >= 2 }
+        await eventually { c.interruptions.withLockedValue { $0.count } >= 2 }
         _ = try? source.apply(.none) { _ in }
         #expect(c.interruptions.withLockedValue { $0.count } == 2)
         #expect(c.failures.withLockedValue { $0.isEmpty })
     }
 
-    @Test func managerHandlersGetOneErrorThenDataAgainAfterSilence() throws {
+    @Test func managerHandlersGetOneErrorThenDataAgainAfterSilence() async throws {
         let source = try PhoneSource(spec: PhoneSpec(parsing: "hyperimu://127.0.0.1:0?silence=0.3"), log: quietLog)
         let manager = CMMotionManager(source: source)
         manager.gyroUpdateInterval = 0.01
@@ -288,39 +288,39 @@ func waitFor(_ seconds: Double, until done: () -> Bool) {
         }
         defer { manager.stopGyroUpdates() }
         let port = try #require(source.boundAddress?.port)
-        _ = try PhoneEmulator(["hyperimu", "127.0.0.1", String(port), "0.2", "100"]).wait()
-        waitFor(2) { events.withLockedValue { $0.count } >= 2 }
-        usleep(500_000)
-        _ = try PhoneEmulator(["hyperimu", "127.0.0.1", String(port), "0.3", "100"]).wait()
-        waitFor(2) { events.withLockedValue { $0.count } >= 3 }
+        _ = try await PhoneEmulator(["hyperimu", "127.0.0.1", String(port), "0.2", "100"]).wait()
+        await eventually { events.withLockedValue { $0.count } >= 2 }
+        await pauseFor(0.5)
+        _ = try await PhoneEmulator(["hyperimu", "127.0.0.1", String(port), "0.3", "100"]).wait()
+        await eventually { events.withLockedValue { $0.count } >= 3 }
         let seen = events.withLockedValue { $0 }
         #expect(Array(seen.prefix(3)) == ["data", "error \(CMErrorDomain) \(CMErrorNotAvailable.rawValue)", "data"], "\(seen)")
         #expect(manager.isGyroActive)
     }
 
-    @Test func lostConnectionInterruptsAndTheReconnectResumes() throws {
+    @Test func lostConnectionInterruptsAndTheReconnectResumes() async throws {
         let phone = try PhoneEmulator(["sensorlog", "0.3", "100"])
-        let port = try #require(phone.port())
+        let port = try #require(await phone.port())
         let source = try PhoneSource(spec: PhoneSpec(parsing: "sensorlog://127.0.0.1:\(port)?backoff=0.1&silence=30"), log: quietLog)
         let c = Collector()
         try source.apply(allSensors, sink: c.sink)
-        _ = phone.wait()
-        waitFor(2) { !c.interruptions.withLockedValue { $0.isEmpty } }
+        _ = await phone.wait()
+        await eventually { !c.interruptions.withLockedValue { $0.isEmpty } }
         #expect(c.interruptions.withLockedValue { $0.count } == 1, "the phone closed: one interruption")
         let before = c.of(.gyro).count
         #expect(before >= 10)
         // The phone comes back on the same port; the source reconnects by itself.
         let again = try PhoneEmulator(["sensorlog", "0.5", "100"], port: port)
-        #expect(again.port() == port)
-        waitFor(3) { c.of(.gyro).count >= before + 20 }
+        #expect(try await again.port() == port)
+        await eventually { c.of(.gyro).count >= before + 20 }
         _ = try? source.apply(.none) { _ in }
-        _ = again.wait()
+        _ = await again.wait()
         #expect(c.of(.gyro).count >= before + 20)
         #expect(c.failures.withLockedValue { $0.isEmpty })
         #expect(source.statistics.connections == 2)
     }
 
-    @Test func connectingSourceRetriesUntilThePhoneIsUp() throws {
+    @Test func connectingSourceRetriesUntilThePhoneIsUp() async throws {
         // Nothing listens yet: the source retries with backoff and never fails before `silence`.
         let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var addr = sockaddr_in()
@@ -335,14 +335,14 @@ func waitFor(_ seconds: Double, until done: () -> Bool) {
         let source = try PhoneSource(spec: PhoneSpec(parsing: "sensorlog://127.0.0.1:\(port)?backoff=0.2&silence=30"), log: quietLog)
         let c = Collector()
         try source.apply(allSensors, sink: c.sink)
-        usleep(700_000)
+        await pauseFor(0.7)
         #expect(c.samples.withLockedValue { $0.isEmpty })
         #expect(source.statistics.connections == 0)
         // The phone comes up: the next attempt (at most 0.2 s later) connects and data flows.
         let phone = try PhoneEmulator(["sensorlog", "1.0", "100"], port: port)
-        #expect(phone.port() == port)
-        _ = phone.wait()
-        waitFor(10) { c.of(.gyro).count >= 50 }
+        #expect(try await phone.port() == port)
+        _ = await phone.wait()
+        await eventually { c.of(.gyro).count >= 50 }
         _ = try? source.apply(.none) { _ in }
         #expect(source.statistics.connections == 1)
         #expect(c.of(.gyro).count >= 50)

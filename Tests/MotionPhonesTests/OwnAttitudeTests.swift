@@ -3,6 +3,7 @@ import MotionFusion
 import MotionSources
 import NIOConcurrencyHelpers
 import OpenCoreMotion
+import MotionTestSupport
 import Testing
 @testable import MotionPhones
 
@@ -69,43 +70,43 @@ import Testing
         }
     }
 
-    @Test func sensorLoggerOwnAttitude() throws {
+    @Test func sensorLoggerOwnAttitude() async throws {
         let source = try PhoneSource(spec: PhoneSpec(parsing: "sensorlogger://127.0.0.1:0?motion=phone"), log: quietLog)
         #expect(source.reportsOwnAttitude)
         let north = Motions(source, frame: .xMagneticNorthZVertical)
         let arbitrary = Motions(source, frame: .xArbitraryZVertical)
         let port = try #require(source.boundAddress?.port)
         let phone = try PhoneEmulator(["sensorlogger", "http://127.0.0.1:\(port)/", "1.0", "100"], environment: Self.still)
-        #expect(phone.wait() == 0)
-        collectAndCheck(source, north, arbitrary)
+        #expect(await phone.wait() == 0)
+        await collectAndCheck(source, north, arbitrary)
     }
 
-    @Test func sensorServerOwnAttitude() throws {
-        try checkServingPhone(["sensorserver", "1.0", "100"]) { "sensorserver://127.0.0.1:\($0)?motion=phone" }
+    @Test func sensorServerOwnAttitude() async throws {
+        try await checkServingPhone(["sensorserver", "1.0", "100"]) { "sensorserver://127.0.0.1:\($0)?motion=phone" }
     }
 
-    @Test(arguments: ["android", "ios"]) func phyphoxOwnAttitude(platform: String) throws {
-        try checkServingPhone(["phyphox", "1.0", "100", platform]) { "phyphox://127.0.0.1:\($0)?interval=0.03&motion=phone" }
+    @Test(arguments: ["android", "ios"]) func phyphoxOwnAttitude(platform: String) async throws {
+        try await checkServingPhone(["phyphox", "1.0", "100", platform]) { "phyphox://127.0.0.1:\($0)?interval=0.03&motion=phone" }
     }
 
     /// An emulated phone app that serves on a port of its own (`emulator`: the emulator's arguments), read
     /// through the source `spec(port)` describes, then ``collectAndCheck(_:_:_:sourceLocation:)``.
     func checkServingPhone(_ emulator: [String], spec: (Int) -> String,
-                           sourceLocation: SourceLocation = #_sourceLocation) throws {
+                           sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let phone = try PhoneEmulator(emulator, environment: Self.still)
-        let port = try #require(phone.port(), sourceLocation: sourceLocation)
+        let port = try #require(await phone.port(), sourceLocation: sourceLocation)
         let source = try PhoneSource(spec: PhoneSpec(parsing: spec(port)), log: quietLog)
         let north = Motions(source, frame: .xMagneticNorthZVertical)
         let arbitrary = Motions(source, frame: .xArbitraryZVertical)
-        _ = phone.wait()
-        collectAndCheck(source, north, arbitrary, sourceLocation: sourceLocation)
+        _ = await phone.wait()
+        await collectAndCheck(source, north, arbitrary, sourceLocation: sourceLocation)
     }
 
     /// Waits for 80 updates in the magnetic frame, stops both collectors, checks the phone's own motion
     /// in both frames (``checkOwnMotion(north:arbitrary:sourceLocation:)``) and that nothing was malformed.
     func collectAndCheck(_ source: PhoneSource, _ north: Motions, _ arbitrary: Motions,
-                         sourceLocation: SourceLocation = #_sourceLocation) {
-        waitFor(30) { north.all.count >= 80 }
+                         sourceLocation: SourceLocation = #_sourceLocation) async {
+        await eventually { north.all.count >= 80 }
         north.stop()
         arbitrary.stop()
         checkOwnMotion(north: north.all, arbitrary: arbitrary.all, began: north.began, sourceLocation: sourceLocation)
@@ -116,7 +117,7 @@ import Testing
     /// update carries the attitude of its own moment (or, when the attitude comes after its sample, the
     /// one before), so the yaw advances by 0.5 rad/s × the spacing from one update to the next, not in
     /// steps of a batch.
-    @Test(arguments: ["sensorlogger", "phyphox"]) func turningPhoneAttitudeFollowsEachSample(app: String) throws {
+    @Test(arguments: ["sensorlogger", "phyphox"]) func turningPhoneAttitudeFollowsEachSample(app: String) async throws {
         var phone: PhoneEmulator
         let source: PhoneSource
         let north: Motions
@@ -126,13 +127,14 @@ import Testing
             phone = try PhoneEmulator(["sensorlogger", "http://127.0.0.1:\(try #require(source.boundAddress?.port))/", "1.0", "100"])
         } else {
             phone = try PhoneEmulator(["phyphox", "1.0", "100"])
-            source = try PhoneSource(spec: PhoneSpec(parsing: "phyphox://127.0.0.1:\(try #require(phone.port()))?interval=0.03&motion=phone"), log: quietLog)
+            let port = try #require(await phone.port())
+            source = try PhoneSource(spec: PhoneSpec(parsing: "phyphox://127.0.0.1:\(port)?interval=0.03&motion=phone"), log: quietLog)
             north = Motions(source, frame: .xMagneticNorthZVertical)
         }
-        _ = phone.wait()
+        _ = await phone.wait()
         // Everything is sent; under load (ThreadSanitizer beside other suites: 59 of 80 after 10 s once)
         // the last batches may still be on their way. The wait ends as soon as they are in.
-        waitFor(30) { north.all.count >= 80 }
+        await eventually { north.all.count >= 80 }
         north.stop()
         let got = north.all
         #expect(got.count >= 60)
@@ -170,14 +172,14 @@ import Testing
 
     /// Without the option the same phone's device motion is fused here: it runs, reads gravity down,
     /// and its attitude is ours (its arbitrary frame starts at yaw 0 as well).
-    @Test func withoutTheOptionDeviceMotionIsFused() throws {
+    @Test func withoutTheOptionDeviceMotionIsFused() async throws {
         let source = try PhoneSource(spec: PhoneSpec(parsing: "sensorlogger://127.0.0.1:0"), log: quietLog)
         #expect(!source.reportsOwnAttitude)
         let arbitrary = Motions(source, frame: .xArbitraryZVertical)
         let port = try #require(source.boundAddress?.port)
         let phone = try PhoneEmulator(["sensorlogger", "http://127.0.0.1:\(port)/", "1.0", "100"], environment: Self.still)
-        #expect(phone.wait() == 0)
-        waitFor(30) { arbitrary.all.count >= 80 }
+        #expect(await phone.wait() == 0)
+        await eventually { arbitrary.all.count >= 80 }
         arbitrary.stop()
         let got = arbitrary.all
         #expect(got.count >= 40)

@@ -75,21 +75,21 @@ struct PhoneSubject: SourceContractSubject {
         let expected = before + Int(seconds * 100 / 2)
         let arrived = await recorder.waitFor({ events in
             events.count { if case .sample(let s) = $0 { s.sensor == sensor } else { false } } >= expected
-        }, timeout: 10)
+        }, timeout: 60)
         #expect(arrived, "\(app.rawValue): fewer than half of the samples the phone sent in \(seconds) s arrived")
     }
 
     func interruptAndResume(recorder: EventRecorder) async -> Bool {
         // The phone streams a little, then goes: silence, or a closed connection.
         await stream(seconds: 0.3, running: true)
-        let interrupted = await recorder.waitFor({ $0.contains { if case .interrupted = $0 { true } else { false } } }, timeout: 10)
+        let interrupted = await recorder.waitFor({ $0.contains { if case .interrupted = $0 { true } else { false } } }, timeout: 60)
         #expect(interrupted, "\(app.rawValue): no interruption once the phone went away")
         // It comes back: delivery resumes without a new apply.
         await stream(seconds: 0.5, running: true)
         _ = await recorder.waitFor({ events in
             guard let i = events.firstIndex(where: { if case .interrupted = $0 { true } else { false } }) else { return false }
             return events[(i + 1)...].contains { if case .sample = $0 { true } else { false } }
-        }, timeout: 10)
+        }, timeout: 60)
         return true
     }
 

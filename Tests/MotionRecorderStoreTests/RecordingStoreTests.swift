@@ -1,4 +1,5 @@
 import Foundation
+import MotionTestSupport
 import Testing
 @testable import MotionRecorderStore
 
@@ -113,7 +114,7 @@ import Testing
 /// Found from outside: `recorded` run while eight recorders created a fresh database said
 /// "no such table: sessions". A reader now waits a moment for the tables of a file that has none.
 @Suite struct ReadingWhileCreatedTests {
-    @Test func aReaderWaitsForTheTablesOfADatabaseBeingCreated() throws {
+    @Test func aReaderWaitsForTheTablesOfADatabaseBeingCreated() async throws {
         let path = temporaryDatabase("creating")
         #expect(FileManager.default.createFile(atPath: path, contents: Data()), "an empty file, as SQLite leaves it at first")
         let writer = Thread {
@@ -123,7 +124,8 @@ import Testing
         writer.start()
         // The writer starts 0.3 s later; the reader may wait far longer here than the default 3 s, since
         // a loaded 2-core CI machine can keep the writer's thread from running for seconds.
-        let store = try RecordingStore(readingFrom: path, schemaWait: 60)
+        // The reader waits on a thread of its own, not on one of the pool the test's task runs on.
+        let store = try await offThePool { try RecordingStore(readingFrom: path, schemaWait: 60) }
         #expect(try store.sessionsWithSampleCounts().isEmpty)
     }
 
