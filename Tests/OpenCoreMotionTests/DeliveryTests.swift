@@ -86,7 +86,7 @@ import Testing
         let stopper = Changes()
         let stopperDone = Locked(false)
         Thread.detachNewThread {
-            reached.wait()
+            _ = reached.wait(timeout: .now() + 900)   // a backstop only, as below
             manager.value.stopGyroUpdates()
             stopped.withLock { $0 = true }
             stopping.signal()
