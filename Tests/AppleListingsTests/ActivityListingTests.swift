@@ -10,20 +10,17 @@ import OpenCoreMotion
 @Suite(.serialized) struct ActivityListingTests {
     init() { _ = simulatorSelected }
 
-    /// Runs the main run loop until `done` or `seconds` pass.
-    func spin(_ seconds: Double, until done: () -> Bool) {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline && !done() { RunLoop.main.run(until: Date().addingTimeInterval(0.01)) }
-    }
 
     @Test(arguments: [(SimulationScenario.walk, "walking"), (.run, "running"), (.still, "stationary")])
-    func reportsTheSimulatedActivityOnTheMainQueue(_ scenario: SimulationScenario, _ expected: String) {
+    func reportsTheSimulatedActivityOnTheMainQueue(_ scenario: SimulationScenario, _ expected: String) async throws {
         let listing = ActivityListing()
         listing.activityManager = CMMotionActivityManager(
             source: SimulatedDevice(scenario: scenario, seed: 4, clock: .virtual(startTime: 500)),
             databasePath: NSTemporaryDirectory() + "cm-\(UUID().uuidString).sqlite")
         listing.startTrackingActivity()
-        spin(60) { listing.lock.withLock { listing.confidences.contains(.high) } }
+        // The main queue's operations run on dispatch's threads here (the test process gives its main
+        // thread to dispatchMain): the test waits for them without holding one.
+        _ = await eventually(60) { listing.lock.withLock { listing.confidences.contains(.high) } }
         listing.stopTrackingActivity()
         let (names, confidences, text) = listing.lock.withLock { (listing.activities, listing.confidences, listing.statusText) }
         #expect(names.first == "unknown", "\(names)")
@@ -32,22 +29,22 @@ import OpenCoreMotion
         #expect(text == expected + " (high confidence)")
         // Nothing arrives after stopActivityUpdates() returned.
         let count = names.count
-        spin(0.3) { false }
+        try await Task.sleep(nanoseconds: 300_000_000)
         #expect(listing.lock.withLock { listing.activities.count } == count)
     }
 
-    @Test func theHandheldDefaultSourceIsStationary() {
+    @Test func theHandheldDefaultSourceIsStationary() async {
         // The process's default source here is sim:handheld (real time).
         #expect(CMMotionActivityManager.isActivityAvailable())
         #expect(CMMotionActivityManager.authorizationStatus() == .authorized)
         let listing = ActivityListing()
         listing.startTrackingActivity()
-        spin(8) { listing.lock.withLock { listing.activities.contains("stationary") } }
+        _ = await eventually(60) { listing.lock.withLock { listing.activities.contains("stationary") } }
         listing.stopTrackingActivity()
         #expect(listing.lock.withLock { listing.activities } == ["unknown", "stationary"])
     }
 
-    @Test func queriesTheRecordedHistory() throws {
+    @Test func queriesTheRecordedHistory() async throws {
         let path = NSTemporaryDirectory() + "cm-\(UUID().uuidString)-activity-listing.sqlite"
         let store = try RecordingStore(location: .file(path))
         let start = Date().addingTimeInterval(-1800)
@@ -65,7 +62,7 @@ import OpenCoreMotion
         let done = NSLock()
         var finished = false
         listing.queryLastHour { done.withLock { finished = true } }
-        spin(10) { done.withLock { finished } }
+        _ = await eventually(60) { done.withLock { finished } }
         let history = try #require(listing.lock.withLock { listing.history })
         #expect(history == ["other", "stationary", "walking"], "\(history)")
     }

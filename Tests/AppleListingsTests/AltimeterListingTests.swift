@@ -9,18 +9,16 @@ import OpenCoreMotion
 @Suite(.serialized) struct AltimeterListingTests {
     init() { _ = simulatorSelected }
 
-    @Test func followsTheSimulatedStairsOnTheMainQueue() {
+    @Test func followsTheSimulatedStairsOnTheMainQueue() async {
         // COREMOTION_SOURCE names the simulator here, so the default barometer is the simulator's.
         #expect(CMAltimeter.isRelativeAltitudeAvailable())
         #expect(CMAltimeter.authorizationStatus() == .authorized)
         let listing = AltimeterListing()
         listing.altimeter = CMAltimeter(barometer: SimulatedBarometerSource(scenario: .stairs, seed: 2, virtualStartTime: 0))
         listing.startAltimeter()
-        // Updates arrive on the main queue: run the main run loop as an app would.
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline && listing.lock.withLock({ listing.heights.count }) < 45 {
-            RunLoop.main.run(until: Date().addingTimeInterval(0.01))
-        }
+        // Updates arrive on the main queue, whose operations run on dispatch's threads here (the test
+        // process gives its main thread to dispatchMain): the test waits without holding one.
+        _ = await eventually(60) { listing.lock.withLock({ listing.heights.count }) >= 45 }
         listing.stopAltimeter()
         let heights = listing.lock.withLock { listing.heights }
         #expect(heights.count >= 45)

@@ -14,11 +14,13 @@ func drained(_ queue: OperationQueue) async -> Bool {
         var ran = false
     }
     let flag = Flag()
-    queue.addOperation { flag.lock.withLock { flag.ran = true } }
-    return await eventually(10) { flag.lock.withLock { flag.ran } }
+    // A barrier: on a concurrent queue too, it runs only after every operation added before it.
+    queue.addBarrierBlock { flag.lock.withLock { flag.ran = true } }
+    return await eventually(60) { flag.lock.withLock { flag.ran } }
 }
 
-/// Suspends (without blocking a thread) until `condition` holds or `seconds` pass.
+/// Suspends (without blocking a thread) until `condition` holds or `seconds` pass; `seconds` only
+/// bounds a failure (at least 60 here: a wait that holds returns at once).
 func eventually(_ seconds: Double, _ condition: () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
@@ -155,7 +157,7 @@ final class StubHeadMotion: CMDeviceMotion {
                 if let error = error as NSError?, error.domain == CMErrorDomain { codes.append(error.code) }
             }
         }
-        #expect(await eventually(5) { lock.withLock { !codes.isEmpty } })
+        #expect(await eventually(60) { lock.withLock { !codes.isEmpty } })
         #expect(await drained(queue))
         #expect(lock.withLock { codes } == [Int(CMErrorNotAvailable.rawValue)])
         #expect(lock.withLock { samples } == 0)
@@ -169,7 +171,7 @@ final class StubHeadMotion: CMDeviceMotion {
         listing.queue.maxConcurrentOperationCount = 1
         listing.startTracking()
         #expect(listing.started)
-        #expect(await eventually(5) { listing.lock.withLock { listing.poses.count == 3 } })
+        #expect(await eventually(60) { listing.lock.withLock { listing.poses.count == 3 } })
         let (poses, connects) = listing.lock.withLock { (listing.poses, listing.connectEvents) }
         #expect(connects == 1)
         let yaws = poses.map(\.yaw)

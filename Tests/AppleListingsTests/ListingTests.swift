@@ -1,4 +1,5 @@
 import Foundation
+import MotionTestSupport
 import Testing
 #if canImport(CoreMotion)
 import CoreMotion
@@ -18,15 +19,39 @@ func spinRunLoop(_ seconds: TimeInterval) {
     RunLoop.current.run(until: Date().addingTimeInterval(seconds))
 }
 
+/// Gives `queue` a serial dispatch queue of its own to run on, returned to be kept alive (an
+/// `OperationQueue` does not retain its `underlyingQueue`). A plain `OperationQueue` runs on
+/// libdispatch's global pool, one thread per CPU, which the other suites' work fills on a loaded
+/// machine; samples still waiting when a listing stops are dropped (as Core Motion drops them), so
+/// there a listing counted 0 or 2 of the 25 samples of 0.5 s. A serial queue without target runs on the
+/// overcommit pool, which starts a thread when none is free. Apple's listings keep their queues; the
+/// test only says where they run.
+func runsOnAThreadOfItsOwn(_ queue: OperationQueue, _ label: String) -> DispatchQueue {
+    let backing = DispatchQueue(label: label)
+    queue.underlyingQueue = backing
+    return backing
+}
+
+/// Hands a listing to the thread of ``offThePool(_:)``, which alone uses it until it returns.
+final class HandedOver<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
 @Suite(.serialized) struct AppleListingTests {
     init() { _ = simulatorSelected }
 
-    @Test func accelerometerPulledByATimer() {
+    @Test func accelerometerPulledByATimer() async throws {
         let listing = AccelerometerListing()
         #expect(listing.motion.isAccelerometerAvailable)
-        listing.startAccelerometers()
-        spinRunLoop(0.5)
-        listing.stopAccelerometers()
+        // The listing's timer runs on the run loop of the thread that starts it: a thread of the test's
+        // own, not one of the dispatch pool's (one per CPU) that the test's task runs on.
+        let handed = HandedOver(listing)
+        try await offThePool {
+            handed.value.startAccelerometers()
+            spinRunLoop(0.5)
+            handed.value.stopAccelerometers()
+        }
         #expect(listing.readings.count >= 10)
         let last = listing.readings.last!
         let norm = (last.0 * last.0 + last.1 * last.1 + last.2 * last.2).squareRoot()
@@ -35,64 +60,75 @@ func spinRunLoop(_ seconds: TimeInterval) {
         #expect(!listing.motion.isAccelerometerActive)
     }
 
-    @Test func motionGraphsPushesAtTheSliderIntervalThenStops() {
+    @Test func motionGraphsPushesAtTheSliderIntervalThenStops() async throws {
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
+        let backing = runsOnAThreadOfItsOwn(queue, "MotionGraphsListing")
+        defer { withExtendedLifetime(backing) {} }
         let listing = MotionGraphsListing(queue: queue)
         listing.sliderValue = 2
         listing.startUpdates()
         #expect(abs(listing.motionManager.accelerometerUpdateInterval - 0.02) < 1e-9)
-        Thread.sleep(forTimeInterval: 0.5)
-        listing.stopUpdates()
-        queue.waitUntilAllOperationsAreFinished()
+        // The 0.5 s is measured: slept on a thread of the test's own, which wakes on time however busy
+        // the dispatch pool (the test's task could resume late, and more samples be counted).
+        let handed = HandedOver(listing)
+        try await offThePool {
+            Thread.sleep(forTimeInterval: 0.5)
+            handed.value.stopUpdates()
+        }
+        #expect(await drained(queue))
         let count = listing.lock.withLock { listing.graphed.count }
         #expect((15...35).contains(count), "about 25 samples in 0.5 s at 50 Hz, got \(count)")
-        Thread.sleep(forTimeInterval: 0.1)
+        try await Task.sleep(nanoseconds: 100_000_000)
         #expect(listing.lock.withLock { listing.graphed.count } == count, "nothing after stop")
     }
 
-    @Test func gyroPushedToAQueue() {
+    @Test func gyroPushedToAQueue() async throws {
         let listing = GyroListing()
+        let backing = runsOnAThreadOfItsOwn(listing.queue, "GyroListing")
+        defer { withExtendedLifetime(backing) {} }
         listing.startGyros()
-        Thread.sleep(forTimeInterval: 0.4)
+        try await Task.sleep(nanoseconds: 400_000_000)
         listing.stopGyros()
-        listing.queue.waitUntilAllOperationsAreFinished()
+        #expect(await drained(listing.queue))
         let rates = listing.lock.withLock { listing.rates }
         #expect(rates.count >= 10)
         #expect(rates.allSatisfy { $0.isFinite && $0 < 5 })
     }
 
-    @Test func deviceMotionPulledInTheMagneticNorthFrame() {
+    @Test func deviceMotionPulledInTheMagneticNorthFrame() async throws {
         let listing = DeviceMotionListing()
         #expect(listing.motion.isDeviceMotionAvailable)
-        listing.startDeviceMotion()
-        spinRunLoop(0.5)
-        listing.timer?.invalidate()
+        // The timer runs on the run loop of the thread that starts it (see accelerometerPulledByATimer).
+        let handed = HandedOver(listing)
+        try await offThePool {
+            handed.value.startDeviceMotion()
+            spinRunLoop(0.5)
+            handed.value.timer?.invalidate()
+        }
         #expect(listing.motion.attitudeReferenceFrame == .xMagneticNorthZVertical)
         #expect(listing.attitudes.count >= 10)
         #expect(listing.attitudes.allSatisfy { abs($0.pitch) <= .pi / 2 && abs($0.roll) <= .pi && abs($0.yaw) <= .pi })
         listing.motion.stopDeviceMotionUpdates()
     }
 
-    @Test func queuedDeviceMotionHasACompassHeading() {
+    @Test func queuedDeviceMotionHasACompassHeading() async throws {
         let listing = QueuedDeviceMotionListing()
+        let backing = runsOnAThreadOfItsOwn(listing.queue, "QueuedDeviceMotionListing")
+        defer { withExtendedLifetime(backing) {} }
         listing.startQueuedUpdates()
-        Thread.sleep(forTimeInterval: 0.4)
+        try await Task.sleep(nanoseconds: 400_000_000)
         listing.motion.stopDeviceMotionUpdates()
-        listing.queue.waitUntilAllOperationsAreFinished()
+        #expect(await drained(listing.queue))
         let headings = listing.lock.withLock { listing.headings }
         #expect(headings.count >= 10)
         #expect(headings.allSatisfy { (0..<360).contains($0) })
     }
 
-    @Test func referenceAttitudeMakesTheCurrentAttitudeRelative() {
+    @Test func referenceAttitudeMakesTheCurrentAttitudeRelative() async {
         let listing = ReferenceAttitudeListing()
         listing.motion.startDeviceMotionUpdates()
-        var waited = 0
-        while listing.motion.deviceMotion == nil && waited < 200 {
-            Thread.sleep(forTimeInterval: 0.01)
-            waited += 1
-        }
+        _ = await eventually(60) { listing.motion.deviceMotion != nil }
         listing.captureReference()
         #expect(listing.referenceAttitude != nil)
         let relative = listing.relativeAttitude()

@@ -10,15 +10,14 @@ import OpenCoreMotion
 @Suite(.serialized) struct PedometerListingTests {
     init() { _ = simulatorSelected }
 
-    @Test func countsTheSimulatedWalkAtItsCadence() throws {
+    @Test func countsTheSimulatedWalkAtItsCadence() async throws {
         let listing = PedometerListing()
         let device = SimulatedDevice(scenario: .walk, seed: 3, clock: .virtual(startTime: 1000))
         let frequency = try #require(device.stepFrequency)
         listing.pedometer = CMPedometer(source: device, databasePath: NSTemporaryDirectory() + "cm-\(UUID().uuidString).sqlite")
         listing.startTrackingEvents()
         listing.startCountingSteps()
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline && listing.lock.withLock({ listing.steps.last ?? 0 }) < 120 { usleep(2_000) }
+        _ = await eventually(60) { listing.lock.withLock({ listing.steps.last ?? 0 }) >= 120 }
         listing.stopCountingSteps()
         let (steps, cadences, events, text, distance) = listing.lock.withLock {
             (listing.steps, listing.cadences, listing.events, listing.stepsText, listing.distanceText)
@@ -31,7 +30,7 @@ import OpenCoreMotion
         #expect(events.first == "resume")
     }
 
-    @Test func theHandheldDefaultSourceTakesNoSteps() {
+    @Test func theHandheldDefaultSourceTakesNoSteps() async throws {
         // The process's default source here is sim:handheld (real time): an accelerometer, no walking.
         #expect(CMPedometer.isStepCountingAvailable() && CMPedometer.isDistanceAvailable())
         #expect(CMPedometer.isCadenceAvailable() && CMPedometer.isPaceAvailable())
@@ -39,12 +38,12 @@ import OpenCoreMotion
         #expect(CMPedometer.authorizationStatus() == .authorized)
         let listing = PedometerListing()
         listing.startCountingSteps()
-        Thread.sleep(forTimeInterval: 1.5)
+        try await Task.sleep(nanoseconds: 1_500_000_000)
         listing.stopCountingSteps()
         #expect(listing.lock.withLock { listing.steps.isEmpty && listing.lastError == nil })
     }
 
-    @Test func queriesTheRecordedHistory() throws {
+    @Test func queriesTheRecordedHistory() async throws {
         let path = NSTemporaryDirectory() + "cm-\(UUID().uuidString)-pedometer-listing.sqlite"
         let store = try RecordingStore(location: .file(path))
         let start = Date().addingTimeInterval(-1800)
@@ -61,13 +60,12 @@ import OpenCoreMotion
         var steps: Int?
         var done = false
         listing.queryLastHours(1) { n in result.withLock { steps = n; done = true } }
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline && !result.withLock({ done }) { usleep(2_000) }
+        _ = await eventually(60) { result.withLock({ done }) }
         let counted = try #require(result.withLock { steps })
         #expect(abs(counted - 72) <= 2, "40 s at 1.8 steps/s: \(counted)")
     }
 
-    @Test func countsFloorsClimbedOnTheSimulatedStairs() {
+    @Test func countsFloorsClimbedOnTheSimulatedStairs() async {
         // COREMOTION_SOURCE names the simulator, so the process has the simulator's barometer.
         #expect(CMPedometer.isFloorCountingAvailable())
         let listing = PedometerListing()
@@ -75,8 +73,7 @@ import OpenCoreMotion
                                         barometer: SimulatedBarometerSource(scenario: .stairs, seed: 6, virtualStartTime: 300),
                                         databasePath: NSTemporaryDirectory() + "cm-\(UUID().uuidString).sqlite")
         listing.startCountingSteps()
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline && !listing.lock.withLock({ listing.stepsText.hasSuffix("(3 floors up)") }) { usleep(2_000) }
+        _ = await eventually(60) { listing.lock.withLock({ listing.stepsText.hasSuffix("(3 floors up)") }) }
         listing.stopCountingSteps()
         #expect(listing.lock.withLock { listing.stepsText.hasSuffix(" (3 floors up)") }, "\(listing.stepsText)")
     }

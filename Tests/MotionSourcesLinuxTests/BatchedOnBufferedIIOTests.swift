@@ -78,7 +78,7 @@ private final class Batches: @unchecked Sendable {
         // Once the source has read scan 0 (its first read drops scans more than 1 s ahead as another
         // clock's), the rest up to 1.5 s after it: enough to close the first one-second batch.
         var t0: Int64?
-        for _ in 0..<500 {
+        for _ in 0..<6_000 {   // gives up after 60 s, on a failure only
             t0 = firstStamp.withLock { $0 }
             if t0 != nil && node.opens == 1 && node.pendingBytes == 0 { break }
             try await Task.sleep(nanoseconds: 10_000_000)
@@ -86,7 +86,7 @@ private final class Batches: @unchecked Sendable {
         let start = try #require(t0, "the buffer is enabled")
         let count = rate * 3 / 2
         node.push((1..<count).flatMap { stamped(start, $0) })
-        for _ in 0..<500 where got.all.isEmpty { try await Task.sleep(nanoseconds: 10_000_000) }
+        for _ in 0..<6_000 where got.all.isEmpty { try await Task.sleep(nanoseconds: 10_000_000) }   // 60 s at most
         if let reader {
             reader.cancel()
             await reader.value
@@ -120,7 +120,7 @@ private final class Batches: @unchecked Sendable {
         let before = LinuxClock.monotonic()
         let got = Batches()
         manager.startAccelerometerUpdates { batch, error in got.add(batch, error) }
-        for _ in 0..<1_000 where got.all.isEmpty { try await Task.sleep(nanoseconds: 10_000_000) }
+        for _ in 0..<6_000 where got.all.isEmpty { try await Task.sleep(nanoseconds: 10_000_000) }   // 60 s at most
         manager.stopAccelerometerUpdates()
         let after = LinuxClock.monotonic()
         #expect(node.opens == 1, "the buffer was tried first")

@@ -109,7 +109,7 @@ import MotionFusion
         #expect(abs(a.z - (-7888.0 / 8192)) < 1e-12)
     }
 
-    @Test func sourceStreamsFromTheTwinAndReportsUnplug() throws {
+    @Test func sourceStreamsFromTheTwinAndReportsUnplug() async throws {
         let (id, events) = try Self.joyconEvents()
         let twin = InMemoryEvdevDevice(identity: id)
         let source = EvdevSource(node: id, opener: twin, pairedGamepad: "/dev/input/event6 (Nintendo Switch Left Joy-Con)")
@@ -119,10 +119,10 @@ import MotionFusion
         let rates = try source.apply(SensorDemand(rates: [.accelerometer: 100]), sink: got.sink)
         #expect(rates == [.accelerometer: 200])
         twin.node.push(InputEvent.encode(events))
-        try waitUntil { got.samples.count == 4 }
+        try await waitUntil { got.samples.count == 4 }
         #expect(got.samples.allSatisfy { $0.sensor == .accelerometer })
         twin.node.unplug()
-        try waitUntil { got.failure != nil }
+        try await waitUntil { got.failure != nil }
         #expect(got.failure?.kind == .deviceRemoved)
         #expect(got.samples.count == 4)
         _ = try source.apply(.none, sink: got.sink)

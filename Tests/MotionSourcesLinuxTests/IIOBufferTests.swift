@@ -1,4 +1,5 @@
 import MotionSourcesLinuxTesting
+import MotionTestSupport
 import Testing
 import Foundation
 import MotionSources
@@ -104,7 +105,7 @@ import MotionFusion
         #expect(lean > 15 && lean < 30)
     }
 
-    @Test func bufferedSourceStreamsTheCaptureThroughTheStateMachine() throws {
+    @Test func bufferedSourceStreamsTheCaptureThroughTheStateMachine() async throws {
         let (fs, node) = try Fixtures.hidBufferTwin(clockWritable: true)
         let options = LinuxDiscoveryOptions(sysfsRoot: "/sys", devRoot: "/dev", hwdb: SensorHwdb(parsing: ""), fileSystem: fs)
         let source = try LinuxSensorDiscovery.source(forSpec: "iio", options: options)
@@ -113,12 +114,15 @@ import MotionFusion
         node.push(try Fixtures.bytes("iio/iio-sensor-proxy_orientation-left-up.bin"))
         _ = try source.apply(SensorDemand(rates: [.accelerometer: 30]), sink: got.sink)
         // Fresh scans stamped now on the monotonic clock (the source set current_timestamp_clock).
-        var fresh = try Fixtures.bytes("iio/iio-sensor-proxy_orientation-normal.bin")
-        try waitUntil { fs.writes.contains { $0.path.hasSuffix("buffer/enable") && $0.text == "1" } && node.opens == 1 }
-        let now = LinuxClock.monotonicNs() + 1_000_000
-        withUnsafeBytes(of: now.littleEndian) { for k in 0..<8 { fresh[16 + k] = $0[k] } }
-        node.push(fresh)
-        try waitUntil { got.samples.count >= 1 }
+        let scan = try Fixtures.bytes("iio/iio-sensor-proxy_orientation-normal.bin")
+        let now = try await onceOpened(node, also: { fs.writes.contains { $0.path.hasSuffix("buffer/enable") && $0.text == "1" } }) {
+            var fresh = scan
+            let now = LinuxClock.monotonicNs() + 1_000_000
+            withUnsafeBytes(of: now.littleEndian) { for k in 0..<8 { fresh[16 + k] = $0[k] } }
+            node.push(fresh)
+            return now
+        }
+        try await waitUntil { got.samples.count >= 1 }
         _ = try source.apply(.none, sink: got.sink)
         #expect(got.samples.count == 1)
         let s = got.samples[0]
@@ -135,7 +139,7 @@ import MotionFusion
     /// before the driver's postenable returns; a HID hub is powered up there). Such a scan is fresh: the
     /// stale cutoff is the moment the enable write was issued, not when it returned (the writing thread
     /// may also be preempted after it returns, which under load dropped fresh scans).
-    @Test func aScanStampedWhileTheBufferIsBeingEnabledIsKept() throws {
+    @Test func aScanStampedWhileTheBufferIsBeingEnabledIsKept() async throws {
         let (fs, node) = try Fixtures.hidBufferTwin(clockWritable: true)
         let stamp = Locked<Int64?>(nil)
         let scan = try Fixtures.bytes("iio/iio-sensor-proxy_orientation-normal.bin")
@@ -154,7 +158,7 @@ import MotionFusion
         let source = try LinuxSensorDiscovery.source(forSpec: "iio", options: options)
         let got = Collected()
         _ = try source.apply(SensorDemand(rates: [.accelerometer: 30]), sink: got.sink)
-        try waitUntil { got.samples.count >= 1 }
+        try await waitUntil { got.samples.count >= 1 }
         _ = try source.apply(.none, sink: got.sink)
         let stamped = try #require(stamp.withLock { $0 })
         #expect(abs(got.samples[0].timestamp - Double(stamped) / 1e9) < 1e-6,
@@ -162,7 +166,7 @@ import MotionFusion
         #expect(node.pendingBytes == 0)
     }
 
-    @Test func createsAnHrtimerTriggerWhenTheDeviceHasNone() throws {
+    @Test func createsAnHrtimerTriggerWhenTheDeviceHasNone() async throws {
         let (fs, node) = try Fixtures.hidBufferTwin(clockWritable: true)
         fs.removeTree("/sys/bus/iio/devices/trigger0")
         // configfs: creating hrtimer/NAME makes the kernel register trigger NAME.
@@ -173,47 +177,55 @@ import MotionFusion
         let options = LinuxDiscoveryOptions(sysfsRoot: "/sys", devRoot: "/dev", hwdb: SensorHwdb(parsing: ""), fileSystem: fs)
         let source = try LinuxSensorDiscovery.source(forSpec: "iio", options: options)
         _ = try source.apply(SensorDemand(rates: [.accelerometer: 30]), sink: { _ in })
-        try waitUntil { node.opens == 1 }
+        try await waitUntil { node.opens == 1 }
         _ = try source.apply(.none, sink: { _ in })
         let writes = fs.writes.map { "\($0.path.split(separator: "/").suffix(2).joined(separator: "/"))=\($0.text)" }
         #expect(writes.contains("trigger7/sampling_frequency=30"))
         #expect(writes.contains("trigger/current_trigger=coremotion-dev0"))
     }
 
-    @Test func realtimeStampsAreMappedToMonotonic() throws {
+    @Test func realtimeStampsAreMappedToMonotonic() async throws {
         let (fs, node) = try Fixtures.hidBufferTwin(clockWritable: false)
         let options = LinuxDiscoveryOptions(sysfsRoot: "/sys", devRoot: "/dev", hwdb: SensorHwdb(parsing: ""), fileSystem: fs)
         let source = try LinuxSensorDiscovery.source(forSpec: "iio:IIO Test Accelerometer", options: options)
         let got = Collected()
         _ = try source.apply(SensorDemand(rates: [.accelerometer: 30]), sink: got.sink)
-        try waitUntil { node.opens == 1 }
-        var fresh = try Fixtures.bytes("iio/iio-sensor-proxy_orientation-normal.bin")
-        let real = LinuxClock.realtimeNs()
-        withUnsafeBytes(of: real.littleEndian) { for k in 0..<8 { fresh[16 + k] = $0[k] } }
-        node.push(fresh)
-        try waitUntil { got.samples.count >= 1 }
+        let scan = try Fixtures.bytes("iio/iio-sensor-proxy_orientation-normal.bin")
+        // Compared with the monotonic clock when the scan was stamped (was: when the test's task came
+        // to check, which on a loaded machine was 10 s later).
+        let stampedAt = try await onceOpened(node) {
+            var fresh = scan
+            let real = LinuxClock.realtimeNs()
+            let monotonic = LinuxClock.monotonic()
+            withUnsafeBytes(of: real.littleEndian) { for k in 0..<8 { fresh[16 + k] = $0[k] } }
+            node.push(fresh)
+            return monotonic
+        }
+        try await waitUntil { got.samples.count >= 1 }
         _ = try source.apply(.none, sink: got.sink)
-        #expect(abs(got.samples[0].timestamp - LinuxClock.monotonic()) < 0.5)
+        #expect(abs(got.samples[0].timestamp - stampedAt) < 0.5)
     }
 
-    @Test func unplugFailsTheStreamAndKeepsEarlierSamples() throws {
+    @Test func unplugFailsTheStreamAndKeepsEarlierSamples() async throws {
         let (fs, node) = try Fixtures.hidBufferTwin(clockWritable: true)
         let options = LinuxDiscoveryOptions(sysfsRoot: "/sys", devRoot: "/dev", hwdb: SensorHwdb(parsing: ""), fileSystem: fs)
         let source = try LinuxSensorDiscovery.source(forSpec: "iio", options: options)
         let got = Collected()
         _ = try source.apply(SensorDemand(rates: [.accelerometer: 30]), sink: got.sink)
-        try waitUntil { node.opens == 1 }
-        var scans: [UInt8] = []
-        for i in 0..<3 {
-            var s = try Fixtures.bytes("iio/iio-sensor-proxy_orientation-normal.bin")
-            withUnsafeBytes(of: (LinuxClock.monotonicNs() + Int64(i) * 1000).littleEndian) { for k in 0..<8 { s[16 + k] = $0[k] } }
-            scans += s
+        let scan = try Fixtures.bytes("iio/iio-sensor-proxy_orientation-normal.bin")
+        try await onceOpened(node) {
+            var scans: [UInt8] = []
+            for i in 0..<3 {
+                var s = scan
+                withUnsafeBytes(of: (LinuxClock.monotonicNs() + Int64(i) * 1000).littleEndian) { for k in 0..<8 { s[16 + k] = $0[k] } }
+                scans += s
+            }
+            node.push(scans)
         }
-        node.push(scans)
-        try waitUntil { got.samples.count == 3 }
+        try await waitUntil { got.samples.count == 3 }
         fs.removeTree("/sys/devices/platform/HID-SENSOR-200073.3.auto")
         node.unplug()
-        try waitUntil { got.failure != nil }
+        try await waitUntil { got.failure != nil }
         #expect(got.failure?.kind == .deviceRemoved)
         #expect(got.samples.count == 3)
         _ = try source.apply(.none, sink: got.sink)
@@ -221,7 +233,7 @@ import MotionFusion
         #expect(throws: SourceError.self) { try source.apply(SensorDemand(rates: [.accelerometer: 30]), sink: got.sink) }
     }
 
-    @Test func bufferPermissionDeniedFallsBackToPolling() throws {
+    @Test func bufferPermissionDeniedFallsBackToPolling() async throws {
         let (fs, node) = try Fixtures.hidBufferTwin()
         fs.setWriteError("/sys/devices/platform/HID-SENSOR-200073.3.auto/iio:device0/buffer/enable", EACCES)
         let options = LinuxDiscoveryOptions(sysfsRoot: "/sys", devRoot: "/dev", hwdb: SensorHwdb(parsing: ""), fileSystem: fs)
@@ -232,7 +244,7 @@ import MotionFusion
         #expect(p.message.contains("buffer/enable") && p.message.contains("udev rule"))
         let got = Collected()
         _ = try reports[0].source!.apply(SensorDemand(rates: [.accelerometer: 100]), sink: got.sink)
-        try waitUntil { got.samples.count >= 2 }
+        try await waitUntil { got.samples.count >= 2 }
         _ = try reports[0].source!.apply(.none, sink: got.sink)
         #expect(node.opens == 0)
         #expect(abs(got.samples[0].value.y - (-919 / 9.80665)) < 1e-9)
@@ -271,12 +283,31 @@ final class Collected: @unchecked Sendable {
 
 struct TimedOut: Error {}
 
-/// Polls `condition` every 2 ms for up to 5 s.
-func waitUntil(_ condition: () -> Bool) throws {
-    let deadline = Date().addingTimeInterval(5)
+/// Polls `condition` every 2 ms without holding a thread (a blocked thread would be one of the
+/// dispatch pool's, one per CPU, that every task and plain OperationQueue shares); gives up after 60 s,
+/// a bound on a failure only.
+func waitUntil(_ condition: () -> Bool) async throws {
+    let deadline = Date().addingTimeInterval(60)
     while !condition() {
         if Date() > deadline { throw TimedOut() }
-        usleep(2000)
+        try await Task.sleep(nanoseconds: 2_000_000)
+    }
+}
+
+/// Waits until the source has opened `node` (and `also` holds), then runs `body` (which stamps and
+/// pushes scans) at once, both on a thread of its own. A buffer still empty 2 s after it was enabled is
+/// given up for polling (`IIOBufferedCapture.firstScanTimeout`), and a test's task resumes on the
+/// dispatch pool, one thread per CPU, which on a loaded machine can take longer than that (a full run
+/// of the suites beside a build: the scans came too late, TimedOut); a thread of its own wakes on time.
+func onceOpened<T: Sendable>(_ node: InMemoryDeviceNode, also: @escaping @Sendable () -> Bool = { true },
+                             _ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await offThePool {
+        let deadline = Date().addingTimeInterval(60)   // bounds a failure only
+        while !(node.opens >= 1 && also()) {
+            if Date() > deadline { throw TimedOut() }
+            usleep(1_000)
+        }
+        return try body()
     }
 }
 
@@ -343,7 +374,7 @@ func waitUntil(_ condition: () -> Bool) throws {
         #expect(m.state == .stopped)
     }
 
-    @Test func aTriggeredBufferWithNoTriggerToAttachIsPolledFromTheStart() throws {
+    @Test func aTriggeredBufferWithNoTriggerToAttachIsPolledFromTheStart() async throws {
         let (fs, node) = try Fixtures.hidBufferTwin(clockWritable: true)
         fs.removeTree("/sys/bus/iio/devices/trigger0")   // the driver registered none; no configfs either
         let options = LinuxDiscoveryOptions(sysfsRoot: "/sys", devRoot: "/dev", hwdb: SensorHwdb(parsing: ""), fileSystem: fs)
@@ -351,21 +382,21 @@ func waitUntil(_ condition: () -> Bool) throws {
         let got = Collected()
         _ = try source.apply(SensorDemand(rates: [.accelerometer: 50]), sink: got.sink)
         defer { _ = try? source.apply(.none, sink: got.sink) }
-        try waitUntil { got.samples.count >= 3 }
+        try await waitUntil { got.samples.count >= 3 }
         #expect(node.opens == 0, "the buffer was never opened")
         #expect(!fs.writes.contains { $0.path.hasSuffix("buffer/enable") && $0.text == "1" })
     }
 
-    @Test func anEmptyBufferIsPolledThroughTheSource() throws {
+    @Test func anEmptyBufferIsPolledThroughTheSource() async throws {
         let (fs, node) = try Fixtures.hidBufferTwin(clockWritable: true)
         let options = LinuxDiscoveryOptions(sysfsRoot: "/sys", devRoot: "/dev", hwdb: SensorHwdb(parsing: ""), fileSystem: fs)
         let source = try LinuxSensorDiscovery.source(forSpec: "iio", options: options)
         let got = Collected()
         _ = try source.apply(SensorDemand(rates: [.accelerometer: 50]), sink: got.sink)
         defer { _ = try? source.apply(.none, sink: got.sink) }
-        try waitUntil { node.opens == 1 }
+        try await waitUntil { node.opens == 1 }
         // Nothing is pushed: after the timeout the sysfs values (the first scan's) come by polling.
-        try waitUntil { got.samples.count >= 3 }
+        try await waitUntil { got.samples.count >= 3 }
         #expect(abs(got.samples[0].value.y - (-919 / 9.80665)) < 1e-9, "scale 1: the fixture has no in_accel_scale")
         #expect(fs.writes.last { $0.path.hasSuffix("buffer/enable") }?.text == "0")
     }

@@ -14,7 +14,7 @@ import OpenCoreMotion
 
     /// Unplugging the buffered device mid-stream: the handler gets one CMErrorDomain error,
     /// updates stop, the samples delivered before stay delivered, and nothing crashes.
-    @Test func unplugReachesTheHandlerAsCMError() throws {
+    @Test func unplugReachesTheHandlerAsCMError() async throws {
         let (fs, node) = try Fixtures.hidBufferTwin(clockWritable: true)
         let options = LinuxDiscoveryOptions(sysfsRoot: "/sys", devRoot: "/dev", hwdb: SensorHwdb(parsing: ""), fileSystem: fs)
         let source = try LinuxSensorDiscovery.source(forSpec: "iio", options: options)
@@ -29,20 +29,23 @@ import OpenCoreMotion
                 if let error { box.errors.append(error as NSError) }
             }
         }
-        try waitUntil { node.opens == 1 }
-        var scans: [UInt8] = []
-        let base = LinuxClock.monotonicNs()
-        for i in 0..<5 {
-            var s = try Fixtures.bytes("iio/iio-sensor-proxy_orientation-normal.bin")
-            withUnsafeBytes(of: (base + Int64(i) * 20_000_000).littleEndian) { for k in 0..<8 { s[16 + k] = $0[k] } }
-            scans += s
+        let scan = try Fixtures.bytes("iio/iio-sensor-proxy_orientation-normal.bin")
+        // Pushed from a thread of its own as soon as the node is open (see onceOpened).
+        try await onceOpened(node) {
+            var scans: [UInt8] = []
+            let base = LinuxClock.monotonicNs()
+            for i in 0..<5 {
+                var s = scan
+                withUnsafeBytes(of: (base + Int64(i) * 20_000_000).littleEndian) { for k in 0..<8 { s[16 + k] = $0[k] } }
+                scans += s
+            }
+            node.push(scans)
         }
-        node.push(scans)
-        try waitUntil { box.lock.withLock { box.data.count } == 5 }
+        try await waitUntil { box.lock.withLock { box.data.count } == 5 }
         fs.removeTree("/sys/devices/platform/HID-SENSOR-200073.3.auto")
         node.unplug()
-        try waitUntil { box.lock.withLock { !box.errors.isEmpty } }
-        try waitUntil { !manager.isAccelerometerActive }
+        try await waitUntil { box.lock.withLock { !box.errors.isEmpty } }
+        try await waitUntil { !manager.isAccelerometerActive }
         let (data, errors) = box.lock.withLock { (box.data, box.errors) }
         #expect(data.count == 5)
         #expect(errors.count == 1)

@@ -1,5 +1,6 @@
 import MotionSourcesLinuxTesting
 import Testing
+import MotionTestSupport
 import Foundation
 import MotionSources
 import MotionFusion
@@ -47,8 +48,26 @@ import MotionFusion
         }
     }
 
-    /// Feeds `chunk()` to `node` whenever fewer than `low` bytes wait, until `probe` has `target` deliveries.
-    static func feed(_ node: InMemoryDeviceNode, probe: DepthProbe, target: Int, low: Int, chunk: (Int) -> [UInt8]) throws {
+    /// Feeds `chunk(k, start)` to `node` whenever fewer than `low` bytes wait, until `probe` has `target`
+    /// deliveries; `start` is `CLOCK_MONOTONIC` in ns when feeding began, after the node was opened
+    /// (with `afterOpening`). The feeding loop polls with `usleep` on a thread of its own
+    /// (``offThePool(_:)``), not on one of the dispatch pool's threads that the test's task runs on; so
+    /// does the wait for the node to open, since an IIO buffer still empty 2 s after it was enabled is
+    /// given up for polling and a task resuming on a loaded pool can come later than that.
+    static func feed(_ node: InMemoryDeviceNode, probe: DepthProbe, target: Int, low: Int, afterOpening: Bool = false,
+                     chunk: @escaping @Sendable (_ k: Int, _ start: Int64) -> [UInt8]) async throws {
+        try await offThePool {
+            let deadline = Date().addingTimeInterval(60)   // bounds a failure only
+            while afterOpening && node.opens < 1 {
+                if Date() > deadline { throw TimedOut() }
+                usleep(1_000)
+            }
+            let start = LinuxClock.monotonicNs()
+            try feedBlocking(node, probe: probe, target: target, low: low) { chunk($0, start) }
+        }
+    }
+
+    private static func feedBlocking(_ node: InMemoryDeviceNode, probe: DepthProbe, target: Int, low: Int, chunk: (Int) -> [UInt8]) throws {
         var pushed = 0
         let started = Date()
         var idle = Date()
@@ -57,27 +76,25 @@ import MotionFusion
             if node.pendingBytes < low, pushed < target { pushed += 1; node.push(chunk(pushed - 1)); continue }
             let now = probe.delivered
             if now != lastCount { lastCount = now; idle = Date() }
-            // Stalled for 10 s: the source died (or lost data); fail instead of hanging.
+            // Stalled for 60 s: the source died (or lost data); fail instead of hanging.
             // Two minutes in all: far more than the ~10 s it takes, but bounded.
-            if Date().timeIntervalSince(idle) > 10 || Date().timeIntervalSince(started) > 120 || probe.failure != nil { throw TimedOut() }
+            if Date().timeIntervalSince(idle) > 60 || Date().timeIntervalSince(started) > 120 || probe.failure != nil { throw TimedOut() }
             usleep(200)
         }
     }
 
-    @Test func iioBufferedCaptureStaysFlatOver200000Deliveries() throws {
+    @Test func iioBufferedCaptureStaysFlatOver200000Deliveries() async throws {
         let (fs, node) = try Fixtures.hidBufferTwin(clockWritable: true)
         let options = LinuxDiscoveryOptions(sysfsRoot: "/sys", devRoot: "/dev", hwdb: SensorHwdb(parsing: ""), fileSystem: fs)
         let source = try LinuxSensorDiscovery.source(forSpec: "iio", options: options)
         let probe = DepthProbe()
         _ = try source.apply(SensorDemand(rates: [.accelerometer: 100]), sink: probe.sink)
         defer { _ = try? source.apply(.none, sink: probe.sink) }
-        try waitUntil { node.opens == 1 }
         let template = Array(try Fixtures.bytes("iio/iio-sensor-proxy_orientation-normal.bin").prefix(24))
         // Stamped after the buffer was enabled (earlier scans are stale and dropped), 1 µs apart: the
         // 200 000 end 0.2 s ahead of the clock, well within what the capture accepts.
-        let base = LinuxClock.monotonicNs()
         let scansPerChunk = 1_000
-        try Self.feed(node, probe: probe, target: Self.deliveries, low: 24 * 200) { k in
+        try await Self.feed(node, probe: probe, target: Self.deliveries, low: 24 * 200, afterOpening: true) { k, base in
             var bytes: [UInt8] = []
             bytes.reserveCapacity(24 * scansPerChunk)
             for i in 0..<scansPerChunk {
@@ -93,7 +110,7 @@ import MotionFusion
         #expect(probe.growth <= 512, "the stack at the sink grew by \(probe.growth) bytes between the 1 000th and the 200 000th delivery")
     }
 
-    @Test func evdevStreamStaysFlatOver200000Deliveries() throws {
+    @Test func evdevStreamStaysFlatOver200000Deliveries() async throws {
         let (id, _) = try Evtest.joycon()
         let twin = InMemoryEvdevDevice(identity: id)
         let source = EvdevSource(node: id, opener: twin)
@@ -101,7 +118,7 @@ import MotionFusion
         _ = try source.apply(SensorDemand(rates: [.accelerometer: 100]), sink: probe.sink)
         defer { _ = try? source.apply(.none, sink: probe.sink) }
         let framesPerChunk = 500
-        try Self.feed(twin.node, probe: probe, target: Self.deliveries, low: InputEvent.byteSize * 300) { k in
+        try await Self.feed(twin.node, probe: probe, target: Self.deliveries, low: InputEvent.byteSize * 300) { k, _ in
             var events: [InputEvent] = []
             events.reserveCapacity(3 * framesPerChunk)
             for i in 0..<framesPerChunk {

@@ -267,7 +267,12 @@ import Testing
         let samples = got.samples
         #expect(got.failure == nil)
         let idx = samples.map(Self.index)
-        #expect(zip(idx, idx.dropFirst()).allSatisfy { $1 == $0 + 1 }, "\(idx.prefix(40))")
+        // On the real clock a stall of the test machine longer than the FIFO holds (512 bytes: 85 ms
+        // at 500 Hz on the MPU-6500, 12 bytes a sample) loses samples: then, and only then, a gap,
+        // each one reported (CI, loaded, failed the former "no gap at all").
+        let gaps = zip(idx, idx.dropFirst()).filter { $1 != $0 + 1 }.count
+        #expect(zip(idx, idx.dropFirst()).allSatisfy { $1 > $0 }, "\(idx.prefix(40))")
+        #expect(gaps <= got.interruptions, "\(gaps) gaps, \(got.interruptions) overflows reported: \(idx.prefix(40))")
         #expect(zip(samples, samples.dropFirst()).allSatisfy { $1.timestamp > $0.timestamp })
         let counts = bus.log.filter { if case .read(_, 0x72, 2) = $0 { true } else { false } }.count
         #expect(counts * 2 < samples.count, "\(counts) FIFO polls for \(samples.count) samples")

@@ -46,21 +46,24 @@ import MotionFusion
         #expect(e.update(Vector3(.nan, 0, 0)) == .faceDown)
     }
 
-    @Test func bufferedCaptureThroughTheSourceGivesLandscapeRight() throws {
+    @Test func bufferedCaptureThroughTheSourceGivesLandscapeRight() async throws {
         let (fs, node) = try Fixtures.hidBufferTwin(clockWritable: true)
         let options = LinuxDiscoveryOptions(sysfsRoot: "/sys", devRoot: "/dev", hwdb: SensorHwdb(parsing: ""), fileSystem: fs)
         let source = try LinuxSensorDiscovery.source(forSpec: "iio", options: options)
         let got = Collected()
         _ = try source.apply(SensorDemand(rates: [.accelerometer: 30]), sink: got.sink)
-        try waitUntil { node.opens == 1 }
-        // Re-stamp the 15 real scans with fresh monotonic times, 30 ms apart.
-        var bytes = try Fixtures.bytes("iio/iio-sensor-proxy_orientation-left-up.bin")
-        let base = LinuxClock.monotonicNs()
-        for i in 0..<15 {
-            withUnsafeBytes(of: (base + Int64(i) * 30_000_000).littleEndian) { for k in 0..<8 { bytes[i * 24 + 16 + k] = $0[k] } }
+        // Re-stamp the 15 real scans with fresh monotonic times, 30 ms apart, as soon as the node is
+        // open (see onceOpened).
+        let scans = try Fixtures.bytes("iio/iio-sensor-proxy_orientation-left-up.bin")
+        try await onceOpened(node) {
+            var bytes = scans
+            let base = LinuxClock.monotonicNs()
+            for i in 0..<15 {
+                withUnsafeBytes(of: (base + Int64(i) * 30_000_000).littleEndian) { for k in 0..<8 { bytes[i * 24 + 16 + k] = $0[k] } }
+            }
+            node.push(bytes)
         }
-        node.push(bytes)
-        try waitUntil { got.samples.count == 15 }
+        try await waitUntil { got.samples.count == 15 }
         _ = try source.apply(.none, sink: got.sink)
         var e = DeviceOrientationEstimator()
         let sequence = got.samples.map { e.update($0.value) }
@@ -85,20 +88,20 @@ import MotionFusion
         device.beginGeneratingDeviceOrientationNotifications()
         device.beginGeneratingDeviceOrientationNotifications()
         #expect(device.isGeneratingDeviceOrientationNotifications)
-        try waitUntil { source.demand.rates[.accelerometer] != nil }
+        try await waitUntil { source.demand.rates[.accelerometer] != nil }
         source.emit(RawSample(sensor: .accelerometer, timestamp: 2, value: Vector3(0, -1, 0)))
         #expect(await updates.next() == .portrait)
         #expect(device.orientation == .portrait)
         source.emit(RawSample(sensor: .accelerometer, timestamp: 3, value: Vector3(-1, 0, 0)))
         #expect(await updates.next() == .landscapeLeft)
-        try waitUntil { posted.samples.count == 2 }
+        try await waitUntil { posted.samples.count == 2 }
         device.endGeneratingDeviceOrientationNotifications()
         #expect(device.isGeneratingDeviceOrientationNotifications, "begin/end nest")
         #expect(device.orientation == .landscapeLeft)
         device.endGeneratingDeviceOrientationNotifications()
         device.endGeneratingDeviceOrientationNotifications()   // extra: ignored
         #expect(device.orientation == .unknown)
-        try waitUntil { source.demand.isEmpty }
+        try await waitUntil { source.demand.isEmpty }
     }
 
     final class Delegate: UIAccelerometerDelegate, @unchecked Sendable {
@@ -117,16 +120,16 @@ import MotionFusion
         acc.updateInterval = 0.05
         let delegate = Delegate()
         acc.delegate = delegate
-        try waitUntil { source.demand.rates[.accelerometer] != nil }
+        try await waitUntil { source.demand.rates[.accelerometer] != nil }
         #expect(source.demand.rates[.accelerometer] == 20)
         source.emit(RawSample(sensor: .accelerometer, timestamp: 10, value: Vector3(0.1, -0.9, -0.2)))
-        for _ in 0..<500 where delegate.count == 0 { try await Task.sleep(nanoseconds: 2_000_000) }
+        try await waitUntil { delegate.count > 0 }
         #expect(delegate.count == 1)
         let (a, onMain) = delegate.lock.withLock { delegate.readings[0] }
         #expect(onMain)
         #expect(a.x == 0.1 && a.y == -0.9 && a.z == -0.2 && a.timestamp == 10)
         acc.delegate = nil
-        try waitUntil { source.demand.isEmpty }
+        try await waitUntil { source.demand.isEmpty }
         #expect(!acc.isActive)
     }
 

@@ -53,7 +53,7 @@ final class Recorder: Sendable {
     var nonSampleEvents: Int { others.withLock { $0 } }
 
     /// Waits (polling every 2 ms, at most `timeout` seconds) until at least `count` samples arrived.
-    func wait(forAtLeast count: Int, timeout: Double = 5) async throws {
+    func wait(forAtLeast count: Int, timeout: Double = 60) async throws {
         let deadline = MonotonicClock.now() + timeout
         while self.count < count && MonotonicClock.now() < deadline {
             try await Task.sleep(for: .milliseconds(2))

@@ -1,6 +1,7 @@
 import Foundation
 import MotionFusion
 import MotionSources
+import MotionTestSupport
 @testable import OpenCoreMotion
 import Testing
 
@@ -67,34 +68,48 @@ import Testing
 
     @Test func noHandlerCallBeginsAfterStopReturns() async {
         let source = ManualSource()
-        let manager = CMMotionManager(source: source)
-        manager.gyroUpdateInterval = 0.001
+        let manager = UncheckedSendable(CMMotionManager(source: source))
+        manager.value.gyroUpdateInterval = 0.001
         let stopped = Locked(false)
         let lateCalls = Recorder<Double>()
         let calls = Recorder<Double>()
         let queue = OperationQueue()
         // The 21st call holds the queue's thread until stop has returned, so that samples are still
-        // waiting when it does, however late the awaiting test resumes or the scheduler runs it
-        // (releasing it before stopping lost the race under CI load: all 500 were handled first).
-        // Stop does not wait for a call in progress, so holding one across it cannot deadlock. The
-        // timeout is only a backstop: at 60 s a starved test pool (load 22) resumed the test too late.
+        // waiting when it does (releasing it before stopping lost the race under CI load: all 500 were
+        // handled first). Stop does not wait for a call in progress, so holding one across it cannot
+        // deadlock. The stop is made on a thread of the test's own, not by the test's task: the handler
+        // holds one of the dispatch pool's threads (a plain OperationQueue runs there), one per CPU, and
+        // a task that had to resume on that pool to release it waited on itself whenever other work held
+        // the rest of the pool (CI, 2 CPUs: the handler's timeout ran out and all 500 were handled).
+        let reached = DispatchSemaphore(value: 0)
         let stopping = DispatchSemaphore(value: 0)
-        manager.startGyroUpdates(to: queue) { data, _ in
+        let stopper = Changes()
+        let stopperDone = Locked(false)
+        Thread.detachNewThread {
+            _ = reached.wait(timeout: .now() + 900)   // a backstop only, as below
+            manager.value.stopGyroUpdates()
+            stopped.withLock { $0 = true }
+            stopping.signal()
+            stopperDone.withLock { $0 = true }
+            stopper.signal()
+        }
+        manager.value.startGyroUpdates(to: queue) { data, _ in
             if stopped.withLock({ $0 }) { lateCalls.append(data!.timestamp) }
             calls.append(data!.timestamp)
-            if calls.count == 21 { _ = stopping.wait(timeout: .now() + 900) }
+            if calls.count == 21 {
+                reached.signal()
+                // A backstop only: the stopper thread signals within microseconds of `reached`.
+                _ = stopping.wait(timeout: .now() + 900)
+            }
             usleep(200)
         }
         for i in 0..<500 { source.emit(gyro(Double(i) * 0.001)) }
-        #expect(await calls.until { calls.count > 20 })
-        manager.stopGyroUpdates()
-        stopped.withLock { $0 = true }
-        stopping.signal()
+        #expect(await stopper.until { stopperDone.withLock { $0 } })
         for i in 500..<600 { source.emit(gyro(Double(i) * 0.001)) }
         #expect(await drained(queue))
         #expect(lateCalls.count == 0)
         #expect(calls.count == 21, "stop must drop samples still waiting; only the call in progress ends")
-        #expect(!manager.isGyroActive)
+        #expect(!manager.value.isGyroActive)
     }
 
     @Test func stopLeavesTheCallersOtherOperationsAlone() async {

@@ -189,9 +189,11 @@ import Testing
             source.changes.signal()
         }
         emitter.start()
-        // The managers' threads block (concurrentPerform, each waiting for its queue): on a
-        // thread of their own, not the test pool's.
-        try await offThePool { DispatchQueue.concurrentPerform(iterations: managers.count) { k in
+        // The managers' threads block (each waits for its queue): each on a thread of its own
+        // (``offThePool(_:)``), not on the dispatch pool's, which `concurrentPerform` would use and
+        // which the queues' operations need.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for k in managers.indices { group.addTask { try await offThePool {
             let m = managers[k]
             do {
                 do {
@@ -216,7 +218,9 @@ import Testing
                     q.waitUntilAllOperationsAreFinished()
                 }
             }
-        } }
+            } } }
+            try await group.waitForAll()
+        }
         #expect(await source.until { emitted.withLock { $0 } && source.demand.isEmpty })
     }
 }

@@ -49,10 +49,10 @@ extension DeviceCalibrationTests {
     }
 
     /// Waits (without blocking a thread) until the hub of `source` has stopped it, and so saved what it
-    /// learned, for at most 20 s.
+    /// learned, for at most 60 s (a bound on a failure only).
     static func waitForStop(_ source: ManualSource) async throws {
         let hub = SourceHub.hub(for: source)
-        for _ in 0..<1000 where hub.isReconciling {
+        for _ in 0..<3000 where hub.isReconciling {
             try await Task.sleep(nanoseconds: 20_000_000)
         }
         #expect(!hub.isReconciling)

@@ -86,7 +86,7 @@ private final class ScriptedBarometer: BarometerSource {
         let barometer = ScriptedBarometer(start: start, script: [100, .nan, 100.5, .infinity, 101, -.infinity, 101.5, 102, nil, 103])
         let recorder = recorder(barometer)
         recorder.recordPressure(forDuration: 3600)
-        #expect(await eventually(timeout: 30) { !recorder.isRecording(.pressure) }, "the failed read ended it")
+        #expect(await eventually(timeout: 60) { !recorder.isRecording(.pressure) }, "the failed read ended it")
         #expect(barometer.readCount == 9, "no read after the failure")
         let window = (Date().addingTimeInterval(-3600), Date().addingTimeInterval(3600))
         let samples = try #require(recorder.pressureData(from: window.0, to: window.1))
@@ -146,7 +146,7 @@ private final class ScriptedBarometer: BarometerSource {
         // Recorded in real time: readings at t₀ and t₀ + 1 s, then the 1.5 s are over.
         let recorder = recorder(sensors[0])
         recorder.recordPressure(forDuration: 1.5)
-        #expect(await eventually(timeout: 10) { !recorder.isRecording(.pressure) })
+        #expect(await eventually(timeout: 60) { !recorder.isRecording(.pressure) })
         let samples = try #require(recorder.pressureData(from: Date().addingTimeInterval(-3600), to: Date().addingTimeInterval(60)))
         #expect(samples.count == 2)
         #expect(samples.allSatisfy { abs($0.pressure.converted(to: .kilopascals).value - 100.51234) < 1e-9 })

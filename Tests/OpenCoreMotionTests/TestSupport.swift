@@ -4,18 +4,6 @@ import MotionSources
 import MotionTestSupport
 @testable import OpenCoreMotion
 
-/// Polls `condition` every millisecond until it holds or `timeout` seconds pass, blocking the calling
-/// thread. Prefer ``Changes`` (``Recorder/until(giveUpAfter:_:)``, ``ObservedSource/until(giveUpAfter:_:)``);
-/// left for the one wait that still needs it (PedometerTests' floors, see there).
-func waitUntil(timeout: Double = 5, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-        if condition() { return true }
-        usleep(1_000)
-    }
-    return condition()
-}
-
 /// A thread-safe list that handlers append to, and that tests await (``until(giveUpAfter:_:)``): each
 /// append wakes the waiting test, which re-checks its condition; nothing polls.
 ///
@@ -101,10 +89,11 @@ func serialQueue() -> OperationQueue {
     .serial()
 }
 
-/// The async twin of ``waitUntil(timeout:_:)``: suspends instead of blocking a thread, so tasks the
-/// condition depends on can run. Still polls: only for state that no event the test can see announces
-/// (a recording's end, a batch stored without a handler); everything else waits on ``Changes``.
-func eventually(timeout: Double = 5, _ condition: () -> Bool) async -> Bool {
+/// Polls `condition` every millisecond until it holds or `timeout` seconds pass (a bound on a failure
+/// only), suspending instead of blocking a thread, so tasks the condition depends on can run. Only for
+/// state that no event the test can see announces (a recording's end, a batch stored without a
+/// handler); everything else waits on ``Changes``.
+func eventually(timeout: Double = 60, _ condition: () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         if condition() { return true }

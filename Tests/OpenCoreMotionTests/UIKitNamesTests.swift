@@ -26,8 +26,9 @@ final class LandscapeDevice: UIDevice, @unchecked Sendable {
     override var orientation: UIDeviceOrientation { .landscapeLeft }
 }
 
-/// Polls `condition` on the main actor every millisecond, suspending in between so main-actor work runs.
-@MainActor func onMain(timeout: Double = 10, _ condition: () -> Bool) async -> Bool {
+/// Polls `condition` on the main actor every millisecond, suspending in between so main-actor work runs;
+/// `timeout` only bounds a failure.
+@MainActor func onMain(timeout: Double = 60, _ condition: () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         if condition() { return true }
