@@ -69,10 +69,19 @@ import OpenCoreMotion
         // COREMOTION_SOURCE names the simulator, so the process has the simulator's barometer.
         #expect(CMPedometer.isFloorCountingAvailable())
         let listing = PedometerListing()
-        listing.pedometer = CMPedometer(source: SimulatedDevice(scenario: .walk, seed: 6, clock: .virtual(startTime: 300)),
+        // The simulator's walk, 80 s of it, on the stairs barometer's virtual clock: 10 s standing, then
+        // 3 floors up (about 42 s), 10 s on the top floor, then the way down begins (ascended stays 3).
+        // A finite walk, not a virtual-time device: that one runs on into the next climb (104 s a
+        // cycle), so a check that came late (a loaded machine) saw 6 floors up.
+        let device = ManualSource(sensors: [.accelerometer])
+        listing.pedometer = CMPedometer(source: device,
                                         barometer: SimulatedBarometerSource(scenario: .stairs, seed: 6, virtualStartTime: 300),
                                         databasePath: NSTemporaryDirectory() + "cm-\(UUID().uuidString).sqlite")
         listing.startCountingSteps()
+        var walk = MotionSimulator(options: SimulationOptions(scenario: .walk, seed: 6), startTime: 300)
+        walk.setRates(device.demand.rates, from: 300)
+        #expect(!device.demand.rates.isEmpty, "the pedometer runs the accelerometer once startUpdates returns")
+        while let next = walk.nextTimestamp, next < 380 { device.emit(walk.next()) }
         _ = await eventually(60) { listing.lock.withLock({ listing.stepsText.hasSuffix("(3 floors up)") }) }
         listing.stopCountingSteps()
         #expect(listing.lock.withLock { listing.stepsText.hasSuffix(" (3 floors up)") }, "\(listing.stepsText)")
