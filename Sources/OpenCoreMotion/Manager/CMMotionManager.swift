@@ -24,7 +24,8 @@ public typealias CMDeviceMotionHandler = (CMDeviceMotion?, (any Error)?) -> Void
 /// - **Pull**: after `start…Updates()`, the `…Data` property is `nil` until the first sample, then
 ///   holds the latest one.
 /// - **Push**: `start…Updates(to:withHandler:)` calls the handler on the queue once per sample, in
-///   order, one call at a time, none dropped however slow the handler (samples wait in memory). Once
+///   order, one call at a time, none dropped however slow the handler (samples wait in memory; a source
+///   in virtual time, which no clock paces, waits instead once 4096 samples wait). Once
 ///   `stop…Updates()` returns, no further handler call for that sensor begins. Other operations on
 ///   the queue are left alone; Apple's implementation cancels the whole queue, this one does not.
 /// - **Async** (beyond Apple): ``accelerometerUpdates(interval:maximumLatency:)`` and its siblings.
