@@ -72,6 +72,11 @@ struct StreamCommand: AsyncParsableCommand {
         let deadline = duration.map { ProcessInfo.processInfo.systemUptime + $0 }
 
         let failure = Locked<NSError?>(nil)
+        // Each loop stops its own sensor as it ends, and the source is reconfigured after each stop, on the
+        // hub's queue. Return (and exit) only once the source is stopped: otherwise an I2C chip can be left
+        // between its power-up commands (the VM saw a BMI160's CMD at 0x11, not 0x15), and what fusion
+        // learned may not be saved yet.
+        defer { manager.waitUntilSourceSettles() }
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 var loops = 0

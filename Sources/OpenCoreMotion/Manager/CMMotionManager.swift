@@ -284,6 +284,14 @@ open class CMMotionManager: NSObject {
         if current { push?.deliver(item) }
     }
 
+    /// Blocks until the source has taken every change of demand asked for so far: after the last
+    /// `stop…Updates()`, until it is stopped (and what fusion learned is saved). For a process about to
+    /// exit (the `coremotion` tool): without it, exiting while the source is being reconfigured can leave
+    /// a device half set up (an I2C chip between its power-up commands). Do not call it from a handler.
+    package func waitUntilSourceSettles() {
+        hub?.settle()
+    }
+
     func stop(_ slot: Slot) {
         let (consumer, cancel) = state.withLock { s -> (Int?, (@Sendable () -> Void)?) in
             s.slots[slot.rawValue].generation += 1

@@ -43,7 +43,7 @@ pose() {
     done
     for a in accel_x accel_y accel_z anglvel_x anglvel_y anglvel_z; do value "$name.in_${a}_raw" "$(cat "$dev/in_${a}_raw")"; done
     run "$name.iio" "$CM" stream --source iio --sensor raw --interval 0.05 --duration 2 --format csv
-    run "$name.i2c" "$CM" stream --source "i2c:$node:0x69" --sensor raw --interval 0.05 --duration 2 --format csv
+    run "$name.i2c" "$CM" stream --source "i2c:$node:0x69" --sensor raw --interval 0.05 --duration 4 --format csv
 }
 pose faceup 0 0 16384 0 0 470                           # face up, turning counter-clockwise at ~0.5 rad/s
 pose upright 0 16384 0 0 0 0                            # upright in portrait
@@ -81,7 +81,7 @@ stpose() {
     done
     for a in x y z; do value "$chip.in_accel_${a}_raw" "$(cat "$adev/in_accel_${a}_raw")"; value "$chip.in_anglvel_${a}_raw" "$(cat "$gdev/in_anglvel_${a}_raw")"; done
     run "$chip.iio" "$CM" stream --source "iio:${prefix}_accel" --sensor raw --interval 0.05 --duration 3 --format csv
-    run "$chip.i2c" "$CM" stream --source "i2c:$node:$ua" --sensor raw --interval 0.05 --duration 2 --format csv
+    run "$chip.i2c" "$CM" stream --source "i2c:$node:$ua" --sensor raw --interval 0.05 --duration 4 --format csv
 }
 stpose lsm6ds3 0x51 0x6b 0x22 0x28 lsm6ds3 3000 -5000 15000 100 -200 -1234
 stpose lsm9ds1 0x50 0x6a 0x18 0x28 lsm9ds1-imu -2000 7000 -15000 -300 250 2345
@@ -108,7 +108,7 @@ if [ -n "$bdev" ]; then
     done
     for a in x y z; do value "bmi160.in_accel_${a}_raw" "$(cat "$bdev/in_accel_${a}_raw")"; value "bmi160.in_anglvel_${a}_raw" "$(cat "$bdev/in_anglvel_${a}_raw")"; done
     run bmi160.iio "$CM" stream --source iio:bmi160 --sensor raw --interval 0.05 --duration 3 --format csv
-    run bmi160.i2c "$CM" stream --source "i2c:$node:0x53" --sensor raw --interval 0.05 --duration 2 --format csv
+    run bmi160.i2c "$CM" stream --source "i2c:$node:0x53" --sensor raw --interval 0.05 --duration 4 --format csv
     value bmi160.user.ACC_CONF "$(i2cget -f -y "$bus" 0x53 0x40)"
     value bmi160.user.ACC_RANGE "$(i2cget -f -y "$bus" 0x53 0x41)"
     value bmi160.user.GYR_CONF "$(i2cget -f -y "$bus" 0x53 0x42)"
@@ -152,7 +152,7 @@ else
 fi
 i2cset -f -y "$bus" 0x69 0x75 0x71
 run sensors.mpu9250 "$CM" sensors
-run ak8963.i2c "$CM" stream --source "i2c:$node:0x69" --sensor raw --interval 0.05 --duration 2 --format csv
+run ak8963.i2c "$CM" stream --source "i2c:$node:0x69" --sensor raw --interval 0.05 --duration 4 --format csv
 value ak8963.user.CNTL1 "$(i2cget -f -y "$bus" 0x0c 0x0a)"
 value mpu9250.user.INT_PIN_CFG "$(i2cget -f -y "$bus" 0x69 0x37)"
 value mpu9250.user.USER_CTRL "$(i2cget -f -y "$bus" 0x69 0x6a)"
@@ -185,7 +185,7 @@ else
     value lsm9ds1m.probed no
     value lsm9ds1m.reason "$(dmesg | grep -i -E 'st_magn|lsm9ds1' | tail -n 1 | sed 's/^\[[ 0-9.]*\] //')"
 fi
-run lsm9ds1m.i2c "$CM" stream --source "i2c:$node:0x6a" --sensor raw --interval 0.05 --duration 2 --format csv
+run lsm9ds1m.i2c "$CM" stream --source "i2c:$node:0x6a" --sensor raw --interval 0.05 --duration 4 --format csv
 value lsm9ds1m.user.CTRL_REG1_M "$(i2cget -f -y "$bus" 0x1c 0x20)"
 value lsm9ds1m.user.CTRL_REG5_M "$(i2cget -f -y "$bus" 0x1c 0x24)"
 
