@@ -371,9 +371,14 @@ import Testing
         _ = try source.apply(SensorDemand(rates: [.gyro: 400]), sink: got.sink)
         try await eventually { got.samples.count >= 150 }
         _ = try source.apply(.none, sink: got.sink)
+        // The index runs on the real clock from the chip's power-up: Y reaches the LSM6DSL's 286.7 °/s
+        // after 57 400 samples, 138 s at 416 Hz, and a starved test task can resume that late (a full
+        // run, first test done after 3 minutes, saw clipped indices: 80 "gaps", none reported). The
+        // first 10 s are checked; every sample is still counted against the polls below.
         let samples = got.samples
+        let checked = samples.prefix(4000)
         #expect(got.failure == nil)
-        let idx = samples.map { Int(($0.value.x * 180 / .pi).rounded()) + 200 * Int(($0.value.y * 180 / .pi).rounded()) }
+        let idx = checked.map { Int(($0.value.x * 180 / .pi).rounded()) + 200 * Int(($0.value.y * 180 / .pi).rounded()) }
         // On the real clock a stall of the test machine longer than the FIFO holds (0.8 s at 416 Hz
         // on the LSM6DSL, 195 ms at 400 Hz on the BMI160) loses samples: then, and only then, a gap,
         // each one reported.
