@@ -41,19 +41,26 @@ import Testing
         }
     }
 
+    /// Enqueues `items` in order from a thread of its own, as a source's thread does; the recorder
+    /// holds the items whose `enqueue` has returned.
+    func enqueueFromAThread(_ items: Range<Int>, into delivery: QueueDelivery<Int>) -> Recorder<Int> {
+        let enqueued = Recorder<Int>()
+        Thread.detachNewThread {
+            for i in items {
+                delivery.enqueue(i)
+                enqueued.append(i)
+            }
+        }
+        return enqueued
+    }
+
     @Test func theEnqueuerWaitsPastTheLimitAndGoesOnAsTheHandlerCatchesUp() async {
         let queue = serialQueue()
         let calls = Recorder<Int>()
         let delivery = QueueDelivery<Int>(queue: queue) { item, _ in calls.append(item ?? -1) }
         delivery.limitBacklog(to: 8)
         queue.isSuspended = true
-        let enqueued = Recorder<Int>()
-        Thread.detachNewThread {
-            for i in 0..<100 {
-                delivery.enqueue(i)
-                enqueued.append(i)
-            }
-        }
+        let enqueued = enqueueFromAThread(0..<100, into: delivery)
         // The ninth item makes nine waiting: its enqueue blocks until four or fewer wait.
         #expect(await enqueued.until { enqueued.count == 8 })
         try? await Task.sleep(nanoseconds: 200_000_000)
@@ -70,13 +77,7 @@ import Testing
         let delivery = QueueDelivery<Int>(queue: queue) { _, _ in }
         delivery.limitBacklog(to: 4)
         queue.isSuspended = true
-        let enqueued = Recorder<Int>()
-        Thread.detachNewThread {
-            for i in 0..<10 {
-                delivery.enqueue(i)
-                enqueued.append(i)
-            }
-        }
+        let enqueued = enqueueFromAThread(0..<10, into: delivery)
         #expect(await enqueued.until { enqueued.count == 4 })
         delivery.cancel()
         #expect(await enqueued.until { enqueued.count == 10 }, "cancel must release the enqueuer; later items are dropped at once")
