@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import OpenCoreMotion
 
 /// The exit statuses of every `coremotion` command (the README's table):
 ///
@@ -24,6 +25,10 @@ extension CoreMotionCommand {
     /// ArgumentParser's own `main()` would exit 64 for a bad option value and print usage lines
     /// after the error; this maps every failure to 1 and prints only the reason.
     package static func run(arguments: [String]) async -> Int32 {
+        // Whatever the command, the process exits only once each source it stopped is stopped: an exit
+        // while a source is being reconfigured can leave an I2C chip between its power-up commands (the
+        // VM saw a BMI160's CMD at 0x11, not 0x15), and what fusion learned may not be saved yet.
+        defer { CMMotionManager.waitUntilEverySourceSettles() }
         do {
             var command = try parseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -73,10 +73,7 @@ struct StreamCommand: AsyncParsableCommand {
 
         let failure = Locked<NSError?>(nil)
         // Each loop stops its own sensor as it ends, and the source is reconfigured after each stop, on the
-        // hub's queue. Return (and exit) only once the source is stopped: otherwise an I2C chip can be left
-        // between its power-up commands (the VM saw a BMI160's CMD at 0x11, not 0x15), and what fusion
-        // learned may not be saved yet.
-        defer { manager.waitUntilSourceSettles() }
+        // hub's queue: the process exits once that is done (`run(arguments:)`).
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 var loops = 0

@@ -158,6 +158,13 @@ final class SourceHub: Sendable {
         _ = state.wait { $0.reconciling ? nil : () }
     }
 
+    /// ``settle()`` for every hub alive in the process, one after the other: the last step of a
+    /// process about to exit.
+    static func settleAll() {
+        let hubs = registry.withLock { map in map.values.compactMap(\.hub) }
+        for hub in hubs { hub.settle() }
+    }
+
     /// Whether a reconfiguration of the source is under way (after ``remove(_:)`` of the last consumer:
     /// until the source is stopped and what fusion learned is saved). Does not wait.
     var isReconciling: Bool { state.withLock { $0.reconciling } }

@@ -292,6 +292,14 @@ open class CMMotionManager: NSObject {
         hub?.settle()
     }
 
+    /// ``waitUntilSourceSettles()`` for every source any manager of the process uses: after the last
+    /// `stop…Updates()` of each, until it is stopped and what fusion learned is saved. The `coremotion`
+    /// tool calls it once a command has returned, before the process exits; sources still running are
+    /// left running. Do not call it from a handler.
+    package static func waitUntilEverySourceSettles() {
+        SourceHub.settleAll()
+    }
+
     func stop(_ slot: Slot) {
         let (consumer, cancel) = state.withLock { s -> (Int?, (@Sendable () -> Void)?) in
             s.slots[slot.rawValue].generation += 1
