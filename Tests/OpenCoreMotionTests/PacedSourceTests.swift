@@ -144,6 +144,47 @@ import Testing
         queue.isSuspended = false
     }
 
+    /// Through an async sequence: while the loop does not take samples, a virtual-time source is held
+    /// once 4096 wait; a source on a clock goes on. Both deliver every sample, in order.
+    @Test(arguments: [true, false]) func anAsyncSequenceHoldsBackOnlyAVirtualTimeSource(paced: Bool) async throws {
+        let source = VirtualSource(paced: paced)
+        let manager = CMMotionManager(source: source)
+        let updates = manager.accelerometerUpdates(interval: 0.01)
+        let emitter = Emitter(source.base)
+        let total = QueuePush.pacedBacklog * 3
+        emitter.start(total)
+        if paced {
+            #expect(await emitter.changes.until { emitter.count >= QueuePush.pacedBacklog })
+            try? await Task.sleep(nanoseconds: 300_000_000)
+            #expect(emitter.count == QueuePush.pacedBacklog, "held at the limit while the loop takes nothing")
+        } else {
+            #expect(await emitter.changes.until { emitter.count == total }, "a source on a clock is never held back")
+        }
+        var timestamps: [Double] = []
+        for try await sample in updates {
+            timestamps.append(sample.timestamp)
+            if timestamps.count == total { break }
+        }
+        #expect(timestamps == (0..<total).map { 1 + Double($0) * 0.01 })
+    }
+
+    /// Leaving the loop releases a virtual-time source held by it.
+    @Test func leavingTheLoopReleasesAHeldVirtualTimeSource() async throws {
+        let source = VirtualSource(paced: true)
+        let manager = CMMotionManager(source: source)
+        var updates: AsyncThrowingStream<CMAccelerometerData, any Error>? = manager.accelerometerUpdates(interval: 0.01)
+        let emitter = Emitter(source.base)
+        emitter.start(QueuePush.pacedBacklog * 2)
+        #expect(await emitter.changes.until { emitter.count == QueuePush.pacedBacklog })
+        var iterator = updates?.makeAsyncIterator()
+        #expect(try await iterator?.next()?.timestamp == 1)
+        iterator = nil
+        updates = nil
+        #expect(await emitter.changes.until { emitter.count == QueuePush.pacedBacklog * 2 })
+        let stopped = await eventually { source.base.demand.isEmpty }
+        #expect(stopped, "leaving the loop stops the sensor")
+    }
+
     /// The simulator and a replay in virtual time say so; in real time they do not.
     @Test func virtualTimeSourcesSaySo() {
         #expect(SimulatedDevice(scenario: .still, clock: .virtual(startTime: 0)).isPacedByConsumers)

@@ -10,9 +10,12 @@ extension CMMotionManager {
     /// ```
     ///
     /// Each sequence is its own consumer of the shared source: it does not change
-    /// ``isAccelerometerActive`` or ``accelerometerData``. Samples are buffered without limit, so none
-    /// is lost while the loop body runs. Cancelling the task (or leaving the loop) ends the sequence
-    /// and stops the sensor when no other consumer needs it.
+    /// ``isAccelerometerActive`` or ``accelerometerData``. Samples are buffered, so none is lost while
+    /// the loop body runs: without limit from a source on a clock (a device, a phone, a replay in real
+    /// time), which is never held back. A source that runs as fast as its consumers take its samples (the
+    /// simulator or a replay in virtual time) waits instead, once 4096 samples wait for the loop, until
+    /// the loop has taken one (see <doc:DeliverySemantics>). Cancelling the task (or leaving the loop)
+    /// ends the sequence and stops the sensor when no other consumer needs it.
     ///
     /// - Parameters:
     ///   - interval: seconds between samples, clamped like ``accelerometerUpdateInterval``; `nil` (the
@@ -51,10 +54,21 @@ extension CMMotionManager {
     private func updates<T: CMLogItem>(
         _ slot: Slot, stream: MotionStream, interval: TimeInterval?, maximumLatency: TimeInterval
     ) -> AsyncThrowingStream<T, any Error> {
-        AsyncThrowingStream(bufferingPolicy: .unbounded) { continuation in
+        let checked = check(slot, stream: stream)
+        // A virtual-time source would fill memory ahead of a slow loop: its sequence holds a bounded
+        // buffer, and the source's thread waits for room (`yieldWaitingForRoom`).
+        let paced: Bool
+        if case .success(let (hub, _)) = checked, let source = hub.source as? any ConsumerPacedSource {
+            paced = source.isPacedByConsumers
+        } else {
+            paced = false
+        }
+        let policy: AsyncThrowingStream<T, any Error>.Continuation.BufferingPolicy =
+            paced ? .bufferingOldest(QueuePush.pacedBacklog) : .unbounded
+        return AsyncThrowingStream(bufferingPolicy: policy) { continuation in
             let hub: SourceHub
             let declination: Double
-            switch check(slot, stream: stream) {
+            switch checked {
             case .success(let passed): (hub, declination) = passed
             case .failure(let refusal):
                 continuation.finish(throwing: refusal.error)
@@ -66,7 +80,7 @@ extension CMMotionManager {
                 deliver: { output in
                     switch output {
                     case .accelerometer(let d as T), .gyro(let d as T), .magnetometer(let d as T), .deviceMotion(let d as T):
-                        continuation.yield(d)
+                        if paced { continuation.yieldWaitingForRoom(d) } else { continuation.yield(d) }
                     case .failure(let error):
                         continuation.finish(throwing: error)
                     case .finished:
@@ -85,6 +99,29 @@ extension CMMotionManager {
                 continuation.onTermination = { _ in hub.remove(id) }
             } catch {
                 continuation.finish(throwing: error)
+            }
+        }
+    }
+}
+
+extension AsyncThrowingStream.Continuation {
+    /// Yields `element` into a bounded buffer (`bufferingOldest`), waiting on the calling thread (a
+    /// virtual-time source's own) while the buffer is full, until the consumer has taken one element or
+    /// the sequence has ended (then the element goes nowhere, as with any yield after the end). Checks for
+    /// room every millisecond: the stream says nothing when an element is taken.
+    func yieldWaitingForRoom(_ element: Element) {
+        // The package's own samples, immutable once made, handed to the stream once (see Unchecked.swift);
+        // a refused one comes back to this thread, which tries again.
+        nonisolated(unsafe) var element = element
+        while true {
+            switch yield(element) {
+            case .enqueued, .terminated:
+                return
+            case .dropped(let refused):
+                element = refused
+                usleep(1000)
+            @unknown default:
+                return
             }
         }
     }
