@@ -29,12 +29,9 @@ package final class AccelerometerRecording: Sendable {
     package let sensor: RecordedSensor
 
     private struct State {
-        var duration: TimeInterval
-        var requestedStart: Date
-        var firstTimestamp: Double?
+        var span: RecordingSpan
         /// The earliest time the next sample is kept, for thinning a faster source to ``rate``.
         var nextDue: Double?
-        var finished = false
     }
 
     private let state: Locked<State>
@@ -60,7 +57,7 @@ package final class AccelerometerRecording: Sendable {
         session = try store.beginSession(source: source, start: requestedAt, duration: clamped, sensor: sensor)
         writer = RecordingWriter(store: store, session: session, maximumBatchCount: maximumBatchCount, sensor: sensor)
         self.wallClockOffset = wallClockOffset ?? MonotonicClock.unixTimeAtBoot()
-        state = Locked(State(duration: clamped, requestedStart: requestedAt, finished: clamped <= 0))
+        state = Locked(State(span: RecordingSpan(duration: clamped, requestedStart: requestedAt)))
     }
 
     /// `duration` within 0…``maximumDuration``; NaN and negative values give 0.
@@ -80,12 +77,7 @@ package final class AccelerometerRecording: Sendable {
     package func receive(timestamp: Double, x: Double, y: Double, z: Double) throws(RecorderError) -> Bool {
         // nil: over; false: thinned out (the recording goes on); true: store it.
         let keep = state.withLock { s -> Bool? in
-            guard !s.finished else { return nil }
-            if timestamp.isFinite, s.firstTimestamp == nil { s.firstTimestamp = timestamp }
-            if let first = s.firstTimestamp, timestamp >= first + s.duration {
-                s.finished = true
-                return nil
-            }
+            guard s.span.admits(timestamp) else { return nil }
             // Thin a faster source to 50 Hz, so that the stored rate is the rate reported: keep a
             // sample when it is at most 30 % of a period early (jitter at 50 Hz passes; the odd
             // samples of a 100 Hz source do not); a late one moves the schedule along.
@@ -103,7 +95,7 @@ package final class AccelerometerRecording: Sendable {
         do {
             try writer.append(reading)
         } catch {
-            state.withLock { $0.finished = true }
+            state.withLock { $0.span.finished = true }
             throw error
         }
         return true
@@ -118,12 +110,7 @@ package final class AccelerometerRecording: Sendable {
     @discardableResult
     package func extend(by duration: TimeInterval, after lastTimestamp: Double? = nil, now: Date = Date()) throws(RecorderError) -> Bool {
         let clamped = Self.clamp(duration)
-        let end: Date? = state.withLock { s in
-            guard !s.finished else { return nil }
-            let elapsed = s.firstTimestamp.flatMap { first in lastTimestamp.map { max($0 - first, 0) } } ?? 0
-            s.duration = max(s.duration, elapsed + clamped)
-            return s.requestedStart.addingTimeInterval(s.duration)
-        }
+        let end = state.withLock { $0.span.extend(by: clamped, after: lastTimestamp) }
         guard let end else { return false }
         try writer.store.updateSession(session, requestedEnd: end)
         return true
@@ -133,13 +120,13 @@ package final class AccelerometerRecording: Sendable {
     ///
     /// - Throws: the error of the last write, if it failed.
     package func finish() throws(RecorderError) {
-        state.withLock { $0.finished = true }
+        state.withLock { $0.span.finished = true }
         try writer.close()
     }
 
     /// `true` once the recording is over (past its end, finished, or failed).
-    package var isFinished: Bool { state.withLock { $0.finished } }
+    package var isFinished: Bool { state.withLock { $0.span.finished } }
 
     /// The recording's length in seconds of sample time.
-    package var duration: TimeInterval { state.withLock { $0.duration } }
+    package var duration: TimeInterval { state.withLock { $0.span.duration } }
 }

@@ -24,14 +24,7 @@ package final class PressureRecording: Sendable {
     /// Unix time of timestamp 0: `date = timestamp + wallClockOffset`.
     package let wallClockOffset: TimeInterval
 
-    private struct State {
-        var duration: TimeInterval
-        var requestedStart: Date
-        var firstTimestamp: Double?
-        var finished = false
-    }
-
-    private let state: Locked<State>
+    private let state: Locked<RecordingSpan>
 
     /// Stores a session for the barometer `source` and prepares to record.
     ///
@@ -55,7 +48,7 @@ package final class PressureRecording: Sendable {
             store: store, session: session, maximumBatchCount: maximumBatchCount, maximumBatchAge: maximumBatchAge, sensor: .pressure
         )
         self.wallClockOffset = wallClockOffset ?? MonotonicClock.unixTimeAtBoot()
-        state = Locked(State(duration: clamped, requestedStart: requestedAt, finished: clamped <= 0))
+        state = Locked(RecordingSpan(duration: clamped, requestedStart: requestedAt))
     }
 
     /// Records one reading: `pressure` in kPa, `temperature` in °C (`nil`: unknown), `timestamp` in
@@ -67,16 +60,7 @@ package final class PressureRecording: Sendable {
     /// - Throws: the ``RecorderError`` of a failed batch write, once; the recording is then over.
     @discardableResult
     package func receive(timestamp: Double, pressure: Double, temperature: Double?) throws(RecorderError) -> Bool {
-        let over = state.withLock { s -> Bool in
-            guard !s.finished else { return true }
-            if timestamp.isFinite, s.firstTimestamp == nil { s.firstTimestamp = timestamp }
-            if let first = s.firstTimestamp, timestamp >= first + s.duration {
-                s.finished = true
-                return true
-            }
-            return false
-        }
-        if over { return false }
+        guard state.withLock({ $0.admits(timestamp) }) else { return false }
         let reading = PressureReading(
             date: Date(timeIntervalSince1970: timestamp + wallClockOffset), timestamp: timestamp,
             pressure: pressure, temperature: temperature
@@ -98,12 +82,7 @@ package final class PressureRecording: Sendable {
     @discardableResult
     package func extend(by duration: TimeInterval, after lastTimestamp: Double? = nil) throws(RecorderError) -> Bool {
         let clamped = AccelerometerRecording.clamp(duration)
-        let end: Date? = state.withLock { s in
-            guard !s.finished else { return nil }
-            let elapsed = s.firstTimestamp.flatMap { first in lastTimestamp.map { max($0 - first, 0) } } ?? 0
-            s.duration = max(s.duration, elapsed + clamped)
-            return s.requestedStart.addingTimeInterval(s.duration)
-        }
+        let end = state.withLock { $0.extend(by: clamped, after: lastTimestamp) }
         guard let end else { return false }
         try writer.store.updateSession(session, requestedEnd: end)
         return true

@@ -76,7 +76,8 @@ struct PhoneSubject: SourceContractSubject {
         let arrived = await recorder.waitFor({ events in
             events.count { if case .sample(let s) = $0 { s.sensor == sensor } else { false } } >= expected
         }, timeout: 60)
-        #expect(arrived, "\(app.rawValue): fewer than half of the samples the phone sent in \(seconds) s arrived")
+        let count = recorder.samples.count
+        #expect(arrived, "\(app.rawValue): fewer than half of the samples the phone sent in \(seconds) s arrived (\(count - before) of \(Int(seconds * 100)))")
     }
 
     func interruptAndResume(recorder: EventRecorder) async -> Bool {
