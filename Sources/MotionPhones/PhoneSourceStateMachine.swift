@@ -11,7 +11,8 @@ import MotionSources
 ///
 /// Per sensor, delivered timestamps strictly increase: a reading whose phone time does not advance is
 /// dropped as stale (a repeated row, a late batch); a phone clock that steps back is detected by the
-/// sensor's clock's ``PhoneClockMapper`` and starts the phone's history afresh; a host time that would
+/// sensor's clock's ``PhoneClockMapper`` and starts the phone's history afresh, as does a clock not
+/// seen before (a new phyphox session, whose times start at 0 again); a host time that would
 /// not advance is nudged 1 µs past the previous one. Mapped host times never lie after the arrival.
 ///
 /// `Running` is what a started transport leaves to stop later (``PhoneSource`` keeps its transport and
@@ -149,6 +150,9 @@ struct PhoneSourceStateMachine<Running: Sendable>: Sendable {
         }
         if decoded.readings.isEmpty && decoded.extras.isEmpty && !decoded.rejected.isEmpty { return out }
         _ = monitor.heard(now: arrival)
+        // A clock not seen before is a new session of the phone (phyphox names its clock by session):
+        // its times start again, so the phone times seen on the other clocks say nothing about them.
+        let newClock = clocks[decoded.clock] == nil && !clocks.isEmpty
         var clock = clocks[decoded.clock] ?? PhoneClockMapper()
         let resets = clock.resets
         for r in decoded.readings {
@@ -157,7 +161,7 @@ struct PhoneSourceStateMachine<Running: Sendable>: Sendable {
         for e in decoded.extras {
             if let p = e.phoneTime { clock.observe(phoneTime: p, arrival: arrival) }
         }
-        if clock.resets != resets {
+        if clock.resets != resets || newClock {
             lastPhone.removeAll()
             lastExtraPhone.removeAll()
             attitudes.removeAll()

@@ -118,6 +118,27 @@ import Testing
         #expect(r.add(msg(1, "t")).map(\.messageId) == [1])
     }
 
+    /// The app's streaming stopped and started again in the same session: its `messageId` begins again
+    /// at 0 with newer readings. Those are new messages, not duplicates; a real duplicate (old readings)
+    /// still is one.
+    @Test func aSenderCountingAgainWithNewerReadingsIsNotADuplicate() {
+        func msg(_ id: Int64, at time: Int64) -> SensorLoggerPushMessage {
+            SensorLoggerPushMessage(messageId: id, sessionId: "s", deviceId: "d", payload: [
+                SensorLoggerPushEntry(name: "gyroscope", time: time, values: ["x": 0, "y": 0, "z": 0]),
+            ])
+        }
+        var r = SensorLoggerPushReorderBuffer(window: 1)
+        let first = (0..<11).flatMap { r.add(msg(Int64($0), at: 1_000 + Int64($0))) }
+        #expect(first.count == 11)
+        #expect(r.add(msg(10, at: 1_010)).isEmpty && r.duplicates == 1)
+        // Counting begins again, the readings newer than any released.
+        let second = (0..<20).flatMap { r.add(msg(Int64($0), at: 2_000 + Int64($0))) }
+        #expect(second.map(\.messageId) == Array(0..<20))
+        #expect(r.restarts == 1 && r.duplicates == 1)
+        // A message of the first run seen again is still a duplicate.
+        #expect(r.add(msg(3, at: 1_003)).isEmpty && r.duplicates == 2)
+    }
+
     @Test func binaryPayloadIsSmallAndRandomBytesNeverTrap() throws {
         let payload = (0..<30).map { i in
             SensorLoggerPushEntry(name: "totalacceleration", time: 1_700_000_000_000_000_000 + Int64(i) * 10_000_000, values: ["x": 0, "y": 0.5, "z": 9.8])

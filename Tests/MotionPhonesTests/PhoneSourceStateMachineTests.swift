@@ -45,6 +45,21 @@ import Testing
         #expect(st.peer == "1.2.3.4:5")
     }
 
+    /// A phyphox experiment restarted is a new session, a clock of its own whose times start at 0 again:
+    /// its readings are new even where their phone times are no later than the old session's last.
+    @Test func aNewSessionsClockStartsAfresh() {
+        var m = machine(sensors: [.gyro])
+        let first = m.receive(message([(.gyro, 0.0, 1), (.gyro, 0.5, 2), (.gyro, 1.0, 3)], clock: "phyphox:a"), arrival: 50)
+        #expect(first.samples.count == 3)
+        let restarted = m.receive(message([(.gyro, 0.0, 4), (.gyro, 0.5, 5)], clock: "phyphox:b"), arrival: 52)
+        #expect(restarted.samples.map(\.value.x) == [4, 5])
+        #expect(m.statistics.stale == 0)
+        #expect(restarted.samples[0].timestamp > first.samples[2].timestamp)
+        // The same session's rows again are still stale.
+        let again = m.receive(message([(.gyro, 0.5, 5)], clock: "phyphox:b"), arrival: 52.1)
+        #expect(again.samples.isEmpty && m.statistics.stale == 1)
+    }
+
     @Test func dropsDuplicatesAndSmallStepsBackAsStale() {
         var m = machine()
         let first = m.receive(message([(.gyro, 100.0, 1), (.gyro, 100.01, 2)]), arrival: 50)
@@ -91,10 +106,11 @@ import Testing
         // A later row arriving 20 ms late maps to its phone time on that offset, before its arrival.
         let late = m.receive(message([(.gyro, 1001, 4)]), arrival: 51.02)
         #expect(abs(late.samples[0].timestamp - 51) < 1e-9)
-        // Separate clocks (two sessions) are mapped separately.
+        // Separate clocks (two sessions) are mapped separately: the new session's phone time 5 is not
+        // compared with the old one's 1001, and maps to its own arrival.
         let other = m.receive(message([(.gyro, 5, 5)], clock: "session 2"), arrival: 51.5)
-        #expect(other.samples.isEmpty)  // phone time 5 ≤ 1001 on the same sensor: stale
-        #expect(m.statistics.stale == 1)
+        #expect(other.samples.map(\.timestamp) == [51.5])
+        #expect(m.statistics.stale == 0)
     }
 
     @Test func aPhoneGoneMidStreamIsReportedOnceAndResumes() {

@@ -173,7 +173,10 @@ package struct SensorLoggerPushConverter: Sendable {
 /// sets the expected id; a message with the expected id is released with every held one that follows
 /// it; an early one is held; when more than ``window`` are held, the missing ones are given up
 /// (counted in ``gaps``) and delivery continues. A message with an id already released is dropped and
-/// counted in ``duplicates`` (or ``late`` when it was given up as a gap before).
+/// counted in ``duplicates`` (or ``late`` when it was given up as a gap before), unless every reading
+/// in it is newer than every reading released so far: then it is not one seen before but a sender that
+/// began counting again in the same session (the app's streaming stopped and started again), and the
+/// count starts afresh from it (``restarts``), releasing what was held.
 package struct SensorLoggerPushReorderBuffer: Sendable {
     /// How many early messages may wait for a missing one (default 32).
     package var window: Int
@@ -183,11 +186,15 @@ package struct SensorLoggerPushReorderBuffer: Sendable {
     package private(set) var gaps = 0
     /// Messages that came after they had been skipped over (dropped).
     package private(set) var late = 0
+    /// Times the sender's `messageId` began again within a session, with newer readings.
+    package private(set) var restarts = 0
 
     private var session: String?
     private var expected: Int64?
     private var held: [Int64: SensorLoggerPushMessage] = [:]
     private var skipped: Set<Int64> = []
+    /// The newest reading time (`time`, ns) of the messages released so far in this session.
+    private var newestReleased: Int64?
 
     /// Creates a buffer holding at most `window` early messages.
     package init(window: Int = 32) { self.window = max(0, window) }
@@ -200,9 +207,16 @@ package struct SensorLoggerPushReorderBuffer: Sendable {
             session = message.sessionId
             expected = message.messageId
             skipped.removeAll()
+            newestReleased = nil
         }
         guard let exp = expected else { return ready }
-        if message.messageId < exp {
+        if message.messageId < exp, let newest = newestReleased, let oldest = message.payload.lazy.map(\.time).min(), oldest > newest {
+            // Counting began again: what is held came before it.
+            restarts += 1
+            ready += flush()
+            expected = message.messageId
+            skipped.removeAll()
+        } else if message.messageId < exp {
             if skipped.remove(message.messageId) != nil { late += 1 } else { duplicates += 1 }
             return ready
         }
@@ -223,7 +237,10 @@ package struct SensorLoggerPushReorderBuffer: Sendable {
     package mutating func flush() -> [SensorLoggerPushMessage] {
         var out: [SensorLoggerPushMessage] = []
         for id in held.keys.sorted() {
-            if let m = held[id] { out.append(m) }
+            if let m = held[id] {
+                out.append(m)
+                noteReleased(m)
+            }
             if let e = expected, id > e { gaps += Int(clamping: id - e) }
             expected = id &+ 1
         }
@@ -231,9 +248,14 @@ package struct SensorLoggerPushReorderBuffer: Sendable {
         return out
     }
 
+    private mutating func noteReleased(_ message: SensorLoggerPushMessage) {
+        if let t = message.payload.lazy.map(\.time).max() { newestReleased = max(newestReleased ?? t, t) }
+    }
+
     private mutating func release(into ready: inout [SensorLoggerPushMessage]) {
         while let e = expected, let m = held.removeValue(forKey: e) {
             ready.append(m)
+            noteReleased(m)
             expected = e &+ 1
         }
     }
