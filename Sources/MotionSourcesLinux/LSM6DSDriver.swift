@@ -171,12 +171,17 @@ enum LSM6DSFIFOFormat: Sendable, Hashable {
         case .untagged(let w, _), .tagged(let w): w
         }
     }
+    /// `true` for the tagged FIFO.
+    var isTagged: Bool {
+        if case .tagged = self { return true }
+        return false
+    }
     /// Words of one sample (gyroscope and accelerometer).
-    var sampleWords: Int { self == .tagged(words: capacity) ? LSM6DSTaggedFIFO.sampleWords : LSM6DSFIFO.patternWords }
+    var sampleWords: Int { isTagged ? LSM6DSTaggedFIFO.sampleWords : LSM6DSFIFO.patternWords }
     /// Bytes of one word.
-    var wordBytes: Int { self == .tagged(words: capacity) ? LSM6DSTaggedFIFO.wordBytes : 2 }
+    var wordBytes: Int { isTagged ? LSM6DSTaggedFIFO.wordBytes : 2 }
     /// The status read: `FIFO_STATUS1..4` (untagged), `FIFO_STATUS1..2` (tagged).
-    var statusRead: (register: UInt8, count: Int) { self == .tagged(words: capacity) ? (LSM6DSTaggedFIFO.status1, 2) : (LSM6DSFIFO.status1, 4) }
+    var statusRead: (register: UInt8, count: Int) { isTagged ? (LSM6DSTaggedFIFO.status1, 2) : (LSM6DSFIFO.status1, 4) }
 
     /// A status read decoded: the unread words; `lost`, the flags say words were lost (overrun, or
     /// an untagged FIFO whose next word is not the first of a pattern); `wrapped`, a count of 0
@@ -195,7 +200,7 @@ enum LSM6DSFIFOFormat: Sendable, Hashable {
     /// The words to read of `words` unread: whole patterns (untagged: a partial one would leave
     /// the next read mid-pattern), every word (tagged: each word says what it is).
     func readable(_ words: Int) -> Int {
-        self == .tagged(words: capacity) ? words : words / LSM6DSFIFO.patternWords * LSM6DSFIFO.patternWords
+        isTagged ? words : words / LSM6DSFIFO.patternWords * LSM6DSFIFO.patternWords
     }
 
     /// The reads of `words` words: one FIFO read of the untagged port, tagged words in reads of at
