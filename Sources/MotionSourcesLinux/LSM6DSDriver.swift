@@ -38,12 +38,18 @@ package struct LSM6DSMap: Sendable, Hashable {
     /// The `WHO_AM_I` values of the chips of this map.
     package var whoAmIValues: [UInt8] { kind == .lsm6dsx ? [0x69, 0x6A, 0x6B, 0x6C, 0x6D] : [0x68] }
 
-    /// The output data rates (Hz) and their ODR codes, slowest first: 12.5…833 Hz for the LSM6DSx
-    /// (faster ones exist; polling them is pointless), 14.9…952 Hz for the LSM9DS1's gyroscope.
+    /// The output data rates (Hz) and their ODR codes, slowest first: 12.5…1666 Hz for the LSM6DSx
+    /// (1666 Hz, code 8, only read through the FIFO: ``LSM6DSConfiguration`` polls at most
+    /// ``polledRateLimit``; faster ODRs exist, 3.33 and 6.66 kHz, and are not offered), 14.9…952 Hz
+    /// for the LSM9DS1's gyroscope.
     package var rates: [(hz: Double, code: UInt8)] {
-        kind == .lsm6dsx ? [(12.5, 1), (26, 2), (52, 3), (104, 4), (208, 5), (416, 6), (833, 7)]
+        kind == .lsm6dsx ? [(12.5, 1), (26, 2), (52, 3), (104, 4), (208, 5), (416, 6), (833, 7), (1666, 8)]
             : [(14.9, 1), (59.5, 2), (119, 3), (238, 4), (476, 5), (952, 6)]
     }
+
+    /// The fastest rate read one sample at a time (Hz): 833 on the LSM6DSx, where 1666 Hz would be
+    /// 1666 transfers a second; no limit below the LSM9DS1's fastest.
+    package var polledRateLimit: Double { kind == .lsm6dsx ? 833 : 952 }
 
     /// Accelerometer ranges (g) with their FS_XL code and sensitivity (mg per count). Both maps code
     /// ±2, ±16, ±4, ±8 g as 0, 1, 2, 3; the LSM9DS1's ±16 g is 0.732 mg per count, the LSM6DSx's 0.488.
@@ -67,19 +73,37 @@ package struct LSM6DSMap: Sendable, Hashable {
     /// output) and address auto-increment (the reset value), nothing else.
     static let control3 = (register: UInt8(0x12), lsm9ds1Register: UInt8(0x22), value: UInt8(0x44))
 
-    /// The FIFO this driver reads on `chip`: its size in 16-bit words and the mask of
-    /// `FIFO_STATUS2`'s DIFF_FIFO high bits, or `nil` for a chip whose FIFO it does not read.
+    /// The untagged FIFO of `chip`: its size in 16-bit words and the mask of `FIFO_STATUS2`'s
+    /// DIFF_FIFO high bits, or `nil` for a chip without one.
     ///
     /// The LSM6DS3 (8 kbyte, 4096 words, DIFF_FIFO 12 bits) and the LSM6DSL family (4 kbyte, 2048
-    /// words, 11 bits) have the *untagged* FIFO read here. The LSM6DSR, LSM6DSO and LSM6DST have
-    /// a tagged one (`FIFO_DATA_OUT_TAG` 0x78, 7 bytes a word) and the LSM9DS1 a 32-level one of its
-    /// own: not read (yet); they read their data registers at every rate.
+    /// words, 11 bits) have the *untagged* FIFO (``LSM6DSFIFO``). The LSM6DSR, LSM6DSO and LSM6DST
+    /// have a tagged one (``taggedFIFO(_:)``) and the LSM9DS1 a 32-level one of its own, not read
+    /// (it reads its data registers at every rate).
     package static func untaggedFIFO(_ chip: I2CChip) -> (words: Int, diffHighMask: UInt8)? {
         switch chip {
         case .lsm6ds3: (4096, 0x0F)
         case .lsm6dsl: (2048, 0x07)
         default: nil
         }
+    }
+
+    /// The tagged FIFO of `chip`, its size in 7-byte words (``LSM6DSTaggedFIFO``), or `nil`: 512
+    /// words on the LSM6DSR, LSM6DSO/LSM6DSOX and LSM6DST (3 kbyte of 6-byte data, DIFF_FIFO
+    /// 10 bits; datasheets DS12498, DS12140 section 6.5 and the LSM6DST's — the "9 kbyte" of their front
+    /// pages is with the FIFO compression, which is not enabled here; the kernel's `st_lsm6dsx`
+    /// uses 512 too).
+    package static func taggedFIFO(_ chip: I2CChip) -> Int? {
+        switch chip {
+        case .lsm6dsr, .lsm6dso, .lsm6dst: 512
+        default: nil
+        }
+    }
+
+    /// The FIFO the driver reads on `chip`, if any.
+    static func fifo(_ chip: I2CChip) -> LSM6DSFIFOFormat? {
+        if let u = untaggedFIFO(chip) { return .untagged(words: u.words, diffHighMask: u.diffHighMask) }
+        return taggedFIFO(chip).map { .tagged(words: $0) }
     }
 }
 
@@ -100,6 +124,170 @@ enum LSM6DSFIFO {
     static let overrun: UInt8 = 0x40, empty: UInt8 = 0x10
     /// Words and bytes of one pattern (one sample of each sensor).
     static let patternWords = 6, patternBytes = 12
+}
+
+/// The tagged FIFO of the LSM6DSR, LSM6DSO/LSM6DSOX and LSM6DST (datasheets DS12498, DS12140
+/// section 6.5 "FIFO" and 9 "Register description", and the LSM6DST's, which share the map):
+/// - `FIFO_CTRL3` (0x09): BDR_GY bits 7:4 and BDR_XL bits 3:0, the rates the sensors are batched
+///   at, with the ODR codes (0 = not batched; 8 = 1667 Hz).
+/// - `FIFO_CTRL4` (0x0A): DEC_TS_BATCH bits 7:6 and ODR_T_BATCH bits 5:4 (timestamp and
+///   temperature words; 0 = none), FIFO_MODE bits 2:0: 000 bypass (the FIFO is emptied), 110
+///   continuous (a full FIFO overwrites its oldest word).
+/// - `FIFO_STATUS1/2` (0x3A/0x3B): DIFF_FIFO bits 9:0, the unread *words*; in STATUS2 FIFO_OVR_IA
+///   bit 6 (overrun), FIFO_FULL_IA bit 5 (full at the next ODR), FIFO_OVR_LATCHED bit 3 (overrun,
+///   cleared by reading STATUS2).
+/// - `FIFO_DATA_OUT_TAG` (0x78) then `FIFO_DATA_OUT_X_L…Z_H` (0x79…0x7E): one 7-byte word, the
+///   tag byte then 6 data bytes (X, Y, Z little-endian for the sensors). The tag's bits 7:3 are
+///   TAG_SENSOR (0x01 gyroscope, 0x02 accelerometer; 0x03 temperature, 0x04 timestamp, 0x05
+///   configuration change and others this driver skips), bits 2:1 TAG_CNT, a 2-bit counter of
+///   the batch time slot (the words of one slot share it), bit 0 TAG_PARITY (not checked).
+///   Reading 0x7E pops the word and the address rolls back to 0x78, so a block read returns
+///   consecutive words (what the kernel's `st_lsm6dsx` relies on, reading 4 words per 32-byte
+///   transfer); reads here are whole words, at most ``blockBytes`` each.
+enum LSM6DSTaggedFIFO {
+    static let control3: UInt8 = 0x09, control4: UInt8 = 0x0A, status1: UInt8 = 0x3A, dataOut: UInt8 = 0x78
+    /// `FIFO_CTRL4` FIFO_MODE continuous (no timestamp or temperature words).
+    static let continuous: UInt8 = 0x06
+    /// `FIFO_STATUS2` FIFO_OVR_IA and FIFO_OVR_LATCHED; DIFF_FIFO's high bits.
+    static let overrun: UInt8 = 0x48, diffHighMask: UInt8 = 0x03
+    /// TAG_SENSOR of the gyroscope and accelerometer words (uncompressed, "NC").
+    static let gyroTag: UInt8 = 0x01, accelTag: UInt8 = 0x02
+    /// Bytes of a word, words of a sample (a gyroscope and an accelerometer word).
+    static let wordBytes = 7, sampleWords = 2
+    /// The most bytes one FIFO read asks for: whole words within an SMBus block (32 bytes).
+    static let blockBytes = (I2CDevABI.blockMax / 7) * 7
+}
+
+/// The FIFO the driver reads on the chip identified.
+enum LSM6DSFIFOFormat: Sendable, Hashable {
+    /// LSM6DS3 / LSM6DSL (``LSM6DSFIFO``): `words` 16-bit words.
+    case untagged(words: Int, diffHighMask: UInt8)
+    /// LSM6DSR / LSM6DSO / LSM6DST (``LSM6DSTaggedFIFO``): `words` 7-byte words.
+    case tagged(words: Int)
+
+    /// The size, in the format's words.
+    var capacity: Int {
+        switch self {
+        case .untagged(let w, _), .tagged(let w): w
+        }
+    }
+    /// `true` for the tagged FIFO.
+    var isTagged: Bool {
+        if case .tagged = self { return true }
+        return false
+    }
+    /// Words of one sample (gyroscope and accelerometer).
+    var sampleWords: Int { isTagged ? LSM6DSTaggedFIFO.sampleWords : LSM6DSFIFO.patternWords }
+    /// Bytes of one word.
+    var wordBytes: Int { isTagged ? LSM6DSTaggedFIFO.wordBytes : 2 }
+    /// The status read: `FIFO_STATUS1..4` (untagged), `FIFO_STATUS1..2` (tagged).
+    var statusRead: (register: UInt8, count: Int) { isTagged ? (LSM6DSTaggedFIFO.status1, 2) : (LSM6DSFIFO.status1, 4) }
+
+    /// A status read decoded: the unread words; `lost`, the flags say words were lost (overrun, or
+    /// an untagged FIFO whose next word is not the first of a pattern); `wrapped`, a count of 0
+    /// that is not an empty FIFO (a full untagged FIFO whose count does not fit DIFF_FIFO).
+    func status(_ b: [UInt8]) -> (words: Int, lost: Bool, wrapped: Bool) {
+        switch self {
+        case .untagged(_, let mask):
+            let words = (Int(b[1] & mask) << 8) | Int(b[0])
+            let pattern = (Int(b[3] & 0x03) << 8) | Int(b[2])
+            return (words, b[1] & LSM6DSFIFO.overrun != 0 || pattern != 0, words == 0 && b[1] & LSM6DSFIFO.empty == 0)
+        case .tagged:
+            return ((Int(b[1] & LSM6DSTaggedFIFO.diffHighMask) << 8) | Int(b[0]), b[1] & LSM6DSTaggedFIFO.overrun != 0, false)
+        }
+    }
+
+    /// The words to read of `words` unread: whole patterns (untagged: a partial one would leave
+    /// the next read mid-pattern), every word (tagged: each word says what it is).
+    func readable(_ words: Int) -> Int {
+        isTagged ? words : words / LSM6DSFIFO.patternWords * LSM6DSFIFO.patternWords
+    }
+
+    /// The reads of `words` words: one FIFO read of the untagged port, tagged words in reads of at
+    /// most ``LSM6DSTaggedFIFO/blockBytes``.
+    func reads(_ words: Int) -> [I2CDriverAction] {
+        switch self {
+        case .untagged:
+            return [.readFIFO(register: LSM6DSFIFO.dataOut, count: words * 2)]
+        case .tagged:
+            let total = words * LSM6DSTaggedFIFO.wordBytes
+            return stride(from: 0, to: total, by: LSM6DSTaggedFIFO.blockBytes).map {
+                .readFIFO(register: LSM6DSTaggedFIFO.dataOut, count: min(LSM6DSTaggedFIFO.blockBytes, total - $0))
+            }
+        }
+    }
+}
+
+/// Pairs the tagged FIFO's words into samples (``LSM6DSTaggedFIFO``): a gyroscope and an
+/// accelerometer word with the same TAG_CNT, in either order, are one sample; words of other
+/// sensors are skipped. A batch whose partner word is missing (the counter moved on first) is
+/// dropped; a counter that skips (TAG_CNT advanced by more than one) marks whole batches missing.
+/// Both keep their time slot, so the samples around them keep their times. A batch whose second
+/// word has not been written yet when the FIFO is read waits for the next read.
+struct LSM6DSTagPairing: Sendable, Hashable {
+    /// TAG_CNT of the last time slot handed out (delivered or dropped), `nil` after a reset.
+    private var lastCounter: Int?
+    /// The words of the batch still waiting for its partner (7 bytes each).
+    private var waiting: [[UInt8]] = []
+    /// Batches dropped for a missing word, and whole batches the counter skipped, so far.
+    private(set) var droppedBatches = 0
+
+    /// Forgets everything (the FIFO was reset).
+    mutating func reset() {
+        lastCounter = nil
+        waiting = []
+    }
+
+    /// The time slots of the words `bytes` (whole 7-byte words, oldest first), oldest first: each a
+    /// sample's gyroscope then accelerometer data (12 bytes), or `nil` for a batch lost.
+    mutating func slots(_ bytes: [UInt8]) -> [[UInt8]?] {
+        let w = LSM6DSTaggedFIFO.wordBytes
+        var words = waiting
+        waiting = []
+        words.reserveCapacity(words.count + bytes.count / w)
+        for at in stride(from: 0, to: bytes.count - w + 1, by: w) { words.append(Array(bytes[at..<(at + w)])) }
+        var out: [[UInt8]?] = []
+        var batch: (counter: Int, gyro: [UInt8]?, accel: [UInt8]?, words: [[UInt8]])?
+        func open(_ counter: Int) {
+            // The slots from the last one handed out to this one: those in between were lost whole.
+            // The same counter again (no batch open) is four slots on: the counter wrapped.
+            if let last = lastCounter {
+                let step = (counter - last + 4) % 4
+                let missing = (step == 0 ? 4 : step) - 1
+                droppedBatches += missing
+                out += Array(repeating: nil, count: missing)
+            }
+            lastCounter = counter
+            out.append(nil)
+            batch = (counter, nil, nil, [])
+        }
+        for word in words {
+            let sensor = word[0] >> 3, counter = Int(word[0] >> 1) & 0x03
+            guard sensor == LSM6DSTaggedFIFO.gyroTag || sensor == LSM6DSTaggedFIFO.accelTag else { continue }
+            let isGyro = sensor == LSM6DSTaggedFIFO.gyroTag
+            if let b = batch, b.counter != counter || (isGyro ? b.gyro != nil : b.accel != nil) {
+                // The open batch will not complete: its partner was lost. Its slot stays empty.
+                droppedBatches += 1
+                batch = nil
+            }
+            if batch == nil { open(counter) }
+            let data = Array(word[1...])
+            if isGyro { batch?.gyro = data } else { batch?.accel = data }
+            batch?.words.append(word)
+            if let b = batch, let g = b.gyro, let a = b.accel {
+                out[out.count - 1] = g + a
+                batch = nil
+            }
+        }
+        if let b = batch {
+            // Its partner may still be written: read again next time, its slot with it.
+            waiting = b.words
+            // (the slots it skipped stay handed out).
+            out.removeLast()
+            lastCounter = (b.counter + 3) % 4
+        }
+        return out
+    }
 }
 
 /// How an LSM6DSx or LSM9DS1 is set up: full-scale ranges and the output data rate.
@@ -131,10 +319,13 @@ package struct LSM6DSConfiguration: Sendable, Hashable {
         self.accelerometerRange = map.accelerometerRanges.contains { $0.g == accelerometerRange } ? accelerometerRange : 2
         self.gyroRange = map.gyroRanges.first { $0.dps == gyroRange }?.dps ?? map.gyroRanges[0].dps
         let want = rate.isFinite && rate > 0 ? rate : 100
-        let pick = map.rates.first { $0.hz >= want - 1e-9 } ?? map.rates[map.rates.count - 1]
+        let prefersFIFO = fifo ?? (want > MPUConfiguration.fifoThreshold)  // the demand: 100 Hz runs at 104 Hz, still one read a sample
+        // 1666 Hz only where the samples may come from the FIFO: polled, one read a sample, 833 at most.
+        let offered = map.rates.filter { prefersFIFO || $0.hz <= map.polledRateLimit }
+        let pick = offered.first { $0.hz >= want - 1e-9 } ?? offered[offered.count - 1]
         actualRate = pick.hz
         odrCode = pick.code
-        prefersFIFO = fifo ?? (want > MPUConfiguration.fifoThreshold)  // the demand: 100 Hz runs at 104 Hz, still one read a sample
+        self.prefersFIFO = prefersFIFO
     }
 
     /// How often the FIFO is read, Hz: about every 10 samples, at least 50 times a second.
@@ -143,9 +334,32 @@ package struct LSM6DSConfiguration: Sendable, Hashable {
     /// `FIFO_CTRL5` in continuous mode at the sensors' rate.
     var fifoContinuous: UInt8 { odrCode << 3 | 0x06 }
 
-    /// The FIFO writes, in order: bypass (empties it), both sensors undecimated, continuous mode.
+    /// The untagged FIFO's writes, in order: bypass (empties it), both sensors undecimated,
+    /// continuous mode.
     package var fifoWrites: [(register: UInt8, value: UInt8)] {
         [(LSM6DSFIFO.control5, 0x00), (LSM6DSFIFO.control3, LSM6DSFIFO.bothUndecimated), (LSM6DSFIFO.control5, fifoContinuous)]
+    }
+
+    /// `FIFO_CTRL3` of the tagged FIFO: both sensors batched at their output data rate.
+    var taggedBatchRates: UInt8 { odrCode << 4 | odrCode }
+
+    /// The tagged FIFO's writes (``LSM6DSTaggedFIFO``), in order: bypass (empties it), both sensors
+    /// batched at their rate (`FIFO_CTRL3`), continuous mode without timestamp or temperature words.
+    package var taggedFIFOWrites: [(register: UInt8, value: UInt8)] {
+        [(LSM6DSTaggedFIFO.control4, 0x00), (LSM6DSTaggedFIFO.control3, taggedBatchRates), (LSM6DSTaggedFIFO.control4, LSM6DSTaggedFIFO.continuous)]
+    }
+
+    /// The FIFO set-up of `format`: the writes, then the registers read back with the bits compared,
+    /// and the mode register's continuous value (written again after an overflow's bypass).
+    func fifoSetUp(_ format: LSM6DSFIFOFormat) -> (writes: [(register: UInt8, value: UInt8)],
+                                                   readBack: [(register: UInt8, value: UInt8, mask: UInt8)], continuous: UInt8) {
+        switch format {
+        case .untagged:
+            return (fifoWrites, [(LSM6DSFIFO.control3, LSM6DSFIFO.bothUndecimated, 0x3F), (LSM6DSFIFO.control5, fifoContinuous, 0x7F)], fifoContinuous)
+        case .tagged:
+            return (taggedFIFOWrites, [(LSM6DSTaggedFIFO.control3, taggedBatchRates, 0xFF),
+                                       (LSM6DSTaggedFIFO.control4, LSM6DSTaggedFIFO.continuous, 0xF7)], LSM6DSTaggedFIFO.continuous)
+        }
     }
 
     /// g per count at the accelerometer's range (datasheet sensitivity).
@@ -189,33 +403,44 @@ package struct LSM6DSConfiguration: Sendable, Hashable {
 /// (counter-clockwise positive, right-handed) through the matrix alone, in rad/s.
 ///
 /// ## FIFO
-/// Which chips: the untagged FIFO of the LSM6DS3/LSM6DS3H (`WHO_AM_I` 0x69) and of the LSM6DSL
-/// family (0x6A: LSM6DSL, LSM6DSM, LSM6DS3TR-C, ISM330DLC). The LSM6DSR, LSM6DSO/LSM6DSOX and
-/// LSM6DST have a *tagged* FIFO (a tag byte before each 6-byte word, `FIFO_DATA_OUT_TAG` 0x78), a
-/// different format this driver does not read, and the LSM9DS1 a 32-level one of its own: they
-/// read their data registers, one read per sample, at every rate.
+/// Which chips: every LSM6DSx. The untagged FIFO of the LSM6DS3/LSM6DS3H (`WHO_AM_I` 0x69) and
+/// of the LSM6DSL family (0x6A: LSM6DSL, LSM6DSM, LSM6DS3TR-C, ISM330DLC) (``LSM6DSFIFO``), the
+/// tagged FIFO of the LSM6DSR (0x6B: also ISM330DHCX, ASM330LHH), LSM6DSO/LSM6DSOX (0x6C) and
+/// LSM6DST (0x6D) (``LSM6DSTaggedFIFO``: a tag byte before each 6-byte word). The LSM9DS1 has a
+/// 32-level FIFO of its own, not read: it reads its data registers, one read per sample, at every rate.
 ///
-/// On those chips above 100 Hz (``LSM6DSConfiguration/prefersFIFO``,
-/// ``LSM6DSMap/untaggedFIFO(_:)``) the samples come from the FIFO (``LSM6DSFIFO``): after the
-/// control registers, ``LSM6DSConfiguration/fifoWrites``, read back. Each poll reads
-/// `FIFO_STATUS1..4` (stamps the poll), the whole patterns it counts from `FIFO_DATA_OUT_L`, then
-/// the status again: FIFO_OVER_RUN set, a pattern position that is not 0 (a word was lost, the
-/// words read no longer start at a gyroscope X), or a FIFO with no room for another sample (or a
-/// word count of 0 without FIFO_EMPTY: a full count that does not fit DIFF_FIFO), before
-/// or after the read, is an overflow: the batch is dropped, the FIFO reset (bypass, then
-/// continuous), one ``I2CDriverAction/interrupted(_:)``, and the stream goes on from the next poll.
-/// A FIFO that stays empty for 10 periods (at least 50 ms; register memory such as `i2c-stub`) is
-/// given up for direct reads, said once in the log (``I2CDriverAction/notice(_:)``: no sample is
-/// lost, so the consumers see no event).
+/// Above 100 Hz (``LSM6DSConfiguration/prefersFIFO``, ``LSM6DSMap/untaggedFIFO(_:)``,
+/// ``LSM6DSMap/taggedFIFO(_:)``; 1666 Hz is offered only then) the samples come from the FIFO:
+/// after the control registers, ``LSM6DSConfiguration/fifoWrites`` (untagged) or
+/// ``LSM6DSConfiguration/taggedFIFOWrites``, read back. Each poll reads the status (untagged
+/// `FIFO_STATUS1..4`, tagged `FIFO_STATUS1..2`; it stamps the poll), the words it counts (untagged:
+/// whole patterns from `FIFO_DATA_OUT_L`; tagged: every word from `FIFO_DATA_OUT_TAG`), then the
+/// status again. An overrun flag (untagged FIFO_OVER_RUN; tagged FIFO_OVR_IA or
+/// FIFO_OVR_LATCHED), an untagged pattern position that is not 0 (the words read no longer start at
+/// a gyroscope X), or a FIFO with no room for another sample (or an untagged count of 0 without
+/// FIFO_EMPTY: a full count that does not fit DIFF_FIFO), before or after the read, is an
+/// overflow: the batch is dropped, the FIFO reset (bypass, then continuous), one
+/// ``I2CDriverAction/interrupted(_:)``, and the stream goes on from the next poll. A FIFO that
+/// stays empty for 10 periods (at least 50 ms; register memory such as `i2c-stub`) is given up for
+/// direct reads, said once in the log (``I2CDriverAction/notice(_:)``: no sample is lost, so the
+/// consumers see no event).
 ///
-/// The transfers: per poll one status read, the patterns in SMBus block reads of at most 32
-/// bytes (``I2CBus/readFIFO(address:register:count:)``; one `I2C_RDWR` where the adapter carries
-/// plain I2C), one status read. At 833 Hz polled about every 10 samples that is 6 transfers for 10
-/// samples (SMBus) instead of 10.
+/// The tagged words are paired by their tag counter (``LSM6DSTagPairing``): a gyroscope and an
+/// accelerometer word of the same time slot are one sample, in either order; timestamp,
+/// temperature and other words are skipped; a word whose partner is missing, or slots the counter
+/// skips, lose their samples only (``fifoDroppedBatches``; not reported as an interruption, the
+/// FIFO is not reset), and the samples around them keep their times. Four slots lost in a row are
+/// invisible to the 2-bit counter; only an overflow loses that many, and the status tells.
+///
+/// The transfers: per poll one status read, the words, one status read. Untagged words in SMBus
+/// block reads of at most 32 bytes (``I2CBus/readFIFO(address:register:count:)``; one `I2C_RDWR`
+/// where the adapter carries plain I2C); tagged words 4 to a read (28 bytes: a read never ends
+/// mid-word). At 1666 Hz polled about every 10 samples that is 6 transfers for 10 samples
+/// (untagged, SMBus) or 7 (tagged: 20 words, 5 reads) instead of 10.
 package struct LSM6DSDriver: I2CChipDriver {
     private enum Phase: Sendable, Hashable { case identifying, verifying(Int), verifyingFIFO(Int), streaming, failed }
     /// The reads of one FIFO poll: the status (stamps the poll), the patterns, the status again.
-    private enum FIFOStep: Sendable, Hashable { case status, data(readTime: Double), check(readTime: Double) }
+    private enum FIFOStep: Sendable, Hashable { case status, data(readTime: Double, bytes: Int), check(readTime: Double) }
 
     /// The register map.
     package let map: LSM6DSMap
@@ -229,10 +454,12 @@ package struct LSM6DSDriver: I2CChipDriver {
     private var phase = Phase.identifying
     private let accelFrame: MountMatrix
     private let gyroFrame: MountMatrix
-    /// The FIFO read on the chip identified (size in words, DIFF_FIFO high mask), if any.
-    private var fifo: (words: Int, diffHighMask: UInt8)?
+    /// The FIFO read on the chip identified, if any.
+    private var fifo: LSM6DSFIFOFormat?
     private var fifoStep = FIFOStep.status
     private var fifoBytes: [UInt8] = []
+    /// The tagged FIFO's words into samples.
+    private var pairing = LSM6DSTagPairing()
     private var fifoClock: FIFOTimestamps
     private var fifoWatch: ChipFIFOWatch
     /// FIFO overflows so far (each one reported as ``I2CDriverAction/interrupted(_:)``).
@@ -241,6 +468,9 @@ package struct LSM6DSDriver: I2CChipDriver {
     package private(set) var fifoAbandoned = false
     /// `true` while the samples come from the FIFO.
     package var readsFIFO: Bool { fifo != nil && !fifoAbandoned }
+    /// Tagged FIFO: batches lost so far without an overflow, a word whose partner was missing or a
+    /// time slot the tag counter skipped (``LSM6DSTagPairing``); their samples are not delivered.
+    package var fifoDroppedBatches: Int { pairing.droppedBatches }
 
     /// Creates the driver of the chip at `address` on `busPath`; `mountMatrix` maps chip axes to
     /// device axes (the kernel's `mount_matrix` sense; default identity).
@@ -257,9 +487,13 @@ package struct LSM6DSDriver: I2CChipDriver {
     }
 
     package var isStreaming: Bool { phase == .streaming }
-    /// One sample's data registers (``LSM6DSMap/dataRead``); with the FIFO, `FIFO_STATUS1..4`
-    /// (0x3A, 4 bytes), which the driver follows with the patterns and the status again.
-    package var dataRead: (register: UInt8, count: Int) { readsFIFO ? (LSM6DSFIFO.status1, 4) : map.dataRead }
+    /// One sample's data registers (``LSM6DSMap/dataRead``); with the FIFO its status,
+    /// `FIFO_STATUS1..4` (0x3A, 4 bytes; tagged: `FIFO_STATUS1..2`, 2 bytes), which the driver
+    /// follows with the words and the status again.
+    package var dataRead: (register: UInt8, count: Int) {
+        if readsFIFO, let f = fifo { return f.statusRead }
+        return map.dataRead
+    }
     package var actualRate: Double { configuration.actualRate }
     /// The sample rate, or with the FIFO ``LSM6DSConfiguration/fifoPollRate``.
     package var pollRate: Double { readsFIFO ? configuration.fifoPollRate : configuration.actualRate }
@@ -294,18 +528,19 @@ package struct LSM6DSDriver: I2CChipDriver {
                 phase = .verifying(i + 1)
                 return []
             }
-            if configuration.prefersFIFO, map.kind == .lsm6dsx, let c = chip, let f = LSM6DSMap.untaggedFIFO(c) {
+            if configuration.prefersFIFO, map.kind == .lsm6dsx, let c = chip, let f = LSM6DSMap.fifo(c) {
                 fifo = f
                 phase = .verifyingFIFO(0)
-                return configuration.fifoWrites.map { .write(register: $0.register, value: $0.value) }
-                    + [.read(register: LSM6DSFIFO.control3, count: 1), .read(register: LSM6DSFIFO.control5, count: 1)]
+                let setUp = configuration.fifoSetUp(f)
+                return setUp.writes.map { .write(register: $0.register, value: $0.value) }
+                    + setUp.readBack.map { .read(register: $0.register, count: 1) }
             }
             phase = .streaming
             return [.streaming]
         case .verifyingFIFO(let i):
-            // FIFO_CTRL3 (bits 5:0), then FIFO_CTRL5 (bits 6:0).
-            let want: [(UInt8, UInt8, UInt8)] = [(LSM6DSFIFO.control3, LSM6DSFIFO.bothUndecimated, 0x3F),
-                                                 (LSM6DSFIFO.control5, configuration.fifoContinuous, 0x7F)]
+            // Untagged: FIFO_CTRL3 (bits 5:0), then FIFO_CTRL5 (bits 6:0); tagged: FIFO_CTRL3, FIFO_CTRL4.
+            guard let f = fifo else { return fail(SourceError(.io, "no FIFO read-back from \(place)", path: busPath)) }
+            let want = configuration.fifoSetUp(f).readBack
             guard i < want.count, let got = bytes.first else { return fail(SourceError(.io, "no FIFO read-back from \(place)", path: busPath)) }
             let (register, value, mask) = want[i]
             if got & mask != value {
@@ -318,6 +553,7 @@ package struct LSM6DSDriver: I2CChipDriver {
             phase = .streaming
             fifoStep = .status
             fifoClock.reset()
+            pairing.reset()
             return [.streaming]
         case .streaming where readsFIFO:
             return receivedFIFO(bytes, at: timestamp)
@@ -331,64 +567,65 @@ package struct LSM6DSDriver: I2CChipDriver {
         }
     }
 
-    /// `FIFO_STATUS1..4`: unread words, overrun, the pattern position of the next word; `wrapped`:
-    /// DIFF_FIFO reads 0 but FIFO_EMPTY is not set (a full FIFO whose word count does not fit the
-    /// field: 2048 words in the LSM6DSL's 11 bits).
-    private func status(_ b: [UInt8]) -> (words: Int, overrun: Bool, pattern: Int, wrapped: Bool) {
-        let mask = fifo?.diffHighMask ?? 0x07
-        let words = (Int(b[1] & mask) << 8) | Int(b[0])
-        return (words, b[1] & LSM6DSFIFO.overrun != 0, (Int(b[3] & 0x03) << 8) | Int(b[2]), words == 0 && b[1] & LSM6DSFIFO.empty == 0)
-    }
-
-    /// One step of a FIFO poll: the status (stamps the poll), the patterns, the status again.
+    /// One step of a FIFO poll, both formats: the status (stamps the poll), the words, the status again.
     private mutating func receivedFIFO(_ bytes: [UInt8], at timestamp: Double) -> [I2CDriverAction] {
-        let capacity = fifo?.words ?? 2048
+        guard let format = fifo else { return [] }
+        let capacity = format.capacity, sampleWords = format.sampleWords, statusRead = format.statusRead
         switch fifoStep {
         case .status:
-            guard bytes.count == 4 else { return malformed(bytes.count, expected: 4) }
-            let s = status(bytes)
-            // Words were overwritten (or the next word is not a gyroscope X): the FIFO no longer
-            // starts at a sample. A FIFO without room for the next sample counts as overflowed
-            // too (DIFF_FIFO cannot say "full": 12 bits top out at 4095 on the LSM6DS3's 4096 words).
-            // A wrapped count only once the FIFO has delivered: register memory (`i2c-stub`) reads
-            // 0 everywhere, FIFO_EMPTY included, and is given up below.
-            if s.overrun || s.pattern != 0 || (s.wrapped && fifoWatch.seenData) || s.words + LSM6DSFIFO.patternWords > capacity { return overflowed() }
-            let samples = s.words / LSM6DSFIFO.patternWords
-            if fifoWatch.counted(samples, at: timestamp) {
+            guard bytes.count == statusRead.count else { return malformed(bytes.count, expected: statusRead.count) }
+            let s = format.status(bytes)
+            // Words were overwritten (or the next untagged word is not a gyroscope X): the FIFO no
+            // longer starts at a sample. A FIFO without room for the next sample counts as
+            // overflowed too (DIFF_FIFO cannot say "full": 12 bits top out at 4095 on the LSM6DS3's
+            // 4096 words). A wrapped count only once the FIFO has delivered: register memory
+            // (`i2c-stub`) reads 0 everywhere, FIFO_EMPTY included, and is given up below.
+            if s.lost || (s.wrapped && fifoWatch.seenData) || s.words + sampleWords > capacity { return overflowed() }
+            let words = format.readable(s.words)
+            if fifoWatch.counted(words / sampleWords, at: timestamp) {
                 // Nothing was lost: a log line, not an error in the app's handler (``MPUDriver``'s rule).
                 fifoAbandoned = true
                 return [.notice("the \(name) at \(place): its FIFO stays empty; reading the data registers instead, one read per sample")]
             }
-            guard samples > 0 else { return [] }
-            fifoStep = .data(readTime: timestamp)
-            return [.readFIFO(register: LSM6DSFIFO.dataOut, count: samples * LSM6DSFIFO.patternBytes)]
-        case .data(let readTime):
-            guard !bytes.isEmpty, bytes.count % LSM6DSFIFO.patternBytes == 0 else {
+            guard words > 0 else { return [] }
+            fifoStep = .data(readTime: timestamp, bytes: words * format.wordBytes)
+            fifoBytes.removeAll(keepingCapacity: true)
+            return format.reads(words)
+        case .data(let readTime, let expected):
+            // One read (untagged) or several of whole words (tagged), in order.
+            fifoBytes += bytes
+            guard !bytes.isEmpty, fifoBytes.count <= expected, fifoBytes.count % format.wordBytes == 0 else {
                 fifoStep = .status
-                return malformed(bytes.count, expected: LSM6DSFIFO.patternBytes)
+                return malformed(bytes.count, expected: min(expected, LSM6DSTaggedFIFO.blockBytes))
             }
-            fifoBytes = bytes
+            guard fifoBytes.count == expected else { return [] }
             fifoStep = .check(readTime: readTime)
-            return [.read(register: LSM6DSFIFO.status1, count: 4)]
+            return [.read(register: statusRead.register, count: statusRead.count)]
         case .check(let readTime):
             fifoStep = .status
-            guard bytes.count == 4 else { return malformed(bytes.count, expected: 4) }
-            let s = status(bytes)
+            guard bytes.count == statusRead.count else { return malformed(bytes.count, expected: statusRead.count) }
+            let s = format.status(bytes)
             // Words lost during the read: those read may not start at a sample. None is delivered.
-            // FIFO_OVER_RUN may already be cleared by the words read, and a loss of whole patterns
-            // keeps the pattern position at 0; what was read plus what is left filling the FIFO
-            // (no room for another sample) tells regardless.
-            let n = fifoBytes.count / LSM6DSFIFO.patternBytes
-            if s.overrun || s.pattern != 0 || s.wrapped || s.words + n * LSM6DSFIFO.patternWords + LSM6DSFIFO.patternWords > capacity { return overflowed() }
-            let stamps = fifoClock.stamps(count: n, readTime: readTime)
-            var samples: [RawSample] = []
-            samples.reserveCapacity(2 * n)
-            for k in 0..<n {
-                let at = k * LSM6DSFIFO.patternBytes
-                samples += decode(Array(fifoBytes[at..<(at + LSM6DSFIFO.patternBytes)]), at: stamps[k])
+            // An overrun flag may already be cleared by the words read, and a loss of whole patterns
+            // keeps the untagged pattern position at 0; what was read plus what is left filling the
+            // FIFO (no room for another sample) tells regardless.
+            let read = fifoBytes.count / format.wordBytes
+            if s.lost || s.wrapped || s.words + read + sampleWords > capacity { return overflowed() }
+            let slots: [[UInt8]?]
+            switch format {
+            case .untagged:
+                slots = stride(from: 0, to: fifoBytes.count, by: LSM6DSFIFO.patternBytes).map { Array(fifoBytes[$0..<($0 + LSM6DSFIFO.patternBytes)]) }
+            case .tagged:
+                slots = pairing.slots(fifoBytes)
             }
             fifoBytes.removeAll(keepingCapacity: true)
-            return [.deliver(samples)]
+            let stamps = fifoClock.stamps(count: slots.count, readTime: readTime)
+            var samples: [RawSample] = []
+            samples.reserveCapacity(2 * slots.count)
+            for (slot, at) in zip(slots, stamps) {
+                if let b = slot { samples += decode(b, at: at) }
+            }
+            return samples.isEmpty ? [] : [.deliver(samples)]
         }
     }
 
@@ -397,10 +634,12 @@ package struct LSM6DSDriver: I2CChipDriver {
         fifoOverflows += 1
         fifoBytes.removeAll(keepingCapacity: true)
         fifoClock.reset()
+        pairing.reset()
         fifoStep = .status
         let e = SourceError(.io, "the \(name) at \(place): its FIFO overflowed (read too late), samples were lost; FIFO reset", path: busPath)
-        return [.interrupted(e), .write(register: LSM6DSFIFO.control5, value: 0x00),
-                .write(register: LSM6DSFIFO.control5, value: configuration.fifoContinuous)]
+        guard let f = fifo else { return [.interrupted(e)] }
+        let setUp = configuration.fifoSetUp(f), mode = setUp.writes[0].register
+        return [.interrupted(e), .write(register: mode, value: 0x00), .write(register: mode, value: setUp.continuous)]
     }
 
     private mutating func malformed(_ got: Int, expected: Int) -> [I2CDriverAction] {

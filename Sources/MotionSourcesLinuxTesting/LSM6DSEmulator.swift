@@ -1,9 +1,11 @@
 import MotionSources
 import MotionSourcesLinux
 
-/// A register-level emulator of an ST LSM6DS3 or LSM6DSL and its untagged FIFO, written from the
-/// datasheets (DocID026899 section 8 and the FIFO registers 0x06…0x0A, 0x3A…0x3F; DocID030637), for
-/// testing ``LSM6DSDriver``'s FIFO reads against behaviour rather than plain memory.
+/// A register-level emulator of an ST LSM6DS3, LSM6DSL (untagged FIFO) or LSM6DSR, LSM6DSO,
+/// LSM6DST (tagged FIFO), written from the datasheets (DocID026899 section 8 and the FIFO
+/// registers 0x06…0x0A, 0x3A…0x3F; DocID030637; DS12140 and DS12498 section 6.5 and the FIFO
+/// registers 0x07…0x0A, 0x3A/0x3B, 0x78…0x7E), for testing ``LSM6DSDriver``'s FIFO reads against
+/// behaviour rather than plain memory.
 ///
 /// What it models, because a driver can get it wrong:
 /// - **A sample clock**: once `CTRL2_G` (0x11) has an ODR code (bits 7:4: 1 = 12.5 Hz, 2 = 26 Hz …
@@ -12,16 +14,30 @@ import MotionSourcesLinux
 ///   `k` and is taken at ``sampleTime(_:)``.
 /// - **Data registers**: gyroscope 0x22…0x27, accelerometer 0x28…0x2D, the newest sample,
 ///   little-endian, at the ranges of `CTRL2_G` FS_G (bits 3:2) and `CTRL1_XL` FS_XL (bits 3:2).
-/// - **The FIFO**: in continuous mode (`FIFO_CTRL5` 0x0A FIFO_MODE bits 2:0 = 110) with a FIFO ODR
-///   (bits 6:3) at or above the sensors', each sample appends the gyroscope's three words then the
-///   accelerometer's (those `FIFO_CTRL3` 0x08 does not leave out: DEC_FIFO_GYRO bits 5:3,
-///   DEC_FIFO_XL bits 2:0 non-zero). It holds ``capacityWords`` words (4096 on the LSM6DS3, 2048 on
-///   the LSM6DSL); when full the oldest *word* is overwritten and `FIFO_STATUS2` FIFO_OVER_RUN
-///   (bit 6) reads 1 until a word is read out or the FIFO is reset. `FIFO_STATUS1`/`2` hold the
-///   unread words (DIFF_FIFO, 12 or 11 bits), `FIFO_STATUS3`/`4` the position in the pattern of the
-///   next word to read (words written since the FIFO was emptied, modulo the pattern's length).
-///   `FIFO_DATA_OUT_L` (0x3E) reads the oldest word's low byte, `FIFO_DATA_OUT_H` (0x3F) its high
-///   byte and pops it; a block read rolls back from 0x3F to 0x3E. Bypass mode (000) empties the FIFO.
+/// - **The untagged FIFO** (LSM6DS3, LSM6DSL): in continuous mode (`FIFO_CTRL5` 0x0A FIFO_MODE
+///   bits 2:0 = 110) with a FIFO ODR (bits 6:3) at or above the sensors', each sample appends the
+///   gyroscope's three words then the accelerometer's (those `FIFO_CTRL3` 0x08 does not leave out:
+///   DEC_FIFO_GYRO bits 5:3, DEC_FIFO_XL bits 2:0 non-zero). It holds ``capacityWords`` words
+///   (4096 on the LSM6DS3, 2048 on the LSM6DSL); when full the oldest *word* is overwritten and
+///   `FIFO_STATUS2` FIFO_OVER_RUN (bit 6) reads 1 until a word is read out or the FIFO is reset.
+///   `FIFO_STATUS1`/`2` hold the unread words (DIFF_FIFO, 12 or 11 bits), `FIFO_STATUS3`/`4` the
+///   position in the pattern of the next word to read (words written since the FIFO was emptied,
+///   modulo the pattern's length). `FIFO_DATA_OUT_L` (0x3E) reads the oldest word's low byte,
+///   `FIFO_DATA_OUT_H` (0x3F) its high byte and pops it; a block read rolls back from 0x3F to 0x3E.
+///   Bypass mode (000) empties the FIFO.
+/// - **The tagged FIFO** (LSM6DSR, LSM6DSO, LSM6DST): in continuous mode (`FIFO_CTRL4` 0x0A
+///   FIFO_MODE = 110), each sample whose index the batch rate divides (`FIFO_CTRL3` 0x09: BDR_GY
+///   bits 7:4, BDR_XL bits 3:0, ODR codes, 0 = not batched; a BDR below the ODR batches every
+///   2^(ODR − BDR)th sample) appends a gyroscope word then an accelerometer word (``accelerometerFirst``:
+///   the other way round), after the words ``otherWords`` adds for that sample. A word is 7 bytes:
+///   the tag (TAG_SENSOR bits 7:3, TAG_CNT bits 2:1, a counter of the batch time slots the words of
+///   one sample share, TAG_PARITY bit 0: 1 when bits 7:1 hold an odd number of ones) and X, Y, Z
+///   little-endian. ``losesWord`` leaves words out (a word lost). It holds ``capacityWords`` (512)
+///   words; when full the oldest is overwritten and `FIFO_STATUS2` FIFO_OVR_IA (bit 6) reads 1
+///   until a word is read or the FIFO is reset, FIFO_OVR_LATCHED (bit 3) until `FIFO_STATUS2` is
+///   read; FIFO_FULL_IA (bit 5) while one more sample would fill it. `FIFO_STATUS1`/`2` hold the
+///   unread words (DIFF_FIFO, 10 bits). `FIFO_DATA_OUT_TAG` (0x78) reads the oldest word's tag,
+///   0x79…0x7E its data; reading 0x7E pops it and the address rolls back to 0x78.
 ///
 /// ## Threading
 /// Thread-safe; ``EmulatedI2CBus`` calls it under its lock.
@@ -32,42 +48,65 @@ package final class LSM6DSEmulator: EmulatedI2CChip, Sendable {
 
     private struct State {
         var registers = [UInt8](repeating: 0, count: 128)
-        var fifo: [UInt16] = []
-        var head = 0
-        /// Words written since the FIFO was emptied, of which `head` ones were read or lost (the
-        /// pattern position of the head is `(consumed) % patternLength`).
-        var consumed = 0
-        var overrun = false
+        /// Untagged: 2-byte words (low, high); tagged: 7-byte words (tag, data).
+        var fifo: EmulatedFIFO<[UInt8]>
+        /// Tagged: FIFO_OVR_LATCHED.
+        var overrunLatched = false
+        /// Tagged: TAG_CNT of the next batch time slot.
+        var tagCounter = 0
         var nextSample: (index: Int, time: Double)?
-        var overflows = 0
     }
-    private let state = Locked(State())
+    private let state: Locked<State>
     private let clock: @Sendable () -> Double
     private let signal: Signal
-    /// The FIFO's size in 16-bit words.
+    /// `true` for the tagged FIFO (LSM6DSR, LSM6DSO, LSM6DST).
+    package let tagged: Bool
+    /// The FIFO's size in words (16-bit words untagged, 7-byte words tagged).
     package let capacityWords: Int
     /// `FIFO_STATUS2`'s DIFF_FIFO high bits.
     private let diffHighMask: UInt8
     /// The chip's oscillator against the clock: 1.02 takes samples 2 % faster than the ODR says.
     package let clockScale: Double
+    /// Tagged: TAG_SENSOR values of words written before sample `k`'s (timestamp 0x04, temperature
+    /// 0x03, configuration change 0x05…), data bytes from `k`.
+    private let otherWords: @Sendable (Int) -> [UInt8]
+    /// Tagged: whether sample `k`'s word of TAG_SENSOR `tag` is left out.
+    private let losesWord: @Sendable (Int, UInt8) -> Bool
+    /// Tagged: the accelerometer's word before the gyroscope's.
+    package let accelerometerFirst: Bool
 
     /// The output data rates of ODR codes 1…10, Hz.
     static let rates: [Double] = [12.5, 26, 52, 104, 208, 416, 833, 1666, 3332, 6664]
 
-    /// A chip just powered on (both sensors off), answering `WHO_AM_I` (0x0F) 0x69 (`.lsm6ds3`) or
-    /// 0x6A (`.lsm6dsl`), its sample clock on `clock` (seconds), its samples from `signal`.
+    /// A chip just powered on (both sensors off), answering `WHO_AM_I` (0x0F) with `chip`'s value
+    /// (0x69 `.lsm6ds3`, 0x6A `.lsm6dsl`, 0x6B `.lsm6dsr`, 0x6C `.lsm6dso`, 0x6D `.lsm6dst`), its
+    /// sample clock on `clock` (seconds), its samples from `signal`. The tagged chips' options:
+    /// `otherWords`, `losesWord`, `accelerometerFirst` (defaults: none, none, gyroscope first).
     package init(chip: I2CChip = .lsm6dsl, clockScale: Double = 1, clock: @escaping @Sendable () -> Double,
-                 signal: @escaping Signal = { _ in ((0, 0, 1), (0, 0, 0)) }) {
+                 signal: @escaping Signal = { _ in ((0, 0, 1), (0, 0, 0)) },
+                 otherWords: @escaping @Sendable (Int) -> [UInt8] = { _ in [] },
+                 losesWord: @escaping @Sendable (Int, UInt8) -> Bool = { _, _ in false },
+                 accelerometerFirst: Bool = false) {
         self.clock = clock
         self.signal = signal
-        let f = LSM6DSMap.untaggedFIFO(chip) ?? (2048, 0x07)
-        capacityWords = f.words
-        diffHighMask = f.diffHighMask
-        self.clockScale = clockScale.isFinite && clockScale > 0 ? clockScale : 1
-        state.withLock { s in
-            s.registers[0x0F] = chip.idValue
-            s.registers[0x12] = 0x04  // CTRL3_C: IF_INC
+        self.otherWords = otherWords
+        self.losesWord = losesWord
+        self.accelerometerFirst = accelerometerFirst
+        if let words = LSM6DSMap.taggedFIFO(chip) {
+            tagged = true
+            capacityWords = words
+            diffHighMask = 0x03
+        } else {
+            let f = LSM6DSMap.untaggedFIFO(chip) ?? (2048, 0x07)
+            tagged = false
+            capacityWords = f.words
+            diffHighMask = f.diffHighMask
         }
+        self.clockScale = clockScale.isFinite && clockScale > 0 ? clockScale : 1
+        var s = State(fifo: EmulatedFIFO(capacity: capacityWords))
+        s.registers[0x0F] = chip.idValue
+        s.registers[0x12] = 0x04  // CTRL3_C: IF_INC
+        state = Locked(s)
     }
 
     /// The chip's sample period now, s, on the injected clock, or `nil` while the gyroscope is off.
@@ -88,7 +127,10 @@ package final class LSM6DSEmulator: EmulatedI2CChip, Sendable {
     }
 
     /// Overflows so far (words overwritten after the FIFO had room).
-    package var overflows: Int { state.withLock { $0.overflows } }
+    package var overflows: Int { state.withLock { $0.fifo.overflows } }
+
+    /// The FIFO port: its first register and the bytes of a word.
+    private var port: (base: Int, bytes: Int) { tagged ? (0x78, 7) : (0x3E, 2) }
 
     package func read(register: UInt8, count: Int) -> [UInt8] {
         state.withLock { s in
@@ -96,33 +138,29 @@ package final class LSM6DSEmulator: EmulatedI2CChip, Sendable {
             var out: [UInt8] = []
             out.reserveCapacity(count)
             var r = Int(register)
-            let patternLength = self.patternLength(s)
+            let patternLength = self.patternLength(s), port = self.port
             for _ in 0..<count {
-                let unread = s.fifo.count - s.head
+                let unread = s.fifo.count
                 switch r {
                 case 0x3A: out.append(UInt8(min(unread, 0x0FFF) & 0xFF))
-                case 0x3B: out.append((s.overrun ? 0x40 : 0) | (unread == 0 ? 0x10 : 0) | (UInt8(min(unread, 0x0FFF) >> 8) & diffHighMask))
-                case 0x3C, 0x3D:
-                    let p = patternLength > 0 ? s.consumed % patternLength : 0
+                case 0x3B where tagged:
+                    let full = unread + 2 >= capacityWords
+                    out.append((s.fifo.overrun ? 0x40 : 0) | (full ? 0x20 : 0) | (s.overrunLatched ? 0x08 : 0) | (UInt8(unread >> 8) & diffHighMask))
+                    s.overrunLatched = false
+                case 0x3B: out.append((s.fifo.overrun ? 0x40 : 0) | (unread == 0 ? 0x10 : 0) | (UInt8(min(unread, 0x0FFF) >> 8) & diffHighMask))
+                case 0x3C where !tagged, 0x3D where !tagged:
+                    let p = patternLength > 0 ? s.fifo.consumed % patternLength : 0
                     out.append(r == 0x3C ? UInt8(p & 0xFF) : UInt8((p >> 8) & 0x03))
-                case 0x3E: out.append(unread > 0 ? UInt8(s.fifo[s.head] & 0xFF) : 0)
-                case 0x3F:
-                    if unread > 0 {
-                        out.append(UInt8(s.fifo[s.head] >> 8))
-                        s.head += 1
-                        s.consumed += 1
-                        s.overrun = false
-                    } else {
-                        out.append(0)
+                case port.base..<(port.base + port.bytes):
+                    let k = r - port.base
+                    out.append(s.fifo.first?[k] ?? 0)
+                    if k == port.bytes - 1 {
+                        _ = s.fifo.pop()
+                        r = port.base - 1  // rolls back to the word's first register
                     }
-                    r = 0x3D  // rolls back to 0x3E
                 default: out.append(s.registers[r & 0x7F])
                 }
                 r = (r + 1) & 0x7F
-            }
-            if s.head > 8192 {
-                s.fifo.removeFirst(s.head)
-                s.head = 0
             }
             return out
         }
@@ -132,9 +170,9 @@ package final class LSM6DSEmulator: EmulatedI2CChip, Sendable {
         state.withLock { s in
             advance(&s)
             switch register {
-            case 0x0F, 0x1E...0x2D, 0x3A...0x3F: return  // read-only
+            case 0x0F, 0x1E...0x2D, 0x3A...0x3F, 0x78...0x7E: return  // read-only
             case 0x0A:
-                s.registers[0x0A] = value & 0x7F
+                s.registers[0x0A] = tagged ? value : value & 0x7F
                 if value & 0x07 == 0 { empty(&s) }  // bypass mode empties the FIFO
             case 0x11:
                 let wasOff = period(of: s) == nil
@@ -151,13 +189,12 @@ package final class LSM6DSEmulator: EmulatedI2CChip, Sendable {
     }
 
     private func empty(_ s: inout State) {
-        s.fifo.removeAll()
-        s.head = 0
-        s.consumed = 0
-        s.overrun = false
+        s.fifo.empty()
+        s.overrunLatched = false
+        s.tagCounter = 0
     }
 
-    /// Words a sample appends to the FIFO.
+    /// Untagged: words a sample appends to the FIFO.
     private func patternLength(_ s: State) -> Int {
         (s.registers[0x08] & 0x38 != 0 ? 3 : 0) + (s.registers[0x08] & 0x07 != 0 ? 3 : 0)
     }
@@ -186,21 +223,44 @@ package final class LSM6DSEmulator: EmulatedI2CChip, Sendable {
         }
         put(0x22, v.rotationRate, 1000 / mdpsPerCount)
         put(0x28, v.specificForce, 1000 / mgPerCount)
+        if tagged { batchTagged(&s, index: index) } else { batchUntagged(&s) }
+    }
+
+    private func batchUntagged(_ s: inout State) {
         let fifoODR = Int((s.registers[0x0A] >> 3) & 0x0F), sensorODR = Int(s.registers[0x11] >> 4)
         guard s.registers[0x0A] & 0x07 == 0x06, fifoODR >= sensorODR, sensorODR > 0 else { return }
-        var pattern: [UInt16] = []
         let r = s.registers
-        func words(from base: Int) -> [UInt16] { (0..<3).map { UInt16(r[base + 2 * $0]) | UInt16(r[base + 2 * $0 + 1]) << 8 } }
+        func words(from base: Int) -> [[UInt8]] { (0..<3).map { [r[base + 2 * $0], r[base + 2 * $0 + 1]] } }
+        var pattern: [[UInt8]] = []
         if r[0x08] & 0x38 != 0 { pattern += words(from: 0x22) }
         if r[0x08] & 0x07 != 0 { pattern += words(from: 0x28) }
-        for w in pattern {
-            if s.fifo.count - s.head >= capacityWords {
-                s.head += 1  // the oldest word is overwritten
-                s.consumed += 1
-                if !s.overrun { s.overflows += 1 }
-                s.overrun = true
+        for w in pattern { s.fifo.append(w) }
+    }
+
+    private func batchTagged(_ s: inout State, index: Int) {
+        let r = s.registers
+        guard r[0x0A] & 0x07 == 0x06 else { return }
+        let odr = Int(r[0x11] >> 4)
+        /// Whether a batch rate code takes this sample.
+        func batched(_ bdr: Int) -> Bool { bdr > 0 && index % (1 << max(0, odr - bdr)) == 0 }
+        var sensors: [UInt8] = otherWords(index)
+        var data: [UInt8] = []
+        if batched(Int(r[0x09] >> 4)) { data.append(0x01) }
+        if batched(Int(r[0x09] & 0x0F)) { data.append(0x02) }
+        guard !data.isEmpty else { return }
+        sensors += accelerometerFirst ? data.reversed() : data
+        let counter = s.tagCounter
+        s.tagCounter = (counter + 1) % 4
+        for sensor in sensors where !losesWord(index, sensor) {
+            let bits = sensor << 3 | UInt8(counter) << 1
+            let tag = bits | UInt8(bits.nonzeroBitCount % 2)
+            let payload: [UInt8]
+            switch sensor {
+            case 0x01: payload = Array(r[0x22...0x27])
+            case 0x02: payload = Array(r[0x28...0x2D])
+            default: payload = (0..<6).map { UInt8(truncatingIfNeeded: (index >> (8 * ($0 % 4))) ^ 0x5A) }
             }
-            s.fifo.append(w)
+            if s.fifo.append([tag] + payload) { s.overrunLatched = true }
         }
     }
 }

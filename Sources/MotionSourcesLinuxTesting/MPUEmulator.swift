@@ -31,15 +31,15 @@ package final class MPUEmulator: EmulatedI2CChip, Sendable {
 
     private struct State {
         var registers = [UInt8](repeating: 0, count: 128)
-        var fifo: [UInt8] = []
-        var fifoHead = 0
+        /// Bytes (``EmulatedFIFO``; its overrun flag unused: `INT_STATUS` keeps the MPU's own).
+        var fifo: EmulatedFIFO<UInt8>
         var lastPopped: UInt8 = 0
         var latchedCount = 0
         /// Index and time of the next sample, once awake.
         var nextSample: (index: Int, time: Double)?
         var overflows = 0
     }
-    private let state = Locked(State())
+    private let state: Locked<State>
     private let clock: @Sendable () -> Double
     private let signal: Signal
     /// The FIFO's size in bytes.
@@ -55,6 +55,7 @@ package final class MPUEmulator: EmulatedI2CChip, Sendable {
         self.signal = signal
         self.capacity = chip.fifoCapacity
         self.clockScale = clockScale.isFinite && clockScale > 0 ? clockScale : 1
+        state = Locked(State(fifo: EmulatedFIFO(capacity: chip.fifoCapacity)))
         state.withLock { s in
             s.registers[0x75] = chip.whoAmI
             s.registers[0x6B] = 0x40
@@ -77,7 +78,7 @@ package final class MPUEmulator: EmulatedI2CChip, Sendable {
     package var overflows: Int { state.withLock { $0.overflows } }
 
     /// Bytes in the FIFO now.
-    package var fifoCount: Int { state.withLock { s in advance(&s); return s.fifo.count - s.fifoHead } }
+    package var fifoCount: Int { state.withLock { s in advance(&s); return s.fifo.count } }
 
     private static func period(of s: State, scale: Double) -> Double {
         let dlpf = s.registers[0x1A] & 0x07
@@ -94,14 +95,11 @@ package final class MPUEmulator: EmulatedI2CChip, Sendable {
             for _ in 0..<count {
                 switch r {
                 case 0x74:
-                    if s.fifoHead < s.fifo.count {
-                        s.lastPopped = s.fifo[s.fifoHead]
-                        s.fifoHead += 1
-                    }
+                    if let b = s.fifo.pop() { s.lastPopped = b }
                     out.append(s.lastPopped)
                     continue  // FIFO_R_W does not auto-increment
                 case 0x72:
-                    s.latchedCount = s.fifo.count - s.fifoHead
+                    s.latchedCount = s.fifo.count
                     out.append(UInt8((s.latchedCount >> 8) & 0xFF))
                 case 0x73:
                     out.append(UInt8(s.latchedCount & 0xFF))
@@ -112,10 +110,6 @@ package final class MPUEmulator: EmulatedI2CChip, Sendable {
                     out.append(s.registers[r & 0x7F])
                 }
                 r = (r + 1) & 0x7F
-            }
-            if s.fifoHead > 4096 {
-                s.fifo.removeFirst(s.fifoHead)
-                s.fifoHead = 0
             }
             return out
         }
@@ -128,8 +122,7 @@ package final class MPUEmulator: EmulatedI2CChip, Sendable {
             case 0x75, 0x3A, 0x3B...0x48, 0x72, 0x73: return  // read-only
             case 0x6A:
                 if value & 0x04 != 0 && value & 0x40 == 0 {  // FIFO_RESET acts only with FIFO_EN 0
-                    s.fifo.removeAll()
-                    s.fifoHead = 0
+                    s.fifo.empty()
                 }
                 s.registers[0x6A] = value & ~0x07  // the reset bits clear themselves
             case 0x6B:
@@ -182,12 +175,10 @@ package final class MPUEmulator: EmulatedI2CChip, Sendable {
         if enable & 0x20 != 0 { frame += s.registers[0x45...0x46] }
         if enable & 0x10 != 0 { frame += s.registers[0x47...0x48] }
         for b in frame {
-            if s.fifo.count - s.fifoHead >= capacity {
-                s.fifoHead += 1  // the oldest byte is lost
-                if s.registers[0x3A] & 0x10 == 0 { s.overflows += 1 }
-                s.registers[0x3A] |= 0x10
-            }
-            s.fifo.append(b)
+            guard s.fifo.append(b) else { continue }
+            // The oldest byte was lost.
+            if s.registers[0x3A] & 0x10 == 0 { s.overflows += 1 }
+            s.registers[0x3A] |= 0x10
         }
     }
 }

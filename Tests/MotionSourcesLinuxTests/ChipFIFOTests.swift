@@ -5,8 +5,9 @@ import MotionSources
 import MotionSourcesLinuxTesting
 import Testing
 
-/// The FIFO reads of the LSM6DS3/LSM6DSL (`LSM6DSDriver`, untagged FIFO) and the BMI160
-/// (`BMI160Driver`, header mode) against register-level emulators written from their datasheets
+/// The FIFO reads of the LSM6DS3/LSM6DSL (`LSM6DSDriver`, untagged FIFO), the LSM6DSO/LSM6DSR/LSM6DST
+/// (`LSM6DSDriver`, tagged FIFO) and the BMI160 (`BMI160Driver`, header mode) against register-level
+/// emulators written from their datasheets
 /// (`LSM6DSEmulator`, `BMI160Emulator`: a sample clock from the ODR, a FIFO of the datasheet's size
 /// that loses its oldest data when full and says so, the chip's read-out rules). `i2c-stub` is
 /// plain memory and has no FIFO, so the emulators are the counterpart here; plain memory
@@ -18,18 +19,46 @@ import Testing
 @Suite struct ChipFIFOTests {
     /// The chips with a FIFO path.
     enum Chip: String, CaseIterable, CustomTestStringConvertible {
-        case lsm6ds3, lsm6dsl, bmi160
+        case lsm6ds3, lsm6dsl, lsm6dso, lsm6dsr, lsm6dst, bmi160
         var testDescription: String { rawValue }
         var address: UInt8 { self == .bmi160 ? 0x69 : 0x6A }
-        /// The fastest rate the driver offers (833 Hz for ST, 800 Hz for the BMI160).
-        var fastRate: Double { self == .bmi160 ? 800 : 833 }
-        /// Seconds of samples that overflow the FIFO (LSM6DS3 4096 words, LSM6DSL 2048: 683 and
-        /// 341 samples of 6 words at 833 Hz; BMI160 78 frames of 13 bytes at 800 Hz), with margin.
+        /// The ST chips with a tagged FIFO.
+        static let tagged: [Chip] = [.lsm6dso, .lsm6dsr, .lsm6dst]
+        var isTagged: Bool { Self.tagged.contains(self) }
+        /// The chip an ST emulator answers as.
+        var i2cChip: I2CChip {
+            switch self {
+            case .lsm6ds3: .lsm6ds3
+            case .lsm6dsl: .lsm6dsl
+            case .lsm6dso: .lsm6dso
+            case .lsm6dsr: .lsm6dsr
+            case .lsm6dst: .lsm6dst
+            case .bmi160: .bmi160
+            }
+        }
+        /// The fastest rate the driver offers (1666 Hz for ST, 800 Hz for the BMI160).
+        var fastRate: Double { self == .bmi160 ? 800 : 1666 }
+        /// Seconds of samples that overflow the FIFO (LSM6DS3 4096 words, LSM6DSL 2048: 341 and
+        /// 170 samples of 6 words at 1666 Hz; tagged 512 words, 256 samples of 2; BMI160 78 frames of
+        /// 13 bytes at 800 Hz), with margin.
         var overflowGap: Double {
             switch self {
-            case .lsm6ds3: 1.0
-            case .lsm6dsl: 0.6
+            case .lsm6ds3: 0.5
+            case .lsm6dsl: 0.3
+            case .lsm6dso, .lsm6dsr, .lsm6dst: 0.3
             case .bmi160: 0.2
+            }
+        }
+        /// Transfers a sample may take at the fastest rate, polled about every 10 samples (see
+        /// `samplesInOrderAndOnTime`): 0.7, or 0.8 for the tagged FIFO, whose 7-byte words come 4 to
+        /// a transfer (2 status reads and ⌈9 × 14 / 28⌉ = 5 word reads for a poll of 9 samples: 0.78).
+        var transfersPerSample: Double { isTagged ? 0.8 : 0.7 }
+        /// The FIFO port and the bytes a sample takes there.
+        var port: (register: UInt8, sampleBytes: Int) {
+            switch self {
+            case .bmi160: (0x24, BMI160Driver.fifoFrameSize)
+            case .lsm6dso, .lsm6dsr, .lsm6dst: (0x78, 14)
+            case .lsm6ds3, .lsm6dsl: (0x3E, 12)
             }
         }
     }
@@ -52,17 +81,26 @@ import Testing
 
         /// `silentStatus`: the ST chip's FIFO_OVER_RUN and pattern position read 0 whatever happened
         /// (a chip whose flags say nothing), so only the word count can tell an overflow.
-        init(_ chip: Chip, rate: Double? = nil, clockScale: Double = 1, silentStatus: Bool = false) {
+        /// `pairing`: the accelerometer's X carries the index too (``Rig/pairedExactly``); the
+        /// tagged chips' emulator options as in `LSM6DSEmulator`.
+        init(_ chip: Chip, rate: Double? = nil, clockScale: Double = 1, silentStatus: Bool = false, pairing: Bool = false,
+             otherWords: @escaping @Sendable (Int) -> [UInt8] = { _ in [] },
+             losesWord: @escaping @Sendable (Int, UInt8) -> Bool = { _, _ in false }, accelerometerFirst: Bool = false) {
             self.chip = chip
             let clock = self.clock
             let emulated = EmulatedI2CBus(path: "/dev/i2c-1")
             bus = emulated
-            let signal: MPUEmulator.Signal = { i in ((0, 0, 1), (Double(i % 1000), Double(i / 1000), 0)) }
+            let signal: MPUEmulator.Signal = { i in
+                let x: Double = pairing ? Self.pairingG(i) : 0
+                let rate: (x: Double, y: Double, z: Double) = (Double(i % 1000), Double(i / 1000), 0)
+                return ((x, 0, 1), rate)
+            }
             let r = rate ?? chip.fastRate
             switch chip {
-            case .lsm6ds3, .lsm6dsl:
-                let e = LSM6DSEmulator(chip: chip == .lsm6ds3 ? .lsm6ds3 : .lsm6dsl, clockScale: clockScale, clock: { clock.now }, signal: signal)
-                emulated.attach(silentStatus ? SilentFIFOStatus(e) : e, at: chip.address)
+            case .lsm6ds3, .lsm6dsl, .lsm6dso, .lsm6dsr, .lsm6dst:
+                let e = LSM6DSEmulator(chip: chip.i2cChip, clockScale: clockScale, clock: { clock.now }, signal: signal,
+                                       otherWords: otherWords, losesWord: losesWord, accelerometerFirst: accelerometerFirst)
+                emulated.attach(silentStatus ? SilentFIFOStatus(e, tagged: chip.isTagged) : e, at: chip.address)
                 driver = LSM6DSDriver(map: .lsm6dsx, address: chip.address, busPath: "/dev/i2c-1",
                                       configuration: LSM6DSConfiguration(map: .lsm6dsx, gyroRange: 2000, rate: r))
                 sampleTime = e.sampleTime
@@ -85,8 +123,8 @@ import Testing
             let m = InMemoryI2CBus(path: "/dev/i2c-1")
             m.addChip(at: chip.address)
             switch chip {
-            case .lsm6ds3, .lsm6dsl:
-                m.set(chip.address, 0x0F, chip == .lsm6ds3 ? 0x69 : 0x6A)
+            case .lsm6ds3, .lsm6dsl, .lsm6dso, .lsm6dsr, .lsm6dst:
+                m.set(chip.address, 0x0F, chip.i2cChip.idValue)
                 m.set(chip.address, 0x2C, 0x09)  // +1 g: 16393 counts of 0.061 mg, little-endian
                 m.set(chip.address, 0x2D, 0x40)
                 driver = LSM6DSDriver(map: .lsm6dsx, address: chip.address, busPath: "/dev/i2c-1",
@@ -159,6 +197,18 @@ import Testing
             let count = chip == .bmi160 ? 1.0 / 16384 : 0.000061
             return samples.filter { $0.sensor == .accelerometer }.allSatisfy { EmulatedChipHarness.near($0.value, Vector3(0, 0, -1), count) }
         }
+        /// The accelerometer's X (g) that carries sample `i`'s index with `pairing`: (i mod 512) / 1024.
+        static func pairingG(_ i: Int) -> Double { Double(i % 512) / 1024 }
+        /// With `pairing`: every accelerometer sample has the gyroscope sample of its own index
+        /// (the same timestamp), within a count: no word paired with another sample's.
+        var pairedExactly: Bool {
+            let accel = samples.filter { $0.sensor == .accelerometer }
+            guard accel.count == gyro.count, !accel.isEmpty else { return false }
+            return zip(accel, gyro).allSatisfy { a, g in
+                a.timestamp == g.timestamp
+                    && EmulatedChipHarness.near(a.value, Vector3(-Self.pairingG(MPUFIFOTests.index(g)), 0, -1), 0.000061)
+            }
+        }
         /// The worst distance of a gyroscope sample's timestamp from when the chip took it, s.
         func worstTimestampError(after start: Double = -.infinity) throws -> Double {
             var worst = 0.0
@@ -207,11 +257,12 @@ import Testing
         let log = (rig.bus as? EmulatedI2CBus)?.log ?? []
         let reads = log.compactMap { t -> (register: UInt8, count: Int)? in if case .read(_, let r, let n) = t { (r, n) } else { nil } }
         #expect(reads.allSatisfy { $0.count <= 32 }, "SMBus block reads")
-        #expect(Double(reads.count) < 0.7 * Double(gyro.count), "\(reads.count) transfers for \(gyro.count) samples")
-        #expect(Double(reads.count) / 2 < 0.7 * chip.fastRate, "\(Double(reads.count) / 2) transfers a second at \(chip.fastRate) Hz")
-        let port: UInt8 = chip == .bmi160 ? 0x24 : 0x3E, frame = chip == .bmi160 ? BMI160Driver.fifoFrameSize : 12
+        #expect(Double(reads.count) < chip.transfersPerSample * Double(gyro.count), "\(reads.count) transfers for \(gyro.count) samples")
+        #expect(Double(reads.count) / 2 < chip.transfersPerSample * chip.fastRate, "\(Double(reads.count) / 2) transfers a second at \(chip.fastRate) Hz")
+        let (port, frame) = chip.port
         let fifoBytes = reads.filter { $0.register == port }.reduce(0) { $0 + $1.count }
-        #expect(fifoBytes == frame * gyro.count, "\(fifoBytes) FIFO bytes read for \(gyro.count) samples of \(frame)")
+        // Tagged: a sample's first word read at the end of a poll waits for its partner (7 bytes).
+        #expect((0...(chip.isTagged ? 7 : 0)).contains(fifoBytes - frame * gyro.count), "\(fifoBytes) FIFO bytes read for \(gyro.count) samples of \(frame)")
     }
 
     /// A chip whose oscillator runs 3 % fast, polls late by up to 6 ms at random: the timestamps
@@ -295,7 +346,7 @@ import Testing
     /// that clears its overrun flag on the first word read and lost whole patterns) is still caught by
     /// the word count, before the read (no room for another sample) and after it (what was read
     /// plus what is left fills the FIFO). Nothing garbled is delivered.
-    @Test(arguments: [Chip.lsm6ds3, .lsm6dsl]) func anOverflowTheFlagsDoNotShowIsCaughtByTheCount(chip: Chip) throws {
+    @Test(arguments: [Chip.lsm6ds3, .lsm6dsl] + Chip.tagged) func anOverflowTheFlagsDoNotShowIsCaughtByTheCount(chip: Chip) throws {
         for duringThePoll in [false, true] {
             let rig = Rig(chip, silentStatus: true)
             rig.setUp()
@@ -350,13 +401,94 @@ import Testing
         #expect(rig.failure == nil && rig.driver.isStreaming)
         #expect(rig.driver.dataRead.count == 12 && rig.driver.pollRate == rig.driver.actualRate)
         let writes = (rig.bus as? InMemoryI2CBus)?.log.compactMap { t -> UInt8? in if case .write(_, let r, _) = t { r } else { nil } } ?? []
-        #expect(!writes.contains { [0x08, 0x0A, 0x47].contains($0) }, "\(writes)")
+        #expect(!writes.contains { [0x08, 0x09, 0x0A, 0x47].contains($0) }, "\(writes)")
         rig.run(seconds: 0.1)
         #expect(rig.interruptions.isEmpty && rig.samples.count >= 18)
     }
 
-    /// Through the `i2c:` source on its own thread, on the real clock: samples in order, several per read.
-    @Test(arguments: [Chip.lsm6dsl, .bmi160]) func streamsThroughTheSource(chip: Chip) async throws {
+    /// The tagged FIFO's set-up: both sensors batched at the output data rate (`FIFO_CTRL3` 0x09
+    /// BDR_GY, BDR_XL), continuous mode without timestamp or temperature words (`FIFO_CTRL4` 0x0A
+    /// = 0x06), after bypass; read back.
+    @Test func taggedFIFOConfiguration() {
+        #expect(LSM6DSConfiguration(map: .lsm6dsx, rate: 1666).taggedFIFOWrites.map { [$0.register, $0.value] } == [[0x0A, 0x00], [0x09, 0x88], [0x0A, 0x06]])
+        #expect(LSM6DSConfiguration(map: .lsm6dsx, rate: 400).taggedFIFOWrites.map { [$0.register, $0.value] } == [[0x0A, 0x00], [0x09, 0x66], [0x0A, 0x06]])
+        #expect(LSM6DSMap.taggedFIFO(.lsm6dso) == 512 && LSM6DSMap.taggedFIFO(.lsm6dsr) == 512 && LSM6DSMap.taggedFIFO(.lsm6dst) == 512)
+        #expect(LSM6DSMap.taggedFIFO(.lsm6dsl) == nil && LSM6DSMap.untaggedFIFO(.lsm6dso) == nil)
+        let rig = Rig(.lsm6dso, rate: 1666)
+        rig.setUp()
+        let writes = (rig.bus as? EmulatedI2CBus)?.log.compactMap { t -> [UInt8]? in if case .write(_, let r, let v) = t { [r, v] } else { nil } } ?? []
+        #expect(writes.suffix(3) == [[0x0A, 0x00], [0x09, 0x88], [0x0A, 0x06]], "\(writes)")
+        #expect(rig.driver.dataRead == (0x3A, 2) && rig.driver.pollRate == 166.6)
+    }
+
+    /// 416 Hz and 1.66 kHz for 2 s on each tagged chip: every sample once, in order, the
+    /// accelerometer word paired with the gyroscope word of its own sample (the index in both), in
+    /// Core Motion's units (gyroscope rad/s from °/s, accelerometer g negated), each within one period
+    /// of when the chip took it; nothing dropped, nothing reported.
+    @Test(arguments: Chip.tagged) func taggedSamplesAt416And1666Hz(chip: Chip) throws {
+        for rate in [416.0, 1666] {
+            let rig = Rig(chip, rate: rate, pairing: true)
+            rig.setUp()
+            #expect(rig.failure == nil && rig.driver.isStreaming && rig.driver.actualRate == rate)
+            rig.run(seconds: 2)
+            #expect(rig.failure == nil && rig.interruptions.isEmpty && rig.notices.isEmpty, "\(rate) Hz: \(rig.interruptions) \(rig.notices)")
+            #expect(Double(rig.gyro.count) > 1.9 * rate, "\(rate) Hz: \(rig.gyro.count) samples in 2 s")
+            #expect(rig.consecutive && rig.indices.first.map { $0 < 100 } == true, "\(rate) Hz: \(rig.indices.prefix(20))")
+            #expect(rig.pairedExactly, "\(rate) Hz: each accelerometer word with its own sample's gyroscope word")
+            let g = try #require(rig.gyro.last)
+            let k = MPUFIFOTests.index(g)
+            #expect(abs(g.value.x - Double(k % 1000) * .pi / 180) < 0.07 * .pi / 180 && g.value.z == 0, "rad/s within a count of 70 m°/s")
+            #expect(try rig.worstTimestampError() <= rig.period(), "\(rate) Hz")
+            #expect((rig.driver as? LSM6DSDriver)?.fifoDroppedBatches == 0)
+        }
+    }
+
+    /// Words of the sensors the driver does not read (timestamp 0x04 every 4th sample, temperature
+    /// 0x03 every 8th, a configuration change 0x05 once) are skipped, and a batch whose
+    /// accelerometer word comes first pairs as well: every sample once, paired, on time.
+    @Test func taggedWordsOfOtherSensorsAreSkipped() throws {
+        let others: @Sendable (Int) -> [UInt8] = { i in (i % 4 == 0 ? [0x04] : []) + (i % 8 == 0 ? [0x03] : []) + (i == 100 ? [0x05] : []) }
+        for accelFirst in [false, true] {
+            let rig = Rig(.lsm6dso, pairing: true, otherWords: others, accelerometerFirst: accelFirst)
+            rig.setUp()
+            rig.run(seconds: 1)
+            #expect(rig.failure == nil && rig.interruptions.isEmpty, "accelerometer first: \(accelFirst), \(rig.interruptions)")
+            #expect(Double(rig.gyro.count) > 0.9 * 1666 && rig.consecutive, "accelerometer first: \(accelFirst), \(rig.indices.prefix(20))")
+            #expect(rig.pairedExactly, "accelerometer first: \(accelFirst)")
+            #expect((rig.driver as? LSM6DSDriver)?.fifoDroppedBatches == 0)
+            #expect(try rig.worstTimestampError() <= rig.period())
+        }
+    }
+
+    /// A word lost (the tag counter tells): sample 300's accelerometer word, 700's gyroscope word,
+    /// both words of 1000, 1001 and 1002 (three slots: the counter comes back to its value, which
+    /// reads as four slots on, so three lost). Only those samples are missing; the others are
+    /// delivered once, paired and within one period of when the chip took them, the lost slots
+    /// keeping their time (999 and 1003 four periods apart), with no overflow reported and no
+    /// FIFO reset.
+    @Test func aTagCounterThatSkipsLosesOnlyItsSamples() throws {
+        let lost: Set<Int> = [300, 700, 1000, 1001, 1002]
+        let rig = Rig(.lsm6dso, pairing: true, losesWord: { i, tag in
+            (i == 300 && tag == 0x02) || (i == 700 && tag == 0x01) || ((1000...1002).contains(i) && tag <= 0x02)
+        })
+        rig.setUp()
+        rig.run(seconds: 1)
+        #expect(rig.failure == nil && rig.interruptions.isEmpty && rig.chipOverflows() == 0, "\(rig.interruptions)")
+        let idx = rig.indices
+        let first = try #require(idx.first), last = try #require(idx.last)
+        #expect(last > 1100)
+        #expect(idx == Array(first...last).filter { !lost.contains($0) }, "missing: \(Set(first...last).subtracting(idx).sorted())")
+        #expect(rig.pairedExactly)
+        #expect((rig.driver as? LSM6DSDriver)?.fifoDroppedBatches == 5)
+        let p = rig.period()
+        let before = try #require(rig.gyro.first { MPUFIFOTests.index($0) == 999 }), after = try #require(rig.gyro.first { MPUFIFOTests.index($0) == 1003 })
+        #expect(abs(after.timestamp - before.timestamp - 4 * p) < p / 2, "999 to 1003: \((after.timestamp - before.timestamp) / p) periods")
+        #expect(try rig.worstTimestampError() <= p)
+    }
+
+    /// Through the `i2c:` source on its own thread, on the real clock: samples in order, several per
+    /// read (the tagged chip's words in several reads a poll, carried out in order by the source).
+    @Test(arguments: [Chip.lsm6dsl, .lsm6dso, .bmi160]) func streamsThroughTheSource(chip: Chip) async throws {
         let (options, bus) = emulatedBus()
         // The source's default gyroscope range on the LSM6DSL is ±245 °/s (it saturates at 286.7):
         // the index is carried below 200 °/s, X = index mod 200, Y = index / 200.
@@ -364,7 +496,7 @@ import Testing
         if chip == .bmi160 {
             bus.attach(BMI160Emulator(clock: { LinuxClock.monotonic() }, signal: signal), at: chip.address)
         } else {
-            bus.attach(LSM6DSEmulator(chip: .lsm6dsl, clock: { LinuxClock.monotonic() }, signal: signal), at: chip.address)
+            bus.attach(LSM6DSEmulator(chip: chip.i2cChip, clock: { LinuxClock.monotonic() }, signal: signal), at: chip.address)
         }
         let source = try I2CDiscovery.source(forSpec: "i2c:/dev/i2c-1:\(I2CAddress.hex(chip.address))", options: options)
         let got = Collected()
@@ -386,23 +518,28 @@ import Testing
         #expect(zip(idx, idx.dropFirst()).allSatisfy { $1 > $0 }, "\(idx.prefix(40))")
         #expect(gaps <= got.interruptions, "\(gaps) gaps, \(got.interruptions) overflows reported: \(idx.prefix(40))")
         #expect(zip(samples, samples.dropFirst()).allSatisfy { $1.timestamp > $0.timestamp })
-        let (register, count) = chip == .bmi160 ? (UInt8(0x22), 2) : (UInt8(0x3A), 4)
+        let (register, count) = chip == .bmi160 ? (UInt8(0x22), 2) : chip.isTagged ? (UInt8(0x3A), 2) : (UInt8(0x3A), 4)
         let polls = bus.log.filter { if case .read(_, register, count) = $0 { true } else { false } }.count
         #expect(polls * 2 < samples.count, "\(polls) FIFO polls for \(samples.count) samples")
     }
 }
 
 /// An ST chip whose `FIFO_STATUS2` FIFO_OVER_RUN (bit 6) and `FIFO_STATUS3/4` pattern position read
-/// 0 whatever happened: only the word count (DIFF_FIFO) is left to tell an overflow.
+/// 0 whatever happened (tagged: FIFO_OVR_IA bit 6 and FIFO_OVR_LATCHED bit 3): only the word count
+/// (DIFF_FIFO) is left to tell an overflow.
 final class SilentFIFOStatus: EmulatedI2CChip, Sendable {
     let chip: any EmulatedI2CChip
-    init(_ chip: any EmulatedI2CChip) { self.chip = chip }
+    let tagged: Bool
+    init(_ chip: any EmulatedI2CChip, tagged: Bool) {
+        self.chip = chip
+        self.tagged = tagged
+    }
     func read(register: UInt8, count: Int) -> [UInt8] {
         var out = chip.read(register: register, count: count)
         for k in out.indices {
             switch Int(register) + k {
-            case 0x3B: out[k] &= ~0x40
-            case 0x3C, 0x3D: out[k] = 0
+            case 0x3B: out[k] &= tagged ? ~0x48 : ~0x40
+            case 0x3C where !tagged, 0x3D where !tagged: out[k] = 0
             default: break
             }
         }

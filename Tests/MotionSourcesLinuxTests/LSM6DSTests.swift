@@ -36,12 +36,14 @@ import Testing
 
     @Test func ratesAreTheSlowestOutputDataRateAtOrAboveTheDemand() {
         let cases: [(LSM6DSMap, Double, Double)] = [
-            (.lsm6dsx, 100, 104), (.lsm6dsx, 104, 104), (.lsm6dsx, 1, 12.5), (.lsm6dsx, 5000, 833), (.lsm6dsx, .nan, 104),
+            (.lsm6dsx, 100, 104), (.lsm6dsx, 104, 104), (.lsm6dsx, 1, 12.5), (.lsm6dsx, 5000, 1666), (.lsm6dsx, 1000, 1666), (.lsm6dsx, .nan, 104),
             (.lsm9ds1, 100, 119), (.lsm9ds1, 20, 59.5), (.lsm9ds1, 5000, 952), (.lsm9ds1, -1, 119),
         ]
         for (map, want, got) in cases {
             #expect(LSM6DSConfiguration(map: map, rate: want).actualRate == got, "\(map.kind) \(want) Hz")
         }
+        // 1666 Hz only through the FIFO: polled, one read a sample, the LSM6DSx stops at 833 Hz.
+        #expect(LSM6DSConfiguration(map: .lsm6dsx, rate: 1000, fifo: false).actualRate == 833)
         // Ranges the chip lacks fall back to the defaults: the LSM9DS1 has no ±1000 °/s.
         #expect(LSM6DSConfiguration(map: .lsm9ds1, gyroRange: 1000).gyroRange == 245)
         #expect(LSM6DSConfiguration(map: .lsm6dsx).gyroRange == 250, "the reset range, as st_lsm6dsx assumes")
@@ -189,7 +191,7 @@ import Testing
         #expect(source.chip == .lsm6ds3)
         #expect(source.info.name == "STMicroelectronics LSM6DS3 at 0x6b on /dev/i2c-1")
         #expect(source.info.details.first { $0.0 == "chip" }?.1 == "LSM6DS3 (WHO_AM_I (0x0f) 0x69)")
-        #expect(source.info.sensors[.gyro]?.maximumRate == 833)
+        #expect(source.info.sensors[.gyro]?.maximumRate == 1666, "1666 Hz through the FIFO")
         let got = Collected()
         let rates = try source.apply(SensorDemand(rates: [.accelerometer: 50, .gyro: 100]), sink: got.sink)
         #expect(rates == [.accelerometer: 104, .gyro: 104])
