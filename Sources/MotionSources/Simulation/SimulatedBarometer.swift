@@ -19,8 +19,12 @@ public enum BarometerScenario: String, Sendable, CaseIterable {
 ///   `p = p₀ (1 − 2.25577·10⁻⁵ h)^5.25588`, `p₀` seeded in 100.3–102.3 kPa (weather).
 /// - Noise: white, 2 Pa rms (a phone barometer such as the BMP280 or LPS22HB in its normal mode; about
 ///   17 cm of altitude).
-/// - Drift: the weather, a linear tendency seeded in ±0.1 kPa per 3 hours (±1 hPa/3 h, an ordinary
-///   tendency) plus a slow oscillation of 3 Pa amplitude and a seeded period of 10–30 minutes.
+/// - Drift: the weather, bounded. A synoptic swing, a sine of seeded period 3–6 days whose steepest
+///   tendency is 0.1 kPa per 3 hours (1 hPa/3 h: "rising/falling slowly", 0.1–1.5 hPa in 3 hours, in
+///   the UK Met Office's pressure-tendency terms of its shipping forecast), so its amplitude is 0.38–0.76 kPa
+///   (a swing of 7.6–15 hPa, as depressions and anticyclones passing by); it starts at the seeded
+///   tendency in ±0.1 kPa per 3 hours and keeps the sea-level pressure within 1.6 kPa of its start
+///   for ever. Plus a slow oscillation of 3 Pa amplitude and a seeded period of 10–30 minutes.
 ///
 /// A value type, one per stream; ``altitude(at:)`` and ``pressureWithoutNoise(at:)`` are pure.
 public struct SimulatedBarometer: Sendable {
@@ -32,7 +36,12 @@ public struct SimulatedBarometer: Sendable {
     public let startTime: Double
     /// Noise (kPa rms).
     public let noise: Double
-    let tendency: Double
+    /// The synoptic swing: angular frequency (rad/s), amplitude (kPa), and the cosine and sine of its
+    /// phase at the start (the cosine sets the initial tendency).
+    let weatherOmega: Double
+    let weatherAmplitude: Double
+    let weatherCosine: Double
+    let weatherSine: Double
     let oscillationOmega: Double
     let oscillationPhase: Double
     var rng: SplitMix64
@@ -44,10 +53,28 @@ public struct SimulatedBarometer: Sendable {
         self.noise = noise.isFinite ? max(noise, 0) : 0
         var r = SplitMix64(seed: seed ^ 0x6A09_E667_F3BC_C909)
         referencePressure = r.uniform(100.3, 102.3)
-        tendency = r.uniform(-0.1, 0.1) / (3 * 3600)
+        // The initial tendency is drawn from `r` as before, so the noise that follows is unchanged for a
+        // seed; the swing's period and direction come from a generator of their own.
+        let tendency = r.uniform(-0.1, 0.1) / (3 * 3600)
+        var w = SplitMix64(seed: seed ^ 0xBB67_AE85_84CA_A73B)
+        weatherOmega = 2 * Double.pi / (w.uniform(3, 6) * 86_400)
+        weatherAmplitude = Self.steepestTendency / weatherOmega
+        weatherCosine = max(-1, min(1, tendency / Self.steepestTendency))
+        weatherSine = (w.next() & 1 == 0 ? 1 : -1) * (1 - weatherCosine * weatherCosine).squareRoot()
         oscillationOmega = 2 * Double.pi / r.uniform(600, 1800)
         oscillationPhase = r.uniform(0, 2 * Double.pi)
         rng = r
+    }
+
+    /// The steepest tendency of the simulated weather, kPa/s: 0.1 kPa (1 hPa) in 3 hours.
+    public static let steepestTendency = 0.1 / (3 * 3600)
+
+    /// The change of sea-level pressure (kPa) `tau` seconds after the start from the weather alone:
+    /// the synoptic swing plus the 3 Pa oscillation, zero at `tau = 0`, within ±1.6 kPa at any time.
+    public func weather(after tau: Double) -> Double {
+        let phase = weatherOmega * tau
+        let swing = weatherAmplitude * (_sine(phase) * weatherCosine + _cosine(phase) * weatherSine - weatherSine)
+        return swing + 0.003 * (_sine(oscillationOmega * tau + oscillationPhase) - _sine(oscillationPhase))
     }
 
     /// ISA pressure (kPa) at altitude `h` (m) for sea-level pressure `p0` (kPa).
@@ -113,11 +140,9 @@ public struct SimulatedBarometer: Sendable {
         }
     }
 
-    /// The pressure (kPa) at `t` without sensor noise: altitude plus weather drift.
+    /// The pressure (kPa) at `t` without sensor noise: altitude plus the weather (``weather(after:)``).
     public func pressureWithoutNoise(at t: Double) -> Double {
-        let tau = t - startTime
-        let weather = tendency * tau + 0.003 * (_sine(oscillationOmega * tau + oscillationPhase) - _sine(oscillationPhase))
-        return Self.pressure(altitude: altitude(at: t), seaLevel: referencePressure + weather)
+        Self.pressure(altitude: altitude(at: t), seaLevel: referencePressure + weather(after: t - startTime))
     }
 
     /// One reading (kPa) at `t` seconds since boot: ``pressureWithoutNoise(at:)`` plus white noise.

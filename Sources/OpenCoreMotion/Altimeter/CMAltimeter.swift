@@ -32,38 +32,60 @@ import MotionSources
 /// (kPa) is set; then altitude is the ISA altitude for that reference, accuracy 10 m.
 ///
 /// ## Threading
-/// Every member may be called from any thread. Handlers run on the queue given, in order. Once a stop
-/// method returns (called off that queue), no further call of that handler begins.
+/// Every member may be called from any thread. Handlers run on the queue given, in order, one call at a
+/// time. Once a stop method returns, no further call of that handler begins (a call already under way
+/// runs to its end) and no thread of the altimeter reads the barometer any more.
+///
+/// ## Virtual time
+/// A barometer in virtual time (``BarometerSource/virtualStartTime`` not `nil`: the simulator's, in tests)
+/// runs as fast as its handlers take updates: past 60 updates (a simulated minute) waiting for a
+/// handler, the reading thread waits until the handler has taken half of them (the bounded backlog with
+/// which `CMMotionManager` holds back a simulator or replay in virtual time), so a handler that is held back, or a queue
+/// that is suspended, holds the barometer's time back too; a stop releases it at once. A barometer on the
+/// real clock is never held back: its updates wait for the handler, none is lost.
 open class CMAltimeter: NSObject {
     // Not `Sendable`, as Apple's (a subclass would have to restate it; see Delivery/Unchecked.swift),
     // yet thread-safe: its stored state is immutable or behind a `Locked`, so sharing it between threads is safe.
     /// The barometer read, or `nil` when there is none.
     public let barometer: (any BarometerSource)?
 
-    private struct Run {
-        var generation: Int
+    /// A handler with its queue and the delivery that calls it there.
+    private struct Subscription<Item> {
         var queue: OperationQueue
-        var relative: CMAltitudeHandler?
-        var absolute: CMAbsoluteAltitudeHandler?
+        var handler: (Item?, (any Error)?) -> Void
+        var delivery: QueueDelivery<Item>
+
+        init(queue: OperationQueue, handler: @escaping (Item?, (any Error)?) -> Void, paced: Bool) {
+            self.queue = queue
+            self.handler = handler
+            delivery = QueueDelivery(queue: queue, handler: handler)
+            if paced { delivery.limitBacklog(to: CMAltimeter.pacedBacklog) }
+        }
+
+        /// The same handler on the same queue with a fresh delivery, for a new run.
+        func renewed(paced: Bool) -> Self { Self(queue: queue, handler: handler, paced: paced) }
     }
 
-    private struct State {
-        var run: Run?
-        var generation = 0
-        /// The worker reading the barometer for the current run, if any (``SourceWorker``, the runtime
-        /// every threaded source uses); a stop asks it to end, which cuts its sleep short.
-        var worker: SourceWorker?
+    /// One run: the handlers subscribed and the worker whose thread reads the barometer for them.
+    private struct Run {
+        var relative: Subscription<CMAltitudeData>?
+        var absolute: Subscription<CMAbsoluteAltitudeData>?
+        var worker: SourceWorker
 
-        /// Ends the current run; returns its worker, to be asked to stop outside the lock.
-        mutating func endRun() -> SourceWorker? {
-            run = nil
-            generation += 1
-            defer { worker = nil }
-            return worker
+        /// Ends the run: no handler call begins once this returns, and the reading thread has ended
+        /// (``SourceWorker/stop()`` joins it; cancelling the deliveries first wakes a thread waiting for
+        /// room in one of them).
+        func end() {
+            relative?.delivery.cancel()
+            absolute?.delivery.cancel()
+            worker.stop()
         }
     }
 
-    private let state = Locked(State())
+    /// The current run. Starts and stops run under this lock from beginning to end, the old run's
+    /// thread joined and the new one spawned inside, so two of them never interleave and a stop that
+    /// returns leaves no reading thread behind. The reading thread never takes it.
+    private let run = Locked<Run?>(nil)
 
     /// The clock the barometer is read on in real time (the real one; a ``ManualClock`` in tests).
     let clock: any SourceClock
@@ -72,6 +94,9 @@ open class CMAltimeter: NSObject {
     static let sampleRate = 25.0
     /// Readings averaged into one update (one second).
     static let samplesPerUpdate = 25
+    /// The updates a handler may fall behind a barometer in virtual time before the reading thread
+    /// waits for it: a minute of updates.
+    static let pacedBacklog = 60
 
     /// An altimeter on the process's default barometer (see the type's discussion).
     ///
@@ -87,7 +112,8 @@ open class CMAltimeter: NSObject {
         self.init(optionalBarometer: barometer)
     }
 
-    /// An altimeter on `barometer`, or on none, read in real time on `clock` (default: the real one).
+    /// An altimeter on `barometer`, or on none, read in real time on `clock` (default: the real one,
+    /// ``MonotonicSourceClock``; a ``ManualClock`` in tests). A barometer in virtual time ignores the clock.
     init(optionalBarometer: (any BarometerSource)?, clock: any SourceClock = MonotonicSourceClock.shared) {
         barometer = optionalBarometer
         self.clock = clock
@@ -95,7 +121,10 @@ open class CMAltimeter: NSObject {
     }
 
     deinit {
-        state.withLock { $0.endRun() }?.requestStop()
+        run.withLock { r in
+            r?.end()
+            r = nil
+        }
     }
 
     /// Whether relative altitude is available: the default barometer exists.
@@ -120,13 +149,18 @@ open class CMAltimeter: NSObject {
         start(queue: queue, relative: handler, absolute: nil)
     }
 
-    /// Stops relative altitude updates.
+    /// Stops relative altitude updates. Blocks until the reading thread has ended when no absolute
+    /// updates remain (one reading at most); never waits for `queue`.
     open func stopRelativeAltitudeUpdates() {
-        stop(state.withLock { s in
-            let q = s.run?.queue
-            s.run?.relative = nil
-            return (q, s.run?.absolute == nil ? s.endRun() : nil)
-        })
+        run.withLock { r in
+            guard let current = r, let relative = current.relative else { return }
+            relative.delivery.cancel()
+            r?.relative = nil
+            if current.absolute == nil {
+                current.end()
+                r = nil
+            }
+        }
     }
 
     /// Starts absolute altitude updates, about one a second, on `queue`, when
@@ -142,21 +176,21 @@ open class CMAltimeter: NSObject {
         start(queue: queue, relative: nil, absolute: handler)
     }
 
-    /// Stops absolute altitude updates.
+    /// Stops absolute altitude updates (see ``stopRelativeAltitudeUpdates()``).
     open func stopAbsoluteAltitudeUpdates() {
-        stop(state.withLock { s in
-            let q = s.run?.queue
-            s.run?.absolute = nil
-            return (q, s.run?.relative == nil ? s.endRun() : nil)
-        })
+        run.withLock { r in
+            guard let current = r, let absolute = current.absolute else { return }
+            absolute.delivery.cancel()
+            r?.absolute = nil
+            if current.relative == nil {
+                current.end()
+                r = nil
+            }
+        }
     }
 
-    private func stop(_ ended: (queue: OperationQueue?, worker: SourceWorker?)) {
-        ended.worker?.requestStop()
-        guard let queue = ended.queue, OperationQueue.current !== queue else { return }
-        queue.addOperations([BlockOperation {}], waitUntilFinished: true)
-    }
-
+    /// Ends the current run, if any, and starts a new one with the handlers given and those of the
+    /// current run (each on its own queue, with a fresh delivery).
     private func start(queue: OperationQueue, relative: CMAltitudeHandler?, absolute: CMAbsoluteAltitudeHandler?) {
         guard let barometer else {
             nonisolated(unsafe) let relative = relative, absolute = absolute
@@ -167,100 +201,80 @@ open class CMAltimeter: NSObject {
             }
             return
         }
-        let worker = SourceWorker(clock: clock)
-        let (generation, previous) = state.withLock { s -> (Int, SourceWorker?) in
-            s.generation += 1
-            var run = Run(generation: s.generation, queue: queue, relative: s.run?.relative, absolute: s.run?.absolute)
-            if let relative { run.relative = relative }
-            if let absolute { run.absolute = absolute }
-            s.run = run
-            defer { s.worker = worker }
-            return (s.generation, s.worker)
-        }
-        previous?.requestStop()
-        // The thread holds the altimeter weakly: releasing it ends the readings, as stopping does.
-        let box = WeakAltimeter(self)
-        worker.spawn(name: "CMAltimeter") { worker in
-            Self.loop(worker: worker, owner: { box.value }, barometer: barometer, generation: generation)
+        let paced = barometer.virtualStartTime != nil
+        let seaLevel = AltimeterSelection.seaLevelPressure
+        let clock = clock
+        run.withLock { r in
+            let previous = r
+            previous?.end()
+            var next = Run(relative: previous?.relative?.renewed(paced: paced),
+                           absolute: previous?.absolute?.renewed(paced: paced),
+                           worker: SourceWorker(clock: clock))
+            if let relative { next.relative = Subscription(queue: queue, handler: relative, paced: paced) }
+            if let absolute { next.absolute = Subscription(queue: queue, handler: absolute, paced: paced) }
+            r = next
+            let relativeDelivery = next.relative?.delivery
+            let absoluteDelivery = seaLevel == nil ? nil : next.absolute?.delivery
+            next.worker.spawn(name: "CMAltimeter") { worker in
+                CMAltimeter.read(barometer, worker: worker, seaLevel: seaLevel, relative: relativeDelivery, absolute: absoluteDelivery)
+            }
         }
     }
 
-    /// Reads the barometer until the run `generation` ends, its worker is stopped or the altimeter is
-    /// released.
-    private static func loop(worker: SourceWorker, owner: () -> CMAltimeter?, barometer: any BarometerSource, generation: Int) {
+    /// Reads `barometer` ``sampleRate`` times a second (on the worker's clock, or as fast as the
+    /// deliveries take updates in virtual time) and queues the mean of each ``samplesPerUpdate``
+    /// readings, until the worker stops or a read fails; a failure queues the error once, after the
+    /// updates already queued (a replayed recording queues many before it ends), unless the run was
+    /// stopped first.
+    private static func read(_ barometer: any BarometerSource, worker: SourceWorker, seaLevel: Double?,
+                             relative: QueueDelivery<CMAltitudeData>?, absolute: QueueDelivery<CMAbsoluteAltitudeData>?) {
         let virtual = barometer.virtualStartTime
-        var t = virtual ?? worker.clock.now()
+        let start = virtual ?? worker.clock.now()
+        var reads = 0
         var sum = 0.0
         var count = 0
         var reference: Double?
-        let seaLevel = AltimeterSelection.seaLevelPressure
-        while true {
-            guard let me = owner(),
-                  let run = me.state.withLock({ $0.run?.generation == generation ? $0.run : nil }) else { return }
+        while !worker.isStopping {
+            // Each reading's time from the start, not summed, so a long run keeps exactly 25 a second.
+            let t = start + Double(reads) / sampleRate
+            if virtual == nil, !worker.sleep(until: t) { return }
+            reads += 1
             let pressure: Double
             do {
                 pressure = try barometer.readPressure(at: t)
             } catch {
+                // The first terminal event of the worker, unless a stop came first: then silence.
+                guard worker.end(.failed(error)) else { return }
                 let ns = NSError.coreMotion(error.kind == .permissionDenied ? CMErrorNotAuthorized : CMErrorNotAvailable,
                                             error.description, path: error.path)
-                // The run ends here; its handlers get the error once (unless stopped meanwhile), after the
-                // updates already queued (a replayed recording queues many before it ends).
-                me.deliver(run, generation: generation) { [weak me] r in
-                    r.relative?(nil, ns)
-                    r.absolute?(nil, ns)
-                    me?.state.withLock { s in
-                        if s.run?.generation == generation { _ = s.endRun() }
-                    }
-                }
+                relative?.enqueue(error: ns)
+                absolute?.enqueue(error: ns)
                 return
             }
             if pressure.isFinite, pressure > 0 {
                 sum += pressure
                 count += 1
             }
-            if count == Self.samplesPerUpdate {
-                let mean = sum / Double(count)
-                sum = 0
-                count = 0
-                let p0 = reference ?? mean
-                reference = p0
-                let relativeAltitude = SimulatedBarometer.altitude(pressure: mean, seaLevel: 101.325)
-                    - SimulatedBarometer.altitude(pressure: p0, seaLevel: 101.325)
-                let timestamp = t
-                let absolute = seaLevel.map { SimulatedBarometer.altitude(pressure: mean, seaLevel: $0) }
-                me.deliver(run, generation: generation) { r in
-                    r.relative?(CMAltitudeData(timestamp: timestamp, relativeAltitude: relativeAltitude, pressure: mean), nil)
-                    if let absolute {
-                        r.absolute?(CMAbsoluteAltitudeData(timestamp: timestamp, altitude: absolute, accuracy: 10, precision: 0.2), nil)
-                    }
-                }
+            guard count == samplesPerUpdate else { continue }
+            let mean = sum / Double(count)
+            sum = 0
+            count = 0
+            let p0 = reference ?? mean
+            reference = p0
+            // Either enqueue may wait for its handler (virtual time); a stop wakes it.
+            relative?.enqueue(CMAltitudeData(
+                timestamp: t,
+                relativeAltitude: SimulatedBarometer.altitude(pressure: mean, seaLevel: 101.325)
+                    - SimulatedBarometer.altitude(pressure: p0, seaLevel: 101.325),
+                pressure: mean))
+            if let absolute, let seaLevel {
+                absolute.enqueue(CMAbsoluteAltitudeData(
+                    timestamp: t, altitude: SimulatedBarometer.altitude(pressure: mean, seaLevel: seaLevel),
+                    accuracy: 10, precision: 0.2))
             }
-            t += 1 / Self.sampleRate
-            if virtual == nil {
-                if !worker.sleep(until: t) { return }
-            } else if run.queue.operationCount > 100 {
-                // Virtual time: do not run ahead of a slow handler without limit. This waits for the
-                // handler's queue, real work, so it is on the real clock whatever the worker's.
-                MonotonicSourceClock.shared.sleep(until: MonotonicClock.now() + 0.001)
-                if worker.isStopping { return }
-            }
-        }
-    }
-
-    /// Runs `body` on the run's queue with the handlers current there, if the run is still current.
-    private func deliver(_ run: Run, generation: Int, _ body: @escaping (Run) -> Void) {
-        nonisolated(unsafe) let body = body
-        let weakSelf = WeakAltimeter(self)
-        run.queue.addOperation {
-            guard let current = weakSelf.value?.state.withLock({ $0.run?.generation == generation ? $0.run : nil }) else { return }
-            body(current)
         }
     }
 }
-
-/// A weak reference to an altimeter, for its reading thread and its queue's operations (the altimeter is
-/// thread-safe by construction: its state is in a `Locked`).
-private typealias WeakAltimeter = UncheckedWeak<CMAltimeter>
 
 /// The process's default barometer and sea-level reference.
 enum AltimeterSelection {
