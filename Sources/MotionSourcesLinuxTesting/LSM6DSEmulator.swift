@@ -252,13 +252,13 @@ package final class LSM6DSEmulator: EmulatedI2CChip, Sendable {
         let counter = s.tagCounter
         s.tagCounter = (counter + 1) % 4
         for sensor in sensors where !losesWord(index, sensor) {
-            let bits = sensor << 3 | UInt8(counter) << 1
+            let bits = sensor << 3 | UInt8(counter) << 1  // safe: counter is tagCounter, kept in 0...3
             let tag = bits | UInt8(bits.nonzeroBitCount % 2)
             let payload: [UInt8]
             switch sensor {
             case 0x01: payload = Array(r[0x22...0x27])
             case 0x02: payload = Array(r[0x28...0x2D])
-            default: payload = (0..<6).map { UInt8(truncatingIfNeeded: (index >> (8 * ($0 % 4))) ^ 0x5A) }
+            default: payload = (0..<6).map { UInt8(truncatingIfNeeded: (index >> (8 * ($0 % 4))) ^ 0x5A) }  // safe: truncating, never traps
             }
             if s.fifo.append([tag] + payload) { s.overrunLatched = true }
         }

@@ -250,6 +250,20 @@ struct VirtualSubject: AltimeterContractSubject {
 }
 
 @Suite struct AltimeterRuntimeTests {
+    /// A virtual-time barometer whose handler's queue is suspended, once it has read as far as the
+    /// backlog lets it: `bound` reads, the backlog's updates and the one that waits for room.
+    func heldAtTheLimit() async -> (HeldBarometer, CMAltimeter, OperationQueue, AltitudeLog, bound: Int) {
+        let barometer = HeldBarometer(virtualStartTime: 0)
+        let altimeter = CMAltimeter(barometer: barometer)
+        let queue = serialQueue()
+        queue.isSuspended = true
+        let log = AltitudeLog()
+        altimeter.startRelativeAltitudeUpdates(to: queue, withHandler: log.handler)
+        let bound = (CMAltimeter.pacedBacklog + 1) * CMAltimeter.samplesPerUpdate
+        #expect(await barometer.changes.until { barometer.reads >= bound })
+        return (barometer, altimeter, queue, log, bound)
+    }
+
     /// On a ``ManualClock`` a real-time barometer is read exactly 25 times a simulated second: 3 s from
     /// the start are 76 reads (t = 0, 0.04 … 3.00) and 3 updates, each the mean of 25 consecutive reads,
     /// stamped with the last read's time, 1 s apart. No real time passes and nothing is polled.
@@ -281,14 +295,7 @@ struct VirtualSubject: AltimeterContractSubject {
     /// updates queued, 61 × 25 reads, and no further read however long it is held; released, the
     /// barometer goes on, every update delivered in order, 1 s of virtual time apart.
     @Test func aHeldHandlerHoldsBackAVirtualTimeBarometer() async {
-        let barometer = HeldBarometer(virtualStartTime: 0)
-        let altimeter = CMAltimeter(barometer: barometer)
-        let queue = serialQueue()
-        queue.isSuspended = true
-        let log = AltitudeLog()
-        altimeter.startRelativeAltitudeUpdates(to: queue, withHandler: log.handler)
-        let bound = (CMAltimeter.pacedBacklog + 1) * CMAltimeter.samplesPerUpdate
-        #expect(await barometer.changes.until { barometer.reads >= bound })
+        let (barometer, altimeter, queue, log, bound) = await heldAtTheLimit()
         await pauseFor(0.3)  // room for reads that should not happen
         #expect(barometer.reads == bound, "held at the limit while the handler is held")
         #expect(log.events.isEmpty)
@@ -302,14 +309,7 @@ struct VirtualSubject: AltimeterContractSubject {
     /// Stopping while the handler is held returns at once (it never waits for the handler's queue),
     /// releases the reading thread, and nothing queued before the stop reaches the handler afterwards.
     @Test func stoppingWhileTheHandlerIsHeldReturnsAtOnceAndDeliversNothing() async {
-        let barometer = HeldBarometer(virtualStartTime: 0)
-        let altimeter = CMAltimeter(barometer: barometer)
-        let queue = serialQueue()
-        queue.isSuspended = true
-        let log = AltitudeLog()
-        altimeter.startRelativeAltitudeUpdates(to: queue, withHandler: log.handler)
-        let bound = (CMAltimeter.pacedBacklog + 1) * CMAltimeter.samplesPerUpdate
-        #expect(await barometer.changes.until { barometer.reads >= bound })
+        let (barometer, altimeter, queue, log, _) = await heldAtTheLimit()
         let begin = MonotonicClock.now()
         altimeter.stopRelativeAltitudeUpdates()
         let took = MonotonicClock.now() - begin

@@ -28,6 +28,18 @@ import Testing
             }
         }
         var count: Int { returned.withLock { $0 } }
+
+        /// With `paced`, expects the emits held at ``QueuePush/pacedBacklog`` (and still there 0.3 s
+        /// later) while the consumer takes nothing; without, expects all `total` to return.
+        func expectHeldAtTheLimit(if paced: Bool, total: Int, while consumer: String) async {
+            if paced {
+                #expect(await changes.until { self.count >= QueuePush.pacedBacklog })
+                try? await Task.sleep(nanoseconds: 300_000_000)
+                #expect(count == QueuePush.pacedBacklog, "held at the limit while \(consumer)")
+            } else {
+                #expect(await changes.until { self.count == total }, "a source on a clock is never held back")
+            }
+        }
     }
 
     /// A ``ManualSource`` that says it runs in virtual time (or not).
@@ -114,14 +126,8 @@ import Testing
         let emitter = Emitter(source.base)
         let total = QueuePush.pacedBacklog * 3
         emitter.start(total)
-        if paced {
-            #expect(await emitter.changes.until { emitter.count >= QueuePush.pacedBacklog })
-            try? await Task.sleep(nanoseconds: 300_000_000)
-            // The sample past the limit is queued, and its emit waits.
-            #expect(emitter.count == QueuePush.pacedBacklog, "held at the limit while the handler is held")
-        } else {
-            #expect(await emitter.changes.until { emitter.count == total }, "a source on a clock is never held back")
-        }
+        // The sample past the limit is queued, and its emit waits.
+        await emitter.expectHeldAtTheLimit(if: paced, total: total, while: "the handler is held")
         queue.isSuspended = false
         #expect(await calls.until { calls.count == total })
         #expect(calls.all == (0..<total).map { 1 + Double($0) * 0.01 })
@@ -153,13 +159,7 @@ import Testing
         let emitter = Emitter(source.base)
         let total = QueuePush.pacedBacklog * 3
         emitter.start(total)
-        if paced {
-            #expect(await emitter.changes.until { emitter.count >= QueuePush.pacedBacklog })
-            try? await Task.sleep(nanoseconds: 300_000_000)
-            #expect(emitter.count == QueuePush.pacedBacklog, "held at the limit while the loop takes nothing")
-        } else {
-            #expect(await emitter.changes.until { emitter.count == total }, "a source on a clock is never held back")
-        }
+        await emitter.expectHeldAtTheLimit(if: paced, total: total, while: "the loop takes nothing")
         var samples: [CMAccelerometerData] = []
         for try await sample in updates {
             samples.append(sample)

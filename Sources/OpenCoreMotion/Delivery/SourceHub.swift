@@ -43,9 +43,14 @@ final class SourceHub: Sendable {
     /// The source as a provider of its own attitude, when it is one (looked up once, not per sample).
     private let ownAttitudeProvider: (any OwnAttitudeProviding)?
 
+    /// Whether the source runs as fast as its consumers take its samples (``ConsumerPacedSource``: a
+    /// simulator or replay in virtual time), so each consumer bounds what waits for it.
+    let isPacedByConsumers: Bool
+
     private init(source: any SensorSource) {
         self.source = source
         ownAttitudeProvider = source as? any OwnAttitudeProviding
+        isPacedByConsumers = (source as? any ConsumerPacedSource)?.isPacedByConsumers ?? false
         calibration = Self.storedCalibration(of: source.info)
         var hubState = SourceHubState()
         if let c = calibration?.calibration, c.calibratesMagnetometer {

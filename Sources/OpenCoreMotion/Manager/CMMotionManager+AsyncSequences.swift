@@ -57,12 +57,7 @@ extension CMMotionManager {
         let checked = check(slot, stream: stream)
         // A virtual-time source would fill memory ahead of a slow loop: its sequence holds a bounded
         // buffer, and the source's thread waits for room (`yieldWaitingForRoom`).
-        let paced: Bool
-        if case .success(let (hub, _)) = checked, let source = hub.source as? any ConsumerPacedSource {
-            paced = source.isPacedByConsumers
-        } else {
-            paced = false
-        }
+        let paced = if case .success(let (hub, _)) = checked { hub.isPacedByConsumers } else { false }
         let policy: AsyncThrowingStream<T, any Error>.Continuation.BufferingPolicy =
             paced ? .bufferingOldest(QueuePush.pacedBacklog) : .unbounded
         return AsyncThrowingStream(bufferingPolicy: policy) { continuation in

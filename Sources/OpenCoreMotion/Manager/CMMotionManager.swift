@@ -214,7 +214,7 @@ open class CMMotionManager: NSObject {
             return refusal.error
         }
         stop(slot)
-        if let paced = hub.source as? any ConsumerPacedSource, paced.isPacedByConsumers {
+        if hub.isPacedByConsumers {
             push?.limitBacklog(QueuePush.pacedBacklog)
         }
         let (interval, generation, showsMovement) = state.withLock { s in
@@ -284,18 +284,12 @@ open class CMMotionManager: NSObject {
         if current { push?.deliver(item) }
     }
 
-    /// Blocks until the source has taken every change of demand asked for so far: after the last
-    /// `stop…Updates()`, until it is stopped (and what fusion learned is saved). For a process about to
-    /// exit (the `coremotion` tool): without it, exiting while the source is being reconfigured can leave
-    /// a device half set up (an I2C chip between its power-up commands). Do not call it from a handler.
-    package func waitUntilSourceSettles() {
-        hub?.settle()
-    }
-
-    /// ``waitUntilSourceSettles()`` for every source any manager of the process uses: after the last
-    /// `stop…Updates()` of each, until it is stopped and what fusion learned is saved. The `coremotion`
-    /// tool calls it once a command has returned, before the process exits; sources still running are
-    /// left running. Do not call it from a handler.
+    /// Blocks until every source any manager of the process uses has taken every change of demand asked
+    /// for so far: after the last `stop…Updates()` of each, until it is stopped and what fusion learned is
+    /// saved. For a process about to exit (the `coremotion` tool calls it once a command has returned):
+    /// without it, exiting while a source is being reconfigured can leave a device half set up (an I2C
+    /// chip between its power-up commands). Sources still running are left running. Do not call it from
+    /// a handler.
     package static func waitUntilEverySourceSettles() {
         SourceHub.settleAll()
     }
