@@ -429,7 +429,8 @@ package struct LSM6DSConfiguration: Sendable, Hashable {
 /// accelerometer word of the same time slot are one sample, in either order; timestamp,
 /// temperature and other words are skipped; a word whose partner is missing, or slots the counter
 /// skips, lose their samples only (``fifoDroppedBatches``; not reported as an interruption, the
-/// FIFO is not reset), and the samples around them keep their times. Four slots lost in a row are
+/// FIFO is not reset; the log is told at the first loss and at each tenfold count), and the samples
+/// around them keep their times. Four slots lost in a row are
 /// invisible to the 2-bit counter; only an overflow loses that many, and the status tells.
 ///
 /// The transfers: per poll one status read, the words, one status read. Untagged words in SMBus
@@ -471,6 +472,9 @@ package struct LSM6DSDriver: I2CChipDriver {
     /// Tagged FIFO: batches lost so far without an overflow, a word whose partner was missing or a
     /// time slot the tag counter skipped (``LSM6DSTagPairing``); their samples are not delivered.
     package var fifoDroppedBatches: Int { pairing.droppedBatches }
+    /// The count of ``fifoDroppedBatches`` at which the log is told next: the first loss, then each
+    /// tenfold (1, 10, 100, …), so a chip that keeps losing words is heard without flooding the log.
+    private var nextDropNotice = 1
 
     /// Creates the driver of the chip at `address` on `busPath`; `mountMatrix` maps chip axes to
     /// device axes (the kernel's `mount_matrix` sense; default identity).
@@ -625,7 +629,12 @@ package struct LSM6DSDriver: I2CChipDriver {
             for (slot, at) in zip(slots, stamps) {
                 if let b = slot { samples += decode(b, at: at) }
             }
-            return samples.isEmpty ? [] : [.deliver(samples)]
+            var actions: [I2CDriverAction] = samples.isEmpty ? [] : [.deliver(samples)]
+            if pairing.droppedBatches >= nextDropNotice {
+                actions.append(.notice("the \(name) at \(place): samples lost in its FIFO so far: \(pairing.droppedBatches) (a word without its partner, or a time slot its counter skipped); the stream goes on"))
+                nextDropNotice = pairing.droppedBatches * 10
+            }
+            return actions
         }
     }
 

@@ -130,9 +130,25 @@ final class Mosquitto: @unchecked Sendable {
         }
     }
 
+    /// A broker still running is told to stop (SIGTERM) and reaped on a thread of its own, which then
+    /// removes its directory: the last reference may drop on a cooperative thread, which must not wait
+    /// for the broker to save its sessions and exit.
     deinit {
-        stop()
-        try? FileManager.default.removeItem(at: dir)
+        let child = pid, dir = dir
+        guard child > 0 else {
+            try? FileManager.default.removeItem(at: dir)
+            return
+        }
+        kill(child, SIGTERM)
+        Thread.detachNewThread {
+            var status: Int32 = 0, reaped = false
+            for _ in 0..<6000 where !reaped {
+                reaped = waitpid(child, &status, WNOHANG) == child
+                if !reaped { usleep(10_000) }
+            }
+            if !reaped { kill(child, SIGKILL); waitpid(child, &status, 0) }
+            try? FileManager.default.removeItem(at: dir)
+        }
     }
 
     static func freePort() throws -> Int {

@@ -480,6 +480,8 @@ import Testing
         #expect(idx == Array(first...last).filter { !lost.contains($0) }, "missing: \(Set(first...last).subtracting(idx).sorted())")
         #expect(rig.pairedExactly)
         #expect((rig.driver as? LSM6DSDriver)?.fifoDroppedBatches == 5)
+        // The log hears of it at the first loss only (the next notice is due at 10).
+        #expect(rig.notices.count == 1 && rig.notices.first?.contains("samples lost in its FIFO so far: 1 ") == true, "\(rig.notices)")
         let p = rig.period()
         let before = try #require(rig.gyro.first { MPUFIFOTests.index($0) == 999 }), after = try #require(rig.gyro.first { MPUFIFOTests.index($0) == 1003 })
         #expect(abs(after.timestamp - before.timestamp - 4 * p) < p / 2, "999 to 1003: \((after.timestamp - before.timestamp) / p) periods")
