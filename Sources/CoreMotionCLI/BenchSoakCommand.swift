@@ -12,8 +12,9 @@ struct BenchSoakCommand: AsyncParsableCommand {
         abstract: "Stream one sensor from a source through a CMMotionManager for a long time; report lost samples, and CPU and memory per window.",
         discussion: """
             The default is device motion from the simulator (real-time clock); --source takes any source (iio, \
-            evdev, a phone, mqtt://…), whose own samples are counted as they leave it, so lost = emitted − delivered \
-            (ask for the source's own rate: a manager slower than its source drops what falls between updates). \
+            evdev, a phone, mqtt://…), whose own samples are counted as they leave it and thinned to --rate as the \
+            manager thins them (a phone runs at its own rate; device motion is fused at 100 Hz or more), so \
+            lost = expected − delivered. \
             Memory is the resident set size from /proc/self/statm, sampled every second; growth is the last sample \
             minus the sample at the end of the warm-up (a quarter of the run, at most 60 s). CPU is this process's \
             user and system time (getrusage) per window. Goal: 0 lost, under 1 MB (1024 kB) growth, and the CPU \

@@ -1,10 +1,17 @@
 import Foundation
 import MotionSources
+import OpenCoreMotion
 
 /// Passes a source through, counting what it emits up to a cut-off time: every sample, and the
 /// gyroscope samples that can produce a device-motion update (those after the first accelerometer
 /// sample, where fusion starts). The delivery and soak benchmarks compare these with what their
 /// handlers got.
+///
+/// With a `deliveryInterval`, the expected updates (``expected(_:)``, ``expectedDeviceMotionUpdates``)
+/// are those a consumer at that interval is owed: each stream thinned by timestamp as
+/// `CMMotionManager` thins it (`Decimator`, with the period of the rate the source granted). A source
+/// may run faster than asked: a phone at its own rate, or device motion, whose fusion runs at
+/// 100 Hz or more and is delivered at the interval asked.
 ///
 /// ## Threading
 /// Thread-safe: the counts are behind a lock; the sink may run on any thread.
@@ -17,11 +24,39 @@ package final class CountingSource: SensorSource {
         var deviceMotionUpdates = 0
         var sawAccelerometer = false
         var cutoff = Double.infinity
+        /// The rates the source granted, else those asked for, Hz.
+        var rates: [SensorKind: Double] = [:]
+        var last: [SensorKind: Double] = [:]
+        var thinned: [SensorKind: Decimator] = [:]
+        var thinnedCounts: [SensorKind: Int] = [:]
+        var deviceMotion: Decimator?
+        var thinnedDeviceMotion = 0
     }
-    private let counts = Locked(Counts())
+    private let counts: Locked<Counts>
 
-    /// Counts what `inner` emits.
-    package init(_ inner: any SensorSource) { self.inner = inner }
+    /// Counts what `inner` emits; with `deliveryInterval` (seconds), also what a consumer at that
+    /// interval is owed.
+    package init(_ inner: any SensorSource, deliveryInterval: Double? = nil) {
+        self.inner = inner
+        var c = Counts()
+        if let deliveryInterval {
+            for kind in SensorKind.allCases { c.thinned[kind] = Decimator(interval: deliveryInterval) }
+            c.deviceMotion = Decimator(interval: deliveryInterval)
+        }
+        counts = Locked(c)
+    }
+
+    /// The updates of `kind` a consumer at the delivery interval is owed (every one emitted without a
+    /// delivery interval).
+    package func expected(_ kind: SensorKind) -> Int {
+        counts.withLock { $0.deviceMotion == nil ? $0.perSensor[kind, default: 0] : $0.thinnedCounts[kind, default: 0] }
+    }
+
+    /// The device-motion updates a consumer at the delivery interval is owed (``deviceMotionUpdates``
+    /// without a delivery interval).
+    package var expectedDeviceMotionUpdates: Int {
+        counts.withLock { $0.deviceMotion == nil ? $0.deviceMotionUpdates : $0.thinnedDeviceMotion }
+    }
 
     package var info: SourceInfo { inner.info }
 
@@ -38,18 +73,30 @@ package final class CountingSource: SensorSource {
     package func setCutoff(_ t: Double) { counts.withLock { $0.cutoff = t } }
 
     package func apply(_ demand: SensorDemand, sink: @escaping @Sendable (SourceEvent) -> Void) throws(SourceError) -> [SensorKind: Double] {
-        try inner.apply(demand) { [self] event in
+        counts.withLock { c in c.rates.merge(demand.rates) { granted, _ in granted } }
+        let granted = try inner.apply(demand) { [self] event in
             if case .sample(let s) = event {
-                counts.withLock {
-                    if s.sensor == .accelerometer { $0.sawAccelerometer = true }
-                    guard s.timestamp <= $0.cutoff else { return }
-                    $0.emitted += 1
-                    $0.perSensor[s.sensor, default: 0] += 1
-                    if s.sensor == .gyro, $0.sawAccelerometer { $0.deviceMotionUpdates += 1 }
+                counts.withLock { c in
+                    if s.sensor == .accelerometer { c.sawAccelerometer = true }
+                    guard s.timestamp <= c.cutoff else { return }
+                    c.emitted += 1
+                    c.perSensor[s.sensor, default: 0] += 1
+                    if s.sensor == .gyro, c.sawAccelerometer { c.deviceMotionUpdates += 1 }
+                    // What the manager would pass on: finite, newer than the last of its sensor, due.
+                    guard c.deviceMotion != nil, s.timestamp.isFinite, s.value.isFinite,
+                          c.last[s.sensor].map({ s.timestamp > $0 }) ?? true else { return }
+                    c.last[s.sensor] = s.timestamp
+                    let period = 1 / (c.rates[s.sensor] ?? 100)
+                    if c.thinned[s.sensor]?.accept(s.timestamp, sourcePeriod: period) == true { c.thinnedCounts[s.sensor, default: 0] += 1 }
+                    if s.sensor == .gyro, c.sawAccelerometer, c.deviceMotion?.accept(s.timestamp, sourcePeriod: period) == true {
+                        c.thinnedDeviceMotion += 1
+                    }
                 }
             }
             sink(event)
         }
+        counts.withLock { c in c.rates.merge(granted) { _, granted in granted } }
+        return granted
     }
 }
 

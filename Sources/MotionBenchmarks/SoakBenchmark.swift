@@ -111,7 +111,7 @@ package enum SoakBenchmark {
     /// - Throws: ``BenchmarkFailure`` when the source lacks the sensor.
     package static func run(source: any SensorSource, spec: String, stream: Stream, rate: Double, seconds: Double,
                             window: Double) async throws -> Result {
-        let counting = CountingSource(source)
+        let counting = CountingSource(source, deliveryInterval: 1 / rate)
         let manager = CMMotionManager(source: counting)
         let tally = Locked(DeliveryTally())
         let failure = Locked<String?>(nil)
@@ -185,7 +185,7 @@ package enum SoakBenchmark {
         case .magnetometer: manager.stopMagnetometerUpdates()
         }
         let after = rssAfterWarmup ?? rssStart
-        let expected = emittedKind.map { counting.emitted($0) } ?? counting.deviceMotionUpdates
+        let expected = emittedKind.map { counting.expected($0) } ?? counting.expectedDeviceMotionUpdates
         let cpu = cpuRatio(windows, warmup: warmup, window: window)
         return tally.withLock { tally in
             var result = Result(source: spec, sensor: stream.rawValue, rate_hz: rate, seconds: seconds, warmup_seconds: warmup, expected: expected,

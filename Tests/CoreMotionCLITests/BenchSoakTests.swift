@@ -17,6 +17,20 @@ import Testing
         #expect(object["growth_kb"] as? Int == (rss["end"] ?? 0) - (rss["after_warmup"] ?? 0))
     }
 
+    /// Below the 100 Hz at which fusion runs, device motion is thinned to the interval asked for: the
+    /// soak expects the updates a consumer at that interval is owed, not one per fusion step (it used
+    /// to report half of a 50 Hz run lost, and fail).
+    @Test func aSoakSlowerThanFusionExpectsTheUpdatesAtItsInterval() async throws {
+        for sensor in ["device-motion", "accelerometer"] {
+            let r = try await CLI.run(["bench", "soak", "--rate", "40", "--seconds", "4", "--sensor", sensor, "--json"], timeout: 30)
+            #expect(r.status == 0, "\(sensor): \(r.stdout) \(r.stderr)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+            let expected = try #require(object["expected"] as? Int)
+            #expect(expected > 120 && expected < 180, "\(sensor): about 40 Hz for 4 s: \(expected)")
+            #expect(object["delivered"] as? Int == expected && object["lost"] as? Int == 0, "\(sensor): \(r.stdout)")
+        }
+    }
+
     /// A copy of an MPU-6050's sysfs attributes on disk (what the inv_mpu6050 driver shows, no buffer),
     /// polled at its fastest rate (500 Hz) as device motion through the real IIO source and a
     /// `CMMotionManager` for two minutes: issue 19's reproduction, where the sink's reabstraction thunks

@@ -39,27 +39,42 @@ struct SoakTests {
     }
 }
 
-/// The same through the kernel's input core, shortened: a DualSense-like motion node made through
-/// `/dev/uinput` at 100 Hz, read with `--source evdev:NODE` as device motion by `coremotion bench soak`
-/// (`scripts/vm/scenarios/evdev-soak.sh`; by hand: `… evdev-soak.sh 3600 60` for the hour).
+/// The same through the kernel's input core and its HID sensor drivers, shortened: device motion from
+/// a uinput motion node at 100 Hz (`evdev-soak.sh`: `--source evdev:NODE`) and from a uhid sensor hub's
+/// IIO buffers at 50 Hz (`hid-soak.sh`: hid-sensor-hub, `--source iio`), each through a
+/// `CMMotionManager` by `coremotion bench soak`; by hand `… evdev-soak.sh 3600 60` or `… hid-soak.sh
+/// 3600 60` for the hour.
 @Suite(.serialized, .enabled(if: VMRig.enabled, VMRig.skipComment))
-struct EvdevSoakTests {
+struct DeviceSoakTests {
     static let seconds = 30
-    static let boot = VMRig.Shared("evdev-soak.sh", [String(seconds), "10"])
+    static let evdev = VMRig.Shared("evdev-soak.sh", [String(seconds), "10"])
+    static let hid = VMRig.Shared("hid-soak.sh", [String(seconds), "10"])
 
-    @Test func deviceMotionFromAnInputNodeEndsNormallyWithNothingLostAndFlatMemory() async throws {
-        let run = await Self.boot.value
-        guard run.ranToEnd() else { return }
+    /// bench soak's own goals met, nothing lost or out of order, at least `floor` updates a second (the
+    /// emulated device sends at its rate whatever the guest's load, but a starved guest falls behind),
+    /// every window delivering, and the emulated device still alive (`aliveKey`) at the end.
+    func check(_ run: ScenarioRun, floor: Int, aliveKey: String) throws {
         let block = run.block("soak")
         #expect(block.status == 0, "bench soak's own goals (0 lost, < 1 MB growth, flat CPU): \(block.stdout) \(block.stderr)")
         let json = try #require(block.stdout.first { $0.hasPrefix("{") })
         let report = try JSONDecoder().decode(SoakTests.Report.self, from: Data(json.utf8))
         #expect(report.lost == 0 && report.out_of_order == 0)
         #expect(report.growth_kb < 1024)
-        // The node sends 100 frames a second whatever the guest's load; device motion comes one per frame.
-        #expect(report.delivered >= 50 * Self.seconds, "\(report.delivered) updates in \(Self.seconds) s")
+        #expect(report.delivered >= floor * Self.seconds, "\(report.delivered) updates in \(Self.seconds) s")
         #expect(report.windows.count == Self.seconds / 10)
         #expect(report.windows.allSatisfy { $0.delivered > 0 }, "every window delivers: \(report.windows.map(\.delivered))")
-        #expect(run.values["node_alive"] == "yes", "the uinput node ran to the end")
+        #expect(run.values[aliveKey] == "yes", "the emulated device ran to the end")
+    }
+
+    @Test func deviceMotionFromAnInputNodeEndsNormallyWithNothingLostAndFlatMemory() async throws {
+        let run = await Self.evdev.value
+        guard run.ranToEnd() else { return }
+        try check(run, floor: 50, aliveKey: "node_alive")
+    }
+
+    @Test func deviceMotionFromAHIDSensorHubEndsNormallyWithNothingLostAndFlatMemory() async throws {
+        let run = await Self.hid.value
+        guard run.ranToEnd() else { return }
+        try check(run, floor: 20, aliveKey: "hub_alive")
     }
 }

@@ -5,17 +5,18 @@
 /// whose interval is no longer than the source's period gets every sample, however the timestamps
 /// jitter: there is nothing to thin, and a late sample must not cost the one that catches up right
 /// after it. After a gap longer than the interval the schedule restarts from the sample after the gap.
-struct Decimator: Sendable {
+package struct Decimator: Sendable {
     /// The consumer's interval, seconds.
-    var interval: Double
+    package var interval: Double
     private var nextDue: Double?
 
-    init(interval: Double) {
+    /// A decimator for a consumer whose update interval is `interval` seconds.
+    package init(interval: Double) {
         self.interval = interval
     }
 
     /// Whether the sample at `t` (seconds) goes to the consumer, given the source's period (seconds).
-    mutating func accept(_ t: Double, sourcePeriod: Double) -> Bool {
+    package mutating func accept(_ t: Double, sourcePeriod: Double) -> Bool {
         if interval <= sourcePeriod * (1 + 1e-9) {
             nextDue = t + interval
             return true
