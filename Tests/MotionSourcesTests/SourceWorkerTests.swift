@@ -76,6 +76,9 @@ import Testing
         box.withLock { $0 = worker }
         worker.spawn { Self.ticking($0, start: 0) }
         #expect(await recorder.waitFor { !$0.isEmpty })
+        // The sink records the sample before it stops the worker, and "nobody parked" holds while the
+        // body is still in the sink: wait for the stop itself (ThreadSanitizer's slowness showed it).
+        #expect(await eventually { worker.isStopping })
         #expect(await clock.settle(parked: 0))
         clock.advance(to: 1)
         #expect(await clock.settle(parked: 0))
