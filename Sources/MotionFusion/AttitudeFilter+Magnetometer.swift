@@ -102,8 +102,16 @@ extension AttitudeFilter {
             // still-settling fit must reproduce it (carrying a fit's strength over whenever it departs by the
             // norm threshold let such fits steer the heading on BROAD).
             let strength = state.calibrator.fieldStrength
+            // Likewise when the raw field the reference was learned from varied with orientation and
+            // the calibration steadies it: that reference saw the Earth's field through an unknown
+            // offset, and it would reject the field the calibration has just explained.
+            var explained = false
+            if calibrated, !state.usesCalibratedField, let raw = state.calibrator.normSpread(calibrated: false),
+               let corrected = state.calibrator.normSpread(calibrated: true) {
+                explained = corrected < 0.5 * raw
+            }
             if calibrated, !state.calibrator.usesRotationEstimate, strength > 1e-9,
-               state.magneticReferenceNorm > 2 * strength || 2 * state.magneticReferenceNorm < strength {
+               explained || state.magneticReferenceNorm > 2 * strength || 2 * state.magneticReferenceNorm < strength {
                 state.magneticReferenceNorm = strength
                 state.magneticReferenceDip = dip
                 state.magneticReferenceConfirmed = false

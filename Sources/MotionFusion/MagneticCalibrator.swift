@@ -97,9 +97,34 @@ public struct MagneticCalibrator: Sendable {
     private var cosStep: (step: Double, cos: Double) = (0, 1)
     private var octants: UInt8 = 0
     private var residual: Double = 1
+    /// The last ``recentCapacity`` samples accepted into the fit (raw, µT), oldest overwritten first.
+    private var recent: InlineArray<32, Vector3> = .init(repeating: .zero)
+    private var recentCount = 0
+    /// Number of accepted samples ``normSpread(calibrated:)`` looks at.
+    public static let recentCapacity = 32
 
     /// Creates an empty calibrator.
     public init() {}
+
+    /// How much the field strength varies over the last accepted samples (spread over orientations by
+    /// ``minimumAngleStep``): the standard deviation of their norms over the mean norm, raw or through
+    /// the calibration in use; `nil` before 16 samples. A real hard or soft iron makes the raw norm vary
+    /// with orientation and a calibration that models it makes the calibrated norm steady; a
+    /// magnetometer already calibrated reads a steady norm raw, and a spurious calibration does not make
+    /// it steadier.
+    public func normSpread(calibrated: Bool) -> Double? {
+        guard recentCount >= 16 else { return nil }
+        var sum = 0.0, sumSquares = 0.0
+        for i in 0..<recentCount {
+            let n = (calibrated ? calibrate(recent[i]) : recent[i]).length
+            sum += n
+            sumSquares += n * n
+        }
+        let count = Double(recentCount)
+        let mean = sum / count
+        guard mean > 1e-9 else { return nil }
+        return max(0, sumSquares / count - mean * mean).squareRoot() / mean
+    }
 
     /// Applies the current calibration to a raw field, µT → µT.
     @inlinable
@@ -133,6 +158,8 @@ public struct MagneticCalibrator: Sendable {
         }
         lastAccepted = m
         lastAcceptedLength = n
+        recent[acceptedSamples % Self.recentCapacity] = m
+        recentCount = min(recentCount + 1, Self.recentCapacity)
         acceptedSamples += 1
         let s = m / scale
         let phi: InlineArray<6, Double> = [s.x * s.x, s.y * s.y, s.z * s.z, s.x, s.y, s.z]
