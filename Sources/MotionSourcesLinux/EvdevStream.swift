@@ -7,7 +7,11 @@ import MotionFusion
 ///   one IMU frame and yields one accelerometer sample (and one gyro sample when the node has one).
 /// - Time comes from `MSC_TIMESTAMP`, a wrapping u32 count of µs, unwrapped into a running count
 ///   and anchored to the event time of the first frame (re-anchored if the two drift apart by more
-///   than 100 ms, after a suspend say). Frames without `MSC_TIMESTAMP` use the event time.
+///   than 100 ms, after a suspend say). Frames without `MSC_TIMESTAMP` use the event time. Time never
+///   goes back: a frame that a re-anchor (or an event clock that steps back) would stamp at or before
+///   the previous one is stamped 1 µs after it, so that it is not dropped downstream as out of order
+///   (a device whose frames reach the kernel late, then in a burst, moved the anchor forward and then
+///   back: one frame lost in an hour of a uinput node in a starved VM).
 /// - `SYN_DROPPED`: events up to the next `SYN_REPORT` are discarded and the result asks for a
 ///   resync; the caller re-reads every axis (`EVIOCGABS`) and calls ``resync(_:)``.
 package struct EvdevStream: Sendable {
@@ -30,6 +34,7 @@ package struct EvdevStream: Sendable {
     private var lastTimestampUs: UInt32?
     private var elapsedUs: Int64 = 0
     private var anchor: Double?            // seconds: time of elapsedUs == 0
+    private var lastFrameTime = -Double.infinity
     private var changed = false
 
     /// Creates a stream for a node.
@@ -68,7 +73,9 @@ package struct EvdevStream: Sendable {
             case EvdevCode.EV_SYN where e.code == EvdevCode.SYN_DROPPED:
                 dropping = true
             case EvdevCode.EV_SYN where e.code == EvdevCode.SYN_REPORT:
-                let t = frameTime(eventTime: e.time)
+                var t = frameTime(eventTime: e.time)
+                if t <= lastFrameTime { t = lastFrameTime + 1e-6 }
+                lastFrameTime = t
                 if changed || frameHasTimestamp { out.samples += frame(at: t) }
                 changed = false
                 frameHasTimestamp = false

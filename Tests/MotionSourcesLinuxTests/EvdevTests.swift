@@ -79,6 +79,28 @@ import MotionFusion
         #expect(zip(t.dropFirst(), t).allSatisfy { abs(($0 - $1) - 0.005) < 1e-9 })
     }
 
+    /// Frames 10 ms apart on the device's clock whose delivery lags by 150 ms for a while (the anchor
+    /// moves forward to the event time) and then catches up (it moves back): every frame keeps a time
+    /// after the one before, so none is dropped downstream as out of order. Before, the frames after the
+    /// catch-up were stamped up to 150 ms before the last one.
+    @Test func reAnchoringNeverMovesTimeBack() throws {
+        let (id, _) = try Evtest.joycon()
+        var stream = EvdevStream(identity: id)
+        var events: [InputEvent] = []
+        for i in 0..<60 {
+            let due = 100 + Double(i) * 0.01
+            let delivered = (20..<40).contains(i) ? due + 0.15 : due
+            events += [InputEvent(time: delivered, type: EvdevCode.EV_MSC, code: EvdevCode.MSC_TIMESTAMP, value: Int32(i * 10_000)),
+                       InputEvent(time: delivered, type: EvdevCode.EV_ABS, code: EvdevCode.ABS_X, value: Int32(i)),
+                       InputEvent(time: delivered, type: EvdevCode.EV_SYN, code: EvdevCode.SYN_REPORT, value: 0)]
+        }
+        let t = stream.feed(events).samples.filter { $0.sensor == .accelerometer }.map(\.timestamp)
+        #expect(t.count == 60)
+        #expect(zip(t.dropFirst(), t).allSatisfy { $0 > $1 }, "\(zip(t.dropFirst(), t).map { $0 - $1 }.filter { $0 <= 0 })")
+        // Before the lag and after the catch-up the device's clock rules: 10 ms apart.
+        #expect(abs((t[10] - t[9]) - 0.01) < 1e-9 && abs((t[59] - t[58]) - 0.01) < 1e-9)
+    }
+
     @Test func synDroppedDiscardsUntilReportAndResyncs() throws {
         let (id, _) = try Evtest.joycon()
         var stream = EvdevStream(identity: id)
