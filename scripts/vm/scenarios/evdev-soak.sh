@@ -8,9 +8,7 @@
 # (the node's frames per second, and the rate asked for) to 100.
 . "$(dirname "$0")/lib.sh"
 seconds=${1:-60} window=${2:-15} sensor=${3:-device-motion} rate=${4:-100}
-# As in i2c-mpu6050-soak.sh: transparent huge pages only where asked for, so RSS measures the process.
-echo madvise > /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null
-value thp "$(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"
+soak_memory_setup
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 py=/usr/bin/python3; [ -x "$py" ] || py=python3
 work=$(mktemp -d /tmp/evdev-soak.XXXXXX)

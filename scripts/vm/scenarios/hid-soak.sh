@@ -8,8 +8,7 @@
 # hub through sampling_frequency, which the kernel turns into the hub's report interval).
 . "$(dirname "$0")/lib.sh"
 seconds=${1:-60} window=${2:-15} sensor=${3:-device-motion} rate=${4:-50}
-echo madvise > /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null
-value thp "$(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"
+soak_memory_setup
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 py=/usr/bin/python3; [ -x "$py" ] || py=python3
 work=$(mktemp -d /tmp/hid-soak.XXXXXX)

@@ -8,11 +8,7 @@
 # of binding inv_mpu6050 (`kernel`, the default); RATE defaults to 500 Hz.
 . "$(dirname "$0")/lib.sh"
 seconds=${1:-90} window=${2:-15} sensor=${3:-accelerometer} driver=${4:-kernel} rate=${5:-500}
-# Debian's kernel backs anonymous memory with 2 MB transparent huge pages whenever it can ("always"): one
-# such fault shows as an RSS step of exactly 2048 kB with nothing leaking (seen at minute 7 of an hour).
-# Most distributions use "madvise"; so does this run, so that RSS measures the process's own growth.
-echo madvise > /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null
-value thp "$(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"
+soak_memory_setup
 
 modprobe i2c-stub chip_addr=0x68 && modprobe i2c-dev || { value error=modprobe; exit 1; }
 bus=$(stub_bus) || { value error=no-stub-bus; exit 1; }

@@ -11,6 +11,15 @@ CM=${CM:-${COREMOTION_BIN:-${COREMOTION_CLI:-$PWD/.build/debug/coremotion}}}
 
 value() { echo "@@ value $1=$2"; }
 
+# soak_memory_setup: for the soak scenarios. Debian's kernel backs anonymous memory with 2 MB transparent
+# huge pages whenever it can ("always"): one such fault shows as an RSS step of exactly 2048 kB with nothing
+# leaking (seen at minute 7 of an hour). Most distributions use "madvise"; so does a soak, so that RSS
+# measures the process's own growth. Reports the setting as `thp`.
+soak_memory_setup() {
+    echo madvise > /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null
+    value thp "$(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"
+}
+
 # run NAME COMMAND...: runs it, reporting its output, error output and status in blocks.
 run() {
     local name=$1; shift
