@@ -24,5 +24,9 @@ struct ChipFIFOWatch: Sendable, Hashable {
 }
 
 /// How often a FIFO is read, Hz, for a chip sampling at `rate` Hz: about every 10 samples, at least
-/// 50 times a second, never faster than the samples come.
-func chipFIFOPollRate(_ rate: Double) -> Double { min(rate, max(50, rate / 10)) }
+/// 50 times a second and, for a FIFO of `capacity` samples (`nil`: large enough not to matter), at
+/// least 4 times per fill; never faster than the samples come.
+func chipFIFOPollRate(_ rate: Double, capacity: Int? = nil) -> Double {
+    let perFill = capacity.map { 4 * rate / Double(max($0, 1)) } ?? 0
+    return min(rate, max(50, rate / 10, perFill))
+}

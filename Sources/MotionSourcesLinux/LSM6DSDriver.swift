@@ -102,6 +102,7 @@ package struct LSM6DSMap: Sendable, Hashable {
 
     /// The FIFO the driver reads on `chip`, if any.
     static func fifo(_ chip: I2CChip) -> LSM6DSFIFOFormat? {
+        if chip == .lsm9ds1 { return .lsm9ds1 }
         if let u = untaggedFIFO(chip) { return .untagged(words: u.words, diffHighMask: u.diffHighMask) }
         return taggedFIFO(chip).map { .tagged(words: $0) }
     }
@@ -158,17 +159,41 @@ enum LSM6DSTaggedFIFO {
     static let blockBytes = (I2CDevABI.blockMax / 7) * 7
 }
 
+/// The LSM9DS1's FIFO (datasheet DocID025715, FIFO section and registers `CTRL_REG9` 0x23,
+/// `FIFO_CTRL` 0x2E, `FIFO_SRC` 0x2F): 32 levels; with the gyroscope and the accelerometer both on,
+/// a level holds one sample of each. `CTRL_REG9` FIFO_EN (bit 1) enables it; `FIFO_CTRL` FMODE
+/// (bits 7:5: 000 bypass, which empties it; 110 continuous, a full FIFO overwriting its oldest
+/// level) and FTH (bits 4:0, threshold, unused here); `FIFO_SRC` FTH (bit 7), OVRN (bit 6: a level
+/// was overwritten) and FSS (bits 5:0: unread levels, 0…32). Outside bypass mode the output
+/// registers read the oldest level: the driver reads a level as `OUT_X_L_G` 0x18…0x1D then
+/// `OUT_X_L_XL` 0x28…0x2D, two 6-byte reads, gyroscope then accelerometer.
+enum LSM9DS1FIFO {
+    static let control9: UInt8 = 0x23, control: UInt8 = 0x2E, source: UInt8 = 0x2F
+    static let gyroOut: UInt8 = 0x18, accelOut: UInt8 = 0x28
+    /// `CTRL_REG9` FIFO_EN; the bits compared on read-back (FIFO_TEMP_EN, FIFO_EN, STOP_ON_FTH).
+    static let enable: UInt8 = 0x02, control9Mask: UInt8 = 0x13
+    /// `FIFO_CTRL` FMODE continuous (threshold 0); FMODE's bits.
+    static let continuous: UInt8 = 0xC0, modeMask: UInt8 = 0xE0
+    /// `FIFO_SRC` OVRN and FSS.
+    static let overrun: UInt8 = 0x40, levelMask: UInt8 = 0x3F
+    /// Levels, bytes of one level (gyroscope then accelerometer), bytes of one read.
+    static let levels = 32, levelBytes = 12, readBytes = 6
+}
+
 /// The FIFO the driver reads on the chip identified.
 enum LSM6DSFIFOFormat: Sendable, Hashable {
     /// LSM6DS3 / LSM6DSL (``LSM6DSFIFO``): `words` 16-bit words.
     case untagged(words: Int, diffHighMask: UInt8)
     /// LSM6DSR / LSM6DSO / LSM6DST (``LSM6DSTaggedFIFO``): `words` 7-byte words.
     case tagged(words: Int)
+    /// LSM9DS1 (``LSM9DS1FIFO``): 32 levels, a "word" here is a level (12 bytes, both sensors).
+    case lsm9ds1
 
     /// The size, in the format's words.
     var capacity: Int {
         switch self {
         case .untagged(let w, _), .tagged(let w): w
+        case .lsm9ds1: LSM9DS1FIFO.levels
         }
     }
     /// `true` for the tagged FIFO.
@@ -177,11 +202,31 @@ enum LSM6DSFIFOFormat: Sendable, Hashable {
         return false
     }
     /// Words of one sample (gyroscope and accelerometer).
-    var sampleWords: Int { isTagged ? LSM6DSTaggedFIFO.sampleWords : LSM6DSFIFO.patternWords }
+    var sampleWords: Int {
+        switch self {
+        case .untagged: LSM6DSFIFO.patternWords
+        case .tagged: LSM6DSTaggedFIFO.sampleWords
+        case .lsm9ds1: 1
+        }
+    }
     /// Bytes of one word.
-    var wordBytes: Int { isTagged ? LSM6DSTaggedFIFO.wordBytes : 2 }
-    /// The status read: `FIFO_STATUS1..4` (untagged), `FIFO_STATUS1..2` (tagged).
-    var statusRead: (register: UInt8, count: Int) { isTagged ? (LSM6DSTaggedFIFO.status1, 2) : (LSM6DSFIFO.status1, 4) }
+    var wordBytes: Int {
+        switch self {
+        case .untagged: 2
+        case .tagged: LSM6DSTaggedFIFO.wordBytes
+        case .lsm9ds1: LSM9DS1FIFO.levelBytes
+        }
+    }
+    /// Every read's length is a multiple of this (bytes): a word, or the LSM9DS1's half level.
+    var readGrain: Int { self == .lsm9ds1 ? LSM9DS1FIFO.readBytes : wordBytes }
+    /// The status read: `FIFO_STATUS1..4` (untagged), `FIFO_STATUS1..2` (tagged), `FIFO_SRC` (LSM9DS1).
+    var statusRead: (register: UInt8, count: Int) {
+        switch self {
+        case .untagged: (LSM6DSFIFO.status1, 4)
+        case .tagged: (LSM6DSTaggedFIFO.status1, 2)
+        case .lsm9ds1: (LSM9DS1FIFO.source, 1)
+        }
+    }
 
     /// A status read decoded: the unread words; `lost`, the flags say words were lost (overrun, or
     /// an untagged FIFO whose next word is not the first of a pattern); `wrapped`, a count of 0
@@ -194,17 +239,20 @@ enum LSM6DSFIFOFormat: Sendable, Hashable {
             return (words, b[1] & LSM6DSFIFO.overrun != 0 || pattern != 0, words == 0 && b[1] & LSM6DSFIFO.empty == 0)
         case .tagged:
             return ((Int(b[1] & LSM6DSTaggedFIFO.diffHighMask) << 8) | Int(b[0]), b[1] & LSM6DSTaggedFIFO.overrun != 0, false)
+        case .lsm9ds1:
+            return (Int(b[0] & LSM9DS1FIFO.levelMask), b[0] & LSM9DS1FIFO.overrun != 0, false)
         }
     }
 
     /// The words to read of `words` unread: whole patterns (untagged: a partial one would leave
-    /// the next read mid-pattern), every word (tagged: each word says what it is).
+    /// the next read mid-pattern), every word (tagged: each word says what it is; LSM9DS1: a level).
     func readable(_ words: Int) -> Int {
-        isTagged ? words : words / LSM6DSFIFO.patternWords * LSM6DSFIFO.patternWords
+        isTagged ? words : words / sampleWords * sampleWords
     }
 
     /// The reads of `words` words: one FIFO read of the untagged port, tagged words in reads of at
-    /// most ``LSM6DSTaggedFIFO/blockBytes``.
+    /// most ``LSM6DSTaggedFIFO/blockBytes``, an LSM9DS1 level as its gyroscope's and its
+    /// accelerometer's output registers.
     func reads(_ words: Int) -> [I2CDriverAction] {
         switch self {
         case .untagged:
@@ -213,6 +261,11 @@ enum LSM6DSFIFOFormat: Sendable, Hashable {
             let total = words * LSM6DSTaggedFIFO.wordBytes
             return stride(from: 0, to: total, by: LSM6DSTaggedFIFO.blockBytes).map {
                 .readFIFO(register: LSM6DSTaggedFIFO.dataOut, count: min(LSM6DSTaggedFIFO.blockBytes, total - $0))
+            }
+        case .lsm9ds1:
+            return (0..<words).flatMap { _ in
+                [I2CDriverAction.read(register: LSM9DS1FIFO.gyroOut, count: LSM9DS1FIFO.readBytes),
+                 .read(register: LSM9DS1FIFO.accelOut, count: LSM9DS1FIFO.readBytes)]
             }
         }
     }
@@ -328,8 +381,12 @@ package struct LSM6DSConfiguration: Sendable, Hashable {
         self.prefersFIFO = prefersFIFO
     }
 
-    /// How often the FIFO is read, Hz: about every 10 samples, at least 50 times a second.
-    package var fifoPollRate: Double { chipFIFOPollRate(actualRate) }
+    /// How often the FIFO is read, Hz: about every 10 samples, at least 50 times a second; on the
+    /// LSM9DS1 (32 levels, 33.6 ms at 952 Hz) also at least 4 times per FIFO fill, so a poll may come
+    /// three quarters of a fill late (25 ms at 952 Hz, polled at 119 Hz) before samples are lost.
+    package var fifoPollRate: Double {
+        chipFIFOPollRate(actualRate, capacity: map.kind == .lsm9ds1 ? LSM9DS1FIFO.levels : nil)
+    }
 
     /// `FIFO_CTRL5` in continuous mode at the sensors' rate.
     var fifoContinuous: UInt8 { odrCode << 3 | 0x06 }
@@ -349,6 +406,12 @@ package struct LSM6DSConfiguration: Sendable, Hashable {
         [(LSM6DSTaggedFIFO.control4, 0x00), (LSM6DSTaggedFIFO.control3, taggedBatchRates), (LSM6DSTaggedFIFO.control4, LSM6DSTaggedFIFO.continuous)]
     }
 
+    /// The LSM9DS1's FIFO writes (``LSM9DS1FIFO``), in order: bypass (empties it), FIFO_EN,
+    /// continuous mode.
+    package var lsm9ds1FIFOWrites: [(register: UInt8, value: UInt8)] {
+        [(LSM9DS1FIFO.control, 0x00), (LSM9DS1FIFO.control9, LSM9DS1FIFO.enable), (LSM9DS1FIFO.control, LSM9DS1FIFO.continuous)]
+    }
+
     /// The FIFO set-up of `format`: the writes, then the registers read back with the bits compared,
     /// and the mode register's continuous value (written again after an overflow's bypass).
     func fifoSetUp(_ format: LSM6DSFIFOFormat) -> (writes: [(register: UInt8, value: UInt8)],
@@ -359,6 +422,9 @@ package struct LSM6DSConfiguration: Sendable, Hashable {
         case .tagged:
             return (taggedFIFOWrites, [(LSM6DSTaggedFIFO.control3, taggedBatchRates, 0xFF),
                                        (LSM6DSTaggedFIFO.control4, LSM6DSTaggedFIFO.continuous, 0xF7)], LSM6DSTaggedFIFO.continuous)
+        case .lsm9ds1:
+            return (lsm9ds1FIFOWrites, [(LSM9DS1FIFO.control9, LSM9DS1FIFO.enable, LSM9DS1FIFO.control9Mask),
+                                        (LSM9DS1FIFO.control, LSM9DS1FIFO.continuous, LSM9DS1FIFO.modeMask)], LSM9DS1FIFO.continuous)
         }
     }
 
@@ -406,8 +472,9 @@ package struct LSM6DSConfiguration: Sendable, Hashable {
 /// Which chips: every LSM6DSx. The untagged FIFO of the LSM6DS3/LSM6DS3H (`WHO_AM_I` 0x69) and
 /// of the LSM6DSL family (0x6A: LSM6DSL, LSM6DSM, LSM6DS3TR-C, ISM330DLC) (``LSM6DSFIFO``), the
 /// tagged FIFO of the LSM6DSR (0x6B: also ISM330DHCX, ASM330LHH), LSM6DSO/LSM6DSOX (0x6C) and
-/// LSM6DST (0x6D) (``LSM6DSTaggedFIFO``: a tag byte before each 6-byte word). The LSM9DS1 has a
-/// 32-level FIFO of its own, not read: it reads its data registers, one read per sample, at every rate.
+/// LSM6DST (0x6D) (``LSM6DSTaggedFIFO``: a tag byte before each 6-byte word), and the LSM9DS1's
+/// 32-level FIFO (``LSM9DS1FIFO``: `FIFO_SRC`, then each level's gyroscope and accelerometer output
+/// registers, two 6-byte reads a level; polled at least 4 times per fill, 119 Hz at 952 Hz).
 ///
 /// Above 100 Hz (``LSM6DSConfiguration/prefersFIFO``, ``LSM6DSMap/untaggedFIFO(_:)``,
 /// ``LSM6DSMap/taggedFIFO(_:)``; 1666 Hz is offered only then) the samples come from the FIFO:
@@ -532,7 +599,7 @@ package struct LSM6DSDriver: I2CChipDriver {
                 phase = .verifying(i + 1)
                 return []
             }
-            if configuration.prefersFIFO, map.kind == .lsm6dsx, let c = chip, let f = LSM6DSMap.fifo(c) {
+            if configuration.prefersFIFO, let c = chip, let f = LSM6DSMap.fifo(c) {
                 fifo = f
                 phase = .verifyingFIFO(0)
                 let setUp = configuration.fifoSetUp(f)
@@ -598,9 +665,9 @@ package struct LSM6DSDriver: I2CChipDriver {
         case .data(let readTime, let expected):
             // One read (untagged) or several of whole words (tagged), in order.
             fifoBytes += bytes
-            guard !bytes.isEmpty, fifoBytes.count <= expected, fifoBytes.count % format.wordBytes == 0 else {
+            guard !bytes.isEmpty, fifoBytes.count <= expected, fifoBytes.count % format.readGrain == 0 else {
                 fifoStep = .status
-                return malformed(bytes.count, expected: min(expected, LSM6DSTaggedFIFO.blockBytes))
+                return malformed(bytes.count, expected: format == .lsm9ds1 ? LSM9DS1FIFO.readBytes : min(expected, LSM6DSTaggedFIFO.blockBytes))
             }
             guard fifoBytes.count == expected else { return [] }
             fifoStep = .check(readTime: readTime)
@@ -621,6 +688,13 @@ package struct LSM6DSDriver: I2CChipDriver {
                 slots = stride(from: 0, to: fifoBytes.count, by: LSM6DSFIFO.patternBytes).map { Array(fifoBytes[$0..<($0 + LSM6DSFIFO.patternBytes)]) }
             case .tagged:
                 slots = pairing.slots(fifoBytes)
+            case .lsm9ds1:
+                // A level's gyroscope then accelerometer bytes, laid out as one data-register read
+                // (``LSM6DSMap/dataRead``: the accelerometer at offset 16) for ``decode(_:at:)``.
+                let gap = [UInt8](repeating: 0, count: map.accelOffset - LSM9DS1FIFO.readBytes)
+                slots = stride(from: 0, to: fifoBytes.count, by: LSM9DS1FIFO.levelBytes).map {
+                    Array(fifoBytes[$0..<($0 + 6)]) + gap + Array(fifoBytes[($0 + 6)..<($0 + 12)])
+                }
             }
             fifoBytes.removeAll(keepingCapacity: true)
             let stamps = fifoClock.stamps(count: slots.count, readTime: readTime)

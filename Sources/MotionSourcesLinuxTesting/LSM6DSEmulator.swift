@@ -38,6 +38,17 @@ import MotionSourcesLinux
 ///   read; FIFO_FULL_IA (bit 5) while one more sample would fill it. `FIFO_STATUS1`/`2` hold the
 ///   unread words (DIFF_FIFO, 10 bits). `FIFO_DATA_OUT_TAG` (0x78) reads the oldest word's tag,
 ///   0x79…0x7E its data; reading 0x7E pops it and the address rolls back to 0x78.
+/// - **The LSM9DS1** (`chip: .lsm9ds1`, datasheet DocID025715): `WHO_AM_I` 0x68; the sample clock
+///   from `CTRL_REG1_G` (0x10) ODR_G bits 7:5 (1 = 14.9 Hz … 6 = 952 Hz), ranges from FS_G (0x10
+///   bits 4:3) and `CTRL_REG6_XL` FS_XL (0x20 bits 4:3); data registers gyroscope 0x18…0x1D,
+///   accelerometer 0x28…0x2D. Its FIFO: with `CTRL_REG9` (0x23) FIFO_EN (bit 1) and `FIFO_CTRL`
+///   (0x2E) FMODE (bits 7:5) = 110, each sample appends a 32-level FIFO's level (both sensors); full,
+///   the oldest level is overwritten and `FIFO_SRC` (0x2F) OVRN (bit 6) reads 1 until a level is
+///   read or the FIFO is emptied; FSS (bits 5:0) the unread levels, FTH (bit 7) FSS at or above
+///   `FIFO_CTRL`'s FTH (bits 4:0). Outside bypass mode the output registers read the oldest level,
+///   and reading its last byte (0x2D, the accelerometer's Z high byte) pops it: a model of the
+///   datasheet's "oldest level in the output registers", whose popping byte the datasheet does
+///   not name. FMODE 000 (bypass) empties it.
 ///
 /// ## Threading
 /// Thread-safe; ``EmulatedI2CBus`` calls it under its lock.
@@ -61,6 +72,8 @@ package final class LSM6DSEmulator: EmulatedI2CChip, Sendable {
     private let signal: Signal
     /// `true` for the tagged FIFO (LSM6DSR, LSM6DSO, LSM6DST).
     package let tagged: Bool
+    /// `true` for the LSM9DS1's accelerometer and gyroscope (its own map and 32-level FIFO).
+    package let lsm9ds1: Bool
     /// The FIFO's size in words (16-bit words untagged, 7-byte words tagged).
     package let capacityWords: Int
     /// `FIFO_STATUS2`'s DIFF_FIFO high bits.
@@ -77,6 +90,8 @@ package final class LSM6DSEmulator: EmulatedI2CChip, Sendable {
 
     /// The output data rates of ODR codes 1…10, Hz.
     static let rates: [Double] = [12.5, 26, 52, 104, 208, 416, 833, 1666, 3332, 6664]
+    /// The LSM9DS1's gyroscope output data rates of ODR_G codes 1…6, Hz.
+    static let lsm9ds1Rates: [Double] = [14.9, 59.5, 119, 238, 476, 952]
 
     /// A chip just powered on (both sensors off), answering `WHO_AM_I` (0x0F) with `chip`'s value
     /// (0x69 `.lsm6ds3`, 0x6A `.lsm6dsl`, 0x6B `.lsm6dsr`, 0x6C `.lsm6dso`, 0x6D `.lsm6dst`), its
@@ -92,7 +107,12 @@ package final class LSM6DSEmulator: EmulatedI2CChip, Sendable {
         self.otherWords = otherWords
         self.losesWord = losesWord
         self.accelerometerFirst = accelerometerFirst
-        if let words = LSM6DSMap.taggedFIFO(chip) {
+        lsm9ds1 = chip == .lsm9ds1
+        if chip == .lsm9ds1 {
+            tagged = false
+            capacityWords = 32
+            diffHighMask = 0
+        } else if let words = LSM6DSMap.taggedFIFO(chip) {
             tagged = true
             capacityWords = words
             diffHighMask = 0x03
@@ -105,7 +125,7 @@ package final class LSM6DSEmulator: EmulatedI2CChip, Sendable {
         self.clockScale = clockScale.isFinite && clockScale > 0 ? clockScale : 1
         var s = State(fifo: EmulatedFIFO(capacity: capacityWords))
         s.registers[0x0F] = chip.idValue
-        s.registers[0x12] = 0x04  // CTRL3_C: IF_INC
+        s.registers[lsm9ds1 ? 0x22 : 0x12] = 0x04  // CTRL3_C / CTRL_REG8: IF_INC / IF_ADD_INC
         state = Locked(s)
     }
 
@@ -113,9 +133,33 @@ package final class LSM6DSEmulator: EmulatedI2CChip, Sendable {
     package func period() -> Double? { state.withLock { period(of: $0) } }
 
     private func period(of s: State) -> Double? {
-        let code = Int(s.registers[0x11] >> 4)
-        guard code >= 1, code <= Self.rates.count else { return nil }
-        return 1 / Self.rates[code - 1] / clockScale
+        let code = lsm9ds1 ? Int(s.registers[0x10] >> 5) : Int(s.registers[0x11] >> 4)
+        let rates = lsm9ds1 ? Self.lsm9ds1Rates : Self.rates
+        guard code >= 1, code <= rates.count else { return nil }
+        return 1 / rates[code - 1] / clockScale
+    }
+
+    /// LSM9DS1: the FIFO is on (FIFO_EN and a mode other than bypass).
+    private func lsm9ds1FIFOOn(_ s: State) -> Bool { s.registers[0x23] & 0x02 != 0 && s.registers[0x2E] >> 5 != 0 }
+
+    private func readLSM9DS1(_ s: inout State, register: UInt8, count: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        var r = Int(register)
+        for _ in 0..<count {
+            switch r {
+            case 0x2F:
+                let unread = s.fifo.count, fth = Int(s.registers[0x2E] & 0x1F)
+                out.append((s.fifo.overrun ? 0x40 : 0) | (unread >= fth ? 0x80 : 0) | UInt8(min(unread, 0x3F)))
+            case 0x18...0x1D where lsm9ds1FIFOOn(s) && s.fifo.count > 0:
+                out.append(s.fifo.first?[r - 0x18] ?? 0)
+            case 0x28...0x2D where lsm9ds1FIFOOn(s) && s.fifo.count > 0:
+                out.append(s.fifo.first?[r - 0x28 + 6] ?? 0)
+                if r == 0x2D { _ = s.fifo.pop() }
+            default: out.append(s.registers[r & 0x7F])
+            }
+            r = (r + 1) & 0x7F
+        }
+        return out
     }
 
     /// The clock time of sample `index`, or `nil` while off; exact while the ODR has not changed since.
@@ -135,6 +179,7 @@ package final class LSM6DSEmulator: EmulatedI2CChip, Sendable {
     package func read(register: UInt8, count: Int) -> [UInt8] {
         state.withLock { s in
             advance(&s)
+            if lsm9ds1 { return readLSM9DS1(&s, register: register, count: count) }
             var out: [UInt8] = []
             out.reserveCapacity(count)
             var r = Int(register)
@@ -169,22 +214,37 @@ package final class LSM6DSEmulator: EmulatedI2CChip, Sendable {
     package func write(register: UInt8, value: UInt8) {
         state.withLock { s in
             advance(&s)
+            if lsm9ds1 {
+                switch register {
+                case 0x0F, 0x15...0x1D, 0x27...0x2D, 0x2F: return  // read-only
+                case 0x2E:
+                    s.registers[0x2E] = value
+                    if value >> 5 == 0 { empty(&s) }  // bypass mode empties the FIFO
+                case 0x10: setODR(&s, register: 0x10, value: value)
+                default: s.registers[Int(register & 0x7F)] = value
+                }
+                return
+            }
             switch register {
             case 0x0F, 0x1E...0x2D, 0x3A...0x3F, 0x78...0x7E: return  // read-only
             case 0x0A:
                 s.registers[0x0A] = tagged ? value : value & 0x7F
                 if value & 0x07 == 0 { empty(&s) }  // bypass mode empties the FIFO
-            case 0x11:
-                let wasOff = period(of: s) == nil
-                s.registers[0x11] = value
-                if let p = period(of: s) {
-                    if wasOff { s.nextSample = (0, clock() + p) }
-                } else {
-                    s.nextSample = nil
-                }
+            case 0x11: setODR(&s, register: 0x11, value: value)
             default:
                 s.registers[Int(register & 0x7F)] = value
             }
+        }
+    }
+
+    /// Writes the gyroscope's ODR register: the sample clock starts when it was off.
+    private func setODR(_ s: inout State, register: Int, value: UInt8) {
+        let wasOff = period(of: s) == nil
+        s.registers[register] = value
+        if let p = period(of: s) {
+            if wasOff { s.nextSample = (0, clock() + p) }
+        } else {
+            s.nextSample = nil
         }
     }
 
@@ -212,6 +272,7 @@ package final class LSM6DSEmulator: EmulatedI2CChip, Sendable {
 
     private func take(_ s: inout State, index: Int) {
         let v = signal(index)
+        if lsm9ds1 { return takeLSM9DS1(&s, v) }
         let mgPerCount = [0.061, 0.488, 0.122, 0.244][Int((s.registers[0x10] >> 2) & 3)]
         let mdpsPerCount = [8.75, 17.5, 35, 70][Int((s.registers[0x11] >> 2) & 3)]
         func put(_ base: Int, _ x: (x: Double, y: Double, z: Double), _ countsPerUnit: Double) {
@@ -224,6 +285,23 @@ package final class LSM6DSEmulator: EmulatedI2CChip, Sendable {
         put(0x22, v.rotationRate, 1000 / mdpsPerCount)
         put(0x28, v.specificForce, 1000 / mgPerCount)
         if tagged { batchTagged(&s, index: index) } else { batchUntagged(&s) }
+    }
+
+    private func takeLSM9DS1(_ s: inout State, _ v: (specificForce: (x: Double, y: Double, z: Double), rotationRate: (x: Double, y: Double, z: Double))) {
+        let mgPerCount = [0.061, 0.732, 0.122, 0.244][Int((s.registers[0x20] >> 3) & 3)]
+        let mdpsPerCount = [8.75, 17.5, 70, 70][Int((s.registers[0x10] >> 3) & 3)]  // code 2 is not a range
+        var level: [UInt8] = []
+        func put(_ base: Int, _ x: (x: Double, y: Double, z: Double), _ countsPerUnit: Double) {
+            for (i, c) in [x.x, x.y, x.z].enumerated() {
+                let u = UInt16(bitPattern: emulatedCounts(c, countsPerUnit))
+                s.registers[base + 2 * i] = UInt8(u & 0xFF)
+                s.registers[base + 2 * i + 1] = UInt8(u >> 8)
+                level += [UInt8(u & 0xFF), UInt8(u >> 8)]
+            }
+        }
+        put(0x18, v.rotationRate, 1000 / mdpsPerCount)
+        put(0x28, v.specificForce, 1000 / mgPerCount)
+        if s.registers[0x23] & 0x02 != 0, s.registers[0x2E] >> 5 == 0b110 { s.fifo.append(level) }
     }
 
     private func batchUntagged(_ s: inout State) {

@@ -19,7 +19,10 @@ import Testing
 @Suite struct ChipFIFOTests {
     /// The chips with a FIFO path.
     enum Chip: String, CaseIterable, CustomTestStringConvertible {
-        case lsm6ds3, lsm6dsl, lsm6dso, lsm6dsr, lsm6dst, bmi160
+        case lsm6ds3, lsm6dsl, lsm6dso, lsm6dsr, lsm6dst, bmi160, lsm9ds1
+        /// The chips whose driver keeps the LSM6DSx's or the BMI160's data-register read (12 bytes)
+        /// and ODR steps when the FIFO is given up (not the LSM9DS1: 22 bytes, 14.9 × 2^k Hz).
+        static let sixAxisRegisters: [Chip] = [.lsm6ds3, .lsm6dsl, .lsm6dso, .lsm6dsr, .lsm6dst, .bmi160]
         var testDescription: String { rawValue }
         var address: UInt8 { self == .bmi160 ? 0x69 : 0x6A }
         /// The ST chips with a tagged FIFO.
@@ -34,10 +37,12 @@ import Testing
             case .lsm6dsr: .lsm6dsr
             case .lsm6dst: .lsm6dst
             case .bmi160: .bmi160
+            case .lsm9ds1: .lsm9ds1
             }
         }
-        /// The fastest rate the driver offers (1666 Hz for ST, 800 Hz for the BMI160).
-        var fastRate: Double { self == .bmi160 ? 800 : 1666 }
+        /// The fastest rate the driver offers (1666 Hz for the LSM6DSx, 952 Hz for the LSM9DS1, 800 Hz
+        /// for the BMI160).
+        var fastRate: Double { self == .bmi160 ? 800 : self == .lsm9ds1 ? 952 : 1666 }
         /// Seconds of samples that overflow the FIFO (LSM6DS3 4096 words, LSM6DSL 2048: 341 and
         /// 170 samples of 6 words at 1666 Hz; tagged 512 words, 256 samples of 2; BMI160 78 frames of
         /// 13 bytes at 800 Hz), with margin.
@@ -47,18 +52,21 @@ import Testing
             case .lsm6dsl: 0.3
             case .lsm6dso, .lsm6dsr, .lsm6dst: 0.3
             case .bmi160: 0.2
+            case .lsm9ds1: 0.1  // 32 levels at 952 Hz: 33.6 ms
             }
         }
         /// Transfers a sample may take at the fastest rate, polled about every 10 samples (see
         /// `samplesInOrderAndOnTime`): 0.7, or 0.8 for the tagged FIFO, whose 7-byte words come 4 to
         /// a transfer (2 status reads and ⌈9 × 14 / 28⌉ = 5 word reads for a poll of 9 samples: 0.78).
-        var transfersPerSample: Double { isTagged ? 0.8 : 0.7 }
+        /// The LSM9DS1 takes 2 reads a level and 2 status reads a poll of 8 levels (119 Hz): 2.25.
+        var transfersPerSample: Double { self == .lsm9ds1 ? 2.3 : isTagged ? 0.8 : 0.7 }
         /// The FIFO port and the bytes a sample takes there.
         var port: (register: UInt8, sampleBytes: Int) {
             switch self {
             case .bmi160: (0x24, BMI160Driver.fifoFrameSize)
             case .lsm6dso, .lsm6dsr, .lsm6dst: (0x78, 14)
             case .lsm6ds3, .lsm6dsl: (0x3E, 12)
+            case .lsm9ds1: (0x28, 6)  // the accelerometer's half of a level
             }
         }
     }
@@ -106,6 +114,14 @@ import Testing
                 sampleTime = e.sampleTime
                 chipOverflows = { e.overflows }
                 period = { e.period() ?? 0 }
+            case .lsm9ds1:
+                let e = LSM6DSEmulator(chip: .lsm9ds1, clockScale: clockScale, clock: { clock.now }, signal: signal)
+                emulated.attach(e, at: chip.address)
+                driver = LSM6DSDriver(map: .lsm9ds1, address: chip.address, busPath: "/dev/i2c-1",
+                                      configuration: LSM6DSConfiguration(map: .lsm9ds1, gyroRange: 2000, rate: r))
+                sampleTime = e.sampleTime
+                chipOverflows = { e.overflows }
+                period = { e.period() ?? 0 }
             case .bmi160:
                 let e = BMI160Emulator(clockScale: clockScale, clock: { clock.now }, signal: signal)
                 emulated.attach(e, at: chip.address)
@@ -129,6 +145,12 @@ import Testing
                 m.set(chip.address, 0x2D, 0x40)
                 driver = LSM6DSDriver(map: .lsm6dsx, address: chip.address, busPath: "/dev/i2c-1",
                                       configuration: LSM6DSConfiguration(map: .lsm6dsx, rate: rate))
+            case .lsm9ds1:
+                m.set(chip.address, 0x0F, 0x68)
+                m.set(chip.address, 0x2C, 0x09)
+                m.set(chip.address, 0x2D, 0x40)
+                driver = LSM6DSDriver(map: .lsm9ds1, address: chip.address, busPath: "/dev/i2c-1",
+                                      configuration: LSM6DSConfiguration(map: .lsm9ds1, rate: rate))
             case .bmi160:
                 m.set(chip.address, 0x00, 0xD1)
                 m.set(chip.address, 0x03, 0x14)
@@ -378,7 +400,7 @@ import Testing
     /// Plain register memory (`i2c-stub`): the FIFO count stays 0, so after 10 periods (at least
     /// 50 ms) the driver reads the data registers, says so once in the log, and decodes them. As
     /// for the MPU (MPUFIFOTests): a notice, not an interruption, since no sample was lost.
-    @Test(arguments: Chip.allCases) func anEmptyFIFOIsGivenUpForDirectReads(chip: Chip) {
+    @Test(arguments: Chip.sixAxisRegisters) func anEmptyFIFOIsGivenUpForDirectReads(chip: Chip) {
         let rig = Rig(memory: chip, rate: 400)
         rig.setUp()
         #expect(rig.failure == nil && rig.driver.isStreaming)
@@ -395,7 +417,7 @@ import Testing
 
     /// At 100 Hz and below nothing changes: one read of the data registers per sample, no FIFO
     /// register written (what the `i2c-stub` scenario in the VM checks).
-    @Test(arguments: Chip.allCases) func oneHundredHertzReadsTheRegisters(chip: Chip) {
+    @Test(arguments: Chip.sixAxisRegisters) func oneHundredHertzReadsTheRegisters(chip: Chip) {
         let rig = Rig(memory: chip, rate: 100)
         rig.setUp()
         #expect(rig.failure == nil && rig.driver.isStreaming)
@@ -409,6 +431,22 @@ import Testing
     /// The tagged FIFO's set-up: both sensors batched at the output data rate (`FIFO_CTRL3` 0x09
     /// BDR_GY, BDR_XL), continuous mode without timestamp or temperature words (`FIFO_CTRL4` 0x0A
     /// = 0x06), after bypass; read back.
+    /// The LSM9DS1's FIFO set-up (`FIFO_CTRL` 0x2E bypass, `CTRL_REG9` 0x23 FIFO_EN, `FIFO_CTRL`
+    /// continuous 0xC0) and its poll rate: at least 4 polls per fill of its 32 levels.
+    @Test func lsm9ds1FIFOConfiguration() {
+        #expect(LSM6DSConfiguration(map: .lsm9ds1, rate: 952).lsm9ds1FIFOWrites.map { [$0.register, $0.value] } == [[0x2E, 0x00], [0x23, 0x02], [0x2E, 0xC0]])
+        #expect(LSM6DSConfiguration(map: .lsm9ds1, rate: 952).fifoPollRate == 119, "32 levels at 952 Hz: 4 polls a fill")
+        #expect(abs(LSM6DSConfiguration(map: .lsm9ds1, rate: 476).fifoPollRate - 59.5) < 1e-9)
+        #expect(LSM6DSConfiguration(map: .lsm9ds1, rate: 200).fifoPollRate == 50)
+        #expect(LSM6DSConfiguration(map: .lsm6dsx, rate: 833).fifoPollRate == 83.3, "the large FIFOs keep every 10 samples")
+        let rig = Rig(.lsm9ds1, rate: 952)
+        rig.setUp()
+        #expect(rig.failure == nil && (rig.driver as? LSM6DSDriver)?.readsFIFO == true)
+        #expect(rig.driver.pollRate == 119 && rig.driver.dataRead.register == 0x2F && rig.driver.dataRead.count == 1)
+        let writes = (rig.bus as? EmulatedI2CBus)?.log.compactMap { t -> [UInt8]? in if case .write(_, let r, let v) = t { [r, v] } else { nil } } ?? []
+        #expect(writes.suffix(3) == [[0x2E, 0x00], [0x23, 0x02], [0x2E, 0xC0]], "\(writes)")
+    }
+
     @Test func taggedFIFOConfiguration() {
         #expect(LSM6DSConfiguration(map: .lsm6dsx, rate: 1666).taggedFIFOWrites.map { [$0.register, $0.value] } == [[0x0A, 0x00], [0x09, 0x88], [0x0A, 0x06]])
         #expect(LSM6DSConfiguration(map: .lsm6dsx, rate: 400).taggedFIFOWrites.map { [$0.register, $0.value] } == [[0x0A, 0x00], [0x09, 0x66], [0x0A, 0x06]])
