@@ -100,9 +100,9 @@ package struct LSM6DSMap: Sendable, Hashable {
         }
     }
 
-    /// The FIFO the driver reads on `chip`, if any.
-    static func fifo(_ chip: I2CChip) -> LSM6DSFIFOFormat? {
-        if chip == .lsm9ds1 { return .lsm9ds1 }
+    /// The FIFO the driver reads on `chip`, if any; an LSM9DS1's read as `burst` says.
+    static func fifo(_ chip: I2CChip, burst: LSM9DS1Burst = .linear) -> LSM6DSFIFOFormat? {
+        if chip == .lsm9ds1 { return .lsm9ds1(burst: burst) }
         if let u = untaggedFIFO(chip) { return .untagged(words: u.words, diffHighMask: u.diffHighMask) }
         return taggedFIFO(chip).map { .tagged(words: $0) }
     }
@@ -165,8 +165,14 @@ enum LSM6DSTaggedFIFO {
 /// (bits 7:5: 000 bypass, which empties it; 110 continuous, a full FIFO overwriting its oldest
 /// level) and FTH (bits 4:0, threshold, unused here); `FIFO_SRC` FTH (bit 7), OVRN (bit 6: a level
 /// was overwritten) and FSS (bits 5:0: unread levels, 0…32). Outside bypass mode the output
-/// registers read the oldest level: the driver reads a level as `OUT_X_L_G` 0x18…0x1D then
-/// `OUT_X_L_XL` 0x28…0x2D, two 6-byte reads, gyroscope then accelerometer.
+/// registers read the oldest level, gyroscope `OUT_X_L_G` 0x18…0x1D and accelerometer `OUT_X_L_XL`
+/// 0x28…0x2D; a level is done once its accelerometer's Z high byte (0x2D) is read.
+///
+/// How a level is read depends on the chip's burst rule (``LSM9DS1Burst``): where a burst from 0x18
+/// goes on at 0x28 after 0x1D and back to 0x18 after 0x2D (``LSM9DS1Burst/rounded``, the rule the
+/// datasheets of the same accelerometer-and-gyroscope block describe), whole levels come in one
+/// read, two levels (24 bytes) a transfer within the 32-byte SMBus block; where it does not
+/// (``LSM9DS1Burst/linear``), a level is two 6-byte reads, gyroscope then accelerometer.
 enum LSM9DS1FIFO {
     static let control9: UInt8 = 0x23, control: UInt8 = 0x2E, source: UInt8 = 0x2F
     static let gyroOut: UInt8 = 0x18, accelOut: UInt8 = 0x28
@@ -176,8 +182,35 @@ enum LSM9DS1FIFO {
     static let continuous: UInt8 = 0xC0, modeMask: UInt8 = 0xE0
     /// `FIFO_SRC` OVRN and FSS.
     static let overrun: UInt8 = 0x40, levelMask: UInt8 = 0x3F
-    /// Levels, bytes of one level (gyroscope then accelerometer), bytes of one read.
+    /// Levels, bytes of one level (gyroscope then accelerometer), bytes of one sensor's half.
     static let levels = 32, levelBytes = 12, readBytes = 6
+    /// Levels per read where the burst rounds: two (24 bytes) within an SMBus block of 32.
+    static let levelsPerBurst = I2CDevABI.blockMax / levelBytes
+}
+
+/// The LSM9DS1's burst probe (``LSM9DS1Burst``): `CTRL_REG4` (0x1E) … `CTRL_REG9` (0x23), read
+/// alone and as the second half of a 12-byte read from `OUT_X_L_G` (0x18).
+enum LSM9DS1Probe {
+    static let controls: UInt8 = 0x1E, count = 6
+}
+
+/// How a multi-byte read of the LSM9DS1's output registers walks its addresses, found by the
+/// driver when it configures the chip (``LSM6DSDriver``).
+///
+/// The LSM9DS1's datasheet (DocID025715) says the address auto-increments (`CTRL_REG8` IF_ADD_INC);
+/// the datasheets of ST's chips with the same accelerometer-and-gyroscope block (LSM6DS0, LSM6DB0:
+/// "Multiple reads (burst)") add that with both sensors on at one rate a burst starting at
+/// `OUT_X_G` (0x18) reads the gyroscope, then the accelerometer (0x28…0x2D), then starts again at
+/// 0x18. Register memory (`i2c-stub`) and a chip that does not do this read the addresses in turn.
+/// The driver does not assume either: it reads `CTRL_REG4..CTRL_REG9` (0x1E…0x23) alone, then
+/// 12 bytes from 0x18, and compares the second half with the first read.
+package enum LSM9DS1Burst: Sendable, Hashable {
+    /// Addresses in turn: a sample is one 22-byte read from 0x18 (the accelerometer at offset 16),
+    /// a FIFO level two 6-byte reads.
+    case linear
+    /// 0x1D is followed by 0x28 and 0x2D by 0x18: a sample is one 12-byte read from 0x18 (the
+    /// accelerometer at offset 6), FIFO levels come two to a read.
+    case rounded
 }
 
 /// The FIFO the driver reads on the chip identified.
@@ -186,8 +219,9 @@ enum LSM6DSFIFOFormat: Sendable, Hashable {
     case untagged(words: Int, diffHighMask: UInt8)
     /// LSM6DSR / LSM6DSO / LSM6DST (``LSM6DSTaggedFIFO``): `words` 7-byte words.
     case tagged(words: Int)
-    /// LSM9DS1 (``LSM9DS1FIFO``): 32 levels, a "word" here is a level (12 bytes, both sensors).
-    case lsm9ds1
+    /// LSM9DS1 (``LSM9DS1FIFO``): 32 levels, a "word" here is a level (12 bytes, both sensors),
+    /// read as `burst` says.
+    case lsm9ds1(burst: LSM9DS1Burst)
 
     /// The size, in the format's words.
     var capacity: Int {
@@ -217,8 +251,17 @@ enum LSM6DSFIFOFormat: Sendable, Hashable {
         case .lsm9ds1: LSM9DS1FIFO.levelBytes
         }
     }
-    /// Every read's length is a multiple of this (bytes): a word, or the LSM9DS1's half level.
-    var readGrain: Int { self == .lsm9ds1 ? LSM9DS1FIFO.readBytes : wordBytes }
+    /// Every read's length is a multiple of this (bytes): a word, or the LSM9DS1's half level where
+    /// its burst does not round.
+    var readGrain: Int { self == .lsm9ds1(burst: .linear) ? LSM9DS1FIFO.readBytes : wordBytes }
+    /// The longest single read of the format (bytes), for messages.
+    var longestRead: Int {
+        switch self {
+        case .untagged(let w, _): 2 * w
+        case .tagged: LSM6DSTaggedFIFO.blockBytes
+        case .lsm9ds1(let burst): burst == .rounded ? LSM9DS1FIFO.levelsPerBurst * LSM9DS1FIFO.levelBytes : LSM9DS1FIFO.readBytes
+        }
+    }
     /// The status read: `FIFO_STATUS1..4` (untagged), `FIFO_STATUS1..2` (tagged), `FIFO_SRC` (LSM9DS1).
     var statusRead: (register: UInt8, count: Int) {
         switch self {
@@ -251,8 +294,8 @@ enum LSM6DSFIFOFormat: Sendable, Hashable {
     }
 
     /// The reads of `words` words: one FIFO read of the untagged port, tagged words in reads of at
-    /// most ``LSM6DSTaggedFIFO/blockBytes``, an LSM9DS1 level as its gyroscope's and its
-    /// accelerometer's output registers.
+    /// most ``LSM6DSTaggedFIFO/blockBytes``; LSM9DS1 levels two to a read from 0x18 where the burst
+    /// rounds, else each level as its gyroscope's and its accelerometer's output registers.
     func reads(_ words: Int) -> [I2CDriverAction] {
         switch self {
         case .untagged:
@@ -262,7 +305,11 @@ enum LSM6DSFIFOFormat: Sendable, Hashable {
             return stride(from: 0, to: total, by: LSM6DSTaggedFIFO.blockBytes).map {
                 .readFIFO(register: LSM6DSTaggedFIFO.dataOut, count: min(LSM6DSTaggedFIFO.blockBytes, total - $0))
             }
-        case .lsm9ds1:
+        case .lsm9ds1(.rounded):
+            return stride(from: 0, to: words, by: LSM9DS1FIFO.levelsPerBurst).map {
+                .read(register: LSM9DS1FIFO.gyroOut, count: min(LSM9DS1FIFO.levelsPerBurst, words - $0) * LSM9DS1FIFO.levelBytes)
+            }
+        case .lsm9ds1(.linear):
             return (0..<words).flatMap { _ in
                 [I2CDriverAction.read(register: LSM9DS1FIFO.gyroOut, count: LSM9DS1FIFO.readBytes),
                  .read(register: LSM9DS1FIFO.accelOut, count: LSM9DS1FIFO.readBytes)]
@@ -506,7 +553,12 @@ package struct LSM6DSConfiguration: Sendable, Hashable {
 /// mid-word). At 1666 Hz polled about every 10 samples that is 6 transfers for 10 samples
 /// (untagged, SMBus) or 7 (tagged: 20 words, 5 reads) instead of 10.
 package struct LSM6DSDriver: I2CChipDriver {
-    private enum Phase: Sendable, Hashable { case identifying, verifying(Int), verifyingFIFO(Int), streaming, failed }
+    private enum Phase: Sendable, Hashable {
+        case identifying, verifying(Int)
+        /// LSM9DS1: the burst probe (``LSM9DS1Burst``), with `CTRL_REG4..9` once read.
+        case probingBurst(controls: [UInt8]?)
+        case verifyingFIFO(Int), streaming, failed
+    }
     /// The reads of one FIFO poll: the status (stamps the poll), the patterns, the status again.
     private enum FIFOStep: Sendable, Hashable { case status, data(readTime: Double, bytes: Int), check(readTime: Double) }
 
@@ -536,6 +588,9 @@ package struct LSM6DSDriver: I2CChipDriver {
     package private(set) var fifoAbandoned = false
     /// `true` while the samples come from the FIFO.
     package var readsFIFO: Bool { fifo != nil && !fifoAbandoned }
+    /// LSM9DS1: how its output registers read in one burst, once configured (`nil` before, and on
+    /// the LSM6DSx, whose output registers are in one block).
+    package private(set) var burst: LSM9DS1Burst?
     /// Tagged FIFO: batches lost so far without an overflow, a word whose partner was missing or a
     /// time slot the tag counter skipped (``LSM6DSTagPairing``); their samples are not delivered.
     package var fifoDroppedBatches: Int { pairing.droppedBatches }
@@ -558,13 +613,16 @@ package struct LSM6DSDriver: I2CChipDriver {
     }
 
     package var isStreaming: Bool { phase == .streaming }
-    /// One sample's data registers (``LSM6DSMap/dataRead``); with the FIFO its status,
-    /// `FIFO_STATUS1..4` (0x3A, 4 bytes; tagged: `FIFO_STATUS1..2`, 2 bytes), which the driver
-    /// follows with the words and the status again.
+    /// One sample's data registers (``LSM6DSMap/dataRead``; an LSM9DS1 whose burst rounds,
+    /// ``LSM9DS1Burst/rounded``: 12 bytes from 0x18); with the FIFO its status, `FIFO_STATUS1..4`
+    /// (0x3A, 4 bytes; tagged: `FIFO_STATUS1..2`, 2 bytes; LSM9DS1: `FIFO_SRC`, 1 byte), which the
+    /// driver follows with the words and the status again.
     package var dataRead: (register: UInt8, count: Int) {
         if readsFIFO, let f = fifo { return f.statusRead }
-        return map.dataRead
+        return burst == .rounded ? (map.dataRead.register, 2 * LSM9DS1FIFO.readBytes) : map.dataRead
     }
+    /// Offset of the accelerometer's X low byte in ``dataRead``'s bytes.
+    private var directAccelOffset: Int { burst == .rounded ? LSM9DS1FIFO.readBytes : map.accelOffset }
     package var actualRate: Double { configuration.actualRate }
     /// The sample rate, or with the FIFO ``LSM6DSConfiguration/fifoPollRate``.
     package var pollRate: Double { readsFIFO ? configuration.fifoPollRate : configuration.actualRate }
@@ -599,15 +657,21 @@ package struct LSM6DSDriver: I2CChipDriver {
                 phase = .verifying(i + 1)
                 return []
             }
-            if configuration.prefersFIFO, let c = chip, let f = LSM6DSMap.fifo(c) {
-                fifo = f
-                phase = .verifyingFIFO(0)
-                let setUp = configuration.fifoSetUp(f)
-                return setUp.writes.map { .write(register: $0.register, value: $0.value) }
-                    + setUp.readBack.map { .read(register: $0.register, count: 1) }
+            if map.kind == .lsm9ds1 {
+                phase = .probingBurst(controls: nil)
+                return [.read(register: LSM9DS1Probe.controls, count: LSM9DS1Probe.count),
+                        .read(register: LSM9DS1FIFO.gyroOut, count: 2 * LSM9DS1Probe.count)]
             }
-            phase = .streaming
-            return [.streaming]
+            return configured()
+        case .probingBurst(nil):
+            guard bytes.count == LSM9DS1Probe.count else { return malformed(bytes.count, expected: LSM9DS1Probe.count) }
+            phase = .probingBurst(controls: bytes)
+            return []
+        case .probingBurst(let controls?):
+            guard bytes.count == 2 * LSM9DS1Probe.count else { return malformed(bytes.count, expected: 2 * LSM9DS1Probe.count) }
+            // Linear: bytes 6…11 are 0x1E…0x23, as read alone. Rounded: the accelerometer's data.
+            burst = Array(bytes[LSM9DS1Probe.count...]) == controls ? .linear : .rounded
+            return configured()
         case .verifyingFIFO(let i):
             // Untagged: FIFO_CTRL3 (bits 5:0), then FIFO_CTRL5 (bits 6:0); tagged: FIFO_CTRL3, FIFO_CTRL4.
             guard let f = fifo else { return fail(SourceError(.io, "no FIFO read-back from \(place)", path: busPath)) }
@@ -629,13 +693,28 @@ package struct LSM6DSDriver: I2CChipDriver {
         case .streaming where readsFIFO:
             return receivedFIFO(bytes, at: timestamp)
         case .streaming:
-            guard bytes.count == map.dataRead.count else {
-                return fail(SourceError(.malformedInput, "\(bytes.count) bytes instead of \(map.dataRead.count) from \(place)", path: busPath))
+            let expected = dataRead.count
+            guard bytes.count == expected else {
+                return fail(SourceError(.malformedInput, "\(bytes.count) bytes instead of \(expected) from \(place)", path: busPath))
             }
-            return [.deliver(decode(bytes, at: timestamp))]
+            return [.deliver(decode(bytes, accelOffset: directAccelOffset, at: timestamp))]
         case .failed:
             return []
         }
+    }
+
+    /// The control registers are set (and, on an LSM9DS1, its burst known): the FIFO's set-up above
+    /// 100 Hz on a chip with one, else streaming from the data registers.
+    private mutating func configured() -> [I2CDriverAction] {
+        if configuration.prefersFIFO, let c = chip, let f = LSM6DSMap.fifo(c, burst: burst ?? .linear) {
+            fifo = f
+            phase = .verifyingFIFO(0)
+            let setUp = configuration.fifoSetUp(f)
+            return setUp.writes.map { .write(register: $0.register, value: $0.value) }
+                + setUp.readBack.map { .read(register: $0.register, count: 1) }
+        }
+        phase = .streaming
+        return [.streaming]
     }
 
     /// One step of a FIFO poll, both formats: the status (stamps the poll), the words, the status again.
@@ -667,7 +746,7 @@ package struct LSM6DSDriver: I2CChipDriver {
             fifoBytes += bytes
             guard !bytes.isEmpty, fifoBytes.count <= expected, fifoBytes.count % format.readGrain == 0 else {
                 fifoStep = .status
-                return malformed(bytes.count, expected: format == .lsm9ds1 ? LSM9DS1FIFO.readBytes : min(expected, LSM6DSTaggedFIFO.blockBytes))
+                return malformed(bytes.count, expected: min(expected, format.longestRead))
             }
             guard fifoBytes.count == expected else { return [] }
             fifoStep = .check(readTime: readTime)
@@ -689,19 +768,16 @@ package struct LSM6DSDriver: I2CChipDriver {
             case .tagged:
                 slots = pairing.slots(fifoBytes)
             case .lsm9ds1:
-                // A level's gyroscope then accelerometer bytes, laid out as one data-register read
-                // (``LSM6DSMap/dataRead``: the accelerometer at offset 16) for ``decode(_:at:)``.
-                let gap = [UInt8](repeating: 0, count: map.accelOffset - LSM9DS1FIFO.readBytes)
-                slots = stride(from: 0, to: fifoBytes.count, by: LSM9DS1FIFO.levelBytes).map {
-                    Array(fifoBytes[$0..<($0 + 6)]) + gap + Array(fifoBytes[($0 + 6)..<($0 + 12)])
-                }
+                // A level: the gyroscope's 6 bytes, then the accelerometer's.
+                slots = stride(from: 0, to: fifoBytes.count, by: LSM9DS1FIFO.levelBytes).map { Array(fifoBytes[$0..<($0 + LSM9DS1FIFO.levelBytes)]) }
             }
             fifoBytes.removeAll(keepingCapacity: true)
             let stamps = fifoClock.stamps(count: slots.count, readTime: readTime)
             var samples: [RawSample] = []
             samples.reserveCapacity(2 * slots.count)
+            // Every format's sample is the gyroscope's 6 bytes, then the accelerometer's.
             for (slot, at) in zip(slots, stamps) {
-                if let b = slot { samples += decode(b, at: at) }
+                if let b = slot { samples += decode(b, accelOffset: 6, at: at) }
             }
             var actions: [I2CDriverAction] = samples.isEmpty ? [] : [.deliver(samples)]
             if pairing.droppedBatches >= nextDropNotice {
@@ -738,10 +814,15 @@ package struct LSM6DSDriver: I2CChipDriver {
         return [.fail(error)]
     }
 
-    /// Decodes one ``dataRead`` into an accelerometer and a gyroscope sample (`bytes` must hold
-    /// ``LSM6DSMap/dataRead`` bytes).
+    /// Decodes one ``LSM6DSMap/dataRead`` into an accelerometer and a gyroscope sample (`bytes`
+    /// must hold ``LSM6DSMap/dataRead`` bytes).
     package func decode(_ b: [UInt8], at timestamp: Double) -> [RawSample] {
-        let a = map.accelOffset, g = map.gyroOffset
+        decode(b, accelOffset: map.accelOffset, at: timestamp)
+    }
+
+    /// Decodes the gyroscope at offset 0 and the accelerometer at `accelOffset` of `b`.
+    private func decode(_ b: [UInt8], accelOffset a: Int, at timestamp: Double) -> [RawSample] {
+        let g = map.gyroOffset
         let accel = Vector3(int16LE(b, a), int16LE(b, a + 2), int16LE(b, a + 4)) * configuration.accelerometerGPerCount
         let gyro = Vector3(int16LE(b, g), int16LE(b, g + 2), int16LE(b, g + 4)) * (configuration.gyroDegreesPerCount * .pi / 180)
         return [RawSample(sensor: .accelerometer, timestamp: timestamp, value: accelFrame.apply(accel) + .zero),

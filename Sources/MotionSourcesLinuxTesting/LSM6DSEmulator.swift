@@ -48,7 +48,10 @@ import MotionSourcesLinux
 ///   `FIFO_CTRL`'s FTH (bits 4:0). Outside bypass mode the output registers read the oldest level,
 ///   and reading its last byte (0x2D, the accelerometer's Z high byte) pops it: a model of the
 ///   datasheet's "oldest level in the output registers", whose popping byte the datasheet does
-///   not name. FMODE 000 (bypass) empties it.
+///   not name. FMODE 000 (bypass) empties it. While the gyroscope runs, a burst goes from 0x1D on
+///   at 0x28 and from 0x2D back to 0x18 (``roundsBurst``; the "Multiple reads (burst)" rule of the
+///   datasheets of the same block, LSM6DS0 and LSM6DB0), so a 24-byte read from 0x18 reads two
+///   levels.
 ///
 /// ## Threading
 /// Thread-safe; ``EmulatedI2CBus`` calls it under its lock.
@@ -87,6 +90,10 @@ package final class LSM6DSEmulator: EmulatedI2CChip, Sendable {
     private let losesWord: @Sendable (Int, UInt8) -> Bool
     /// Tagged: the accelerometer's word before the gyroscope's.
     package let accelerometerFirst: Bool
+    /// LSM9DS1: a burst of the output registers goes from 0x1D on at 0x28 and from 0x2D back to
+    /// 0x18 while the gyroscope runs (``LSM9DS1Burst/rounded``); `false` reads the addresses in
+    /// turn, as register memory does.
+    package let roundsBurst: Bool
 
     /// The output data rates of ODR codes 1…10, Hz.
     static let rates: [Double] = [12.5, 26, 52, 104, 208, 416, 833, 1666, 3332, 6664]
@@ -96,12 +103,14 @@ package final class LSM6DSEmulator: EmulatedI2CChip, Sendable {
     /// A chip just powered on (both sensors off), answering `WHO_AM_I` (0x0F) with `chip`'s value
     /// (0x69 `.lsm6ds3`, 0x6A `.lsm6dsl`, 0x6B `.lsm6dsr`, 0x6C `.lsm6dso`, 0x6D `.lsm6dst`), its
     /// sample clock on `clock` (seconds), its samples from `signal`. The tagged chips' options:
-    /// `otherWords`, `losesWord`, `accelerometerFirst` (defaults: none, none, gyroscope first).
+    /// `otherWords`, `losesWord`, `accelerometerFirst` (defaults: none, none, gyroscope first); the
+    /// LSM9DS1's (0x68, `.lsm9ds1`) `roundsBurst` (default `true`).
     package init(chip: I2CChip = .lsm6dsl, clockScale: Double = 1, clock: @escaping @Sendable () -> Double,
                  signal: @escaping Signal = { _ in ((0, 0, 1), (0, 0, 0)) },
                  otherWords: @escaping @Sendable (Int) -> [UInt8] = { _ in [] },
                  losesWord: @escaping @Sendable (Int, UInt8) -> Bool = { _, _ in false },
-                 accelerometerFirst: Bool = false) {
+                 accelerometerFirst: Bool = false, roundsBurst: Bool = true) {
+        self.roundsBurst = roundsBurst
         self.clock = clock
         self.signal = signal
         self.otherWords = otherWords
@@ -156,6 +165,10 @@ package final class LSM6DSEmulator: EmulatedI2CChip, Sendable {
                 out.append(s.fifo.first?[r - 0x28 + 6] ?? 0)
                 if r == 0x2D { _ = s.fifo.pop() }
             default: out.append(s.registers[r & 0x7F])
+            }
+            if roundsBurst, period(of: s) != nil, r == 0x1D || r == 0x2D {
+                r = r == 0x1D ? 0x28 : 0x18
+                continue
             }
             r = (r + 1) & 0x7F
         }

@@ -58,15 +58,16 @@ import Testing
         /// Transfers a sample may take at the fastest rate, polled about every 10 samples (see
         /// `samplesInOrderAndOnTime`): 0.7, or 0.8 for the tagged FIFO, whose 7-byte words come 4 to
         /// a transfer (2 status reads and ⌈9 × 14 / 28⌉ = 5 word reads for a poll of 9 samples: 0.78).
-        /// The LSM9DS1 takes 2 reads a level and 2 status reads a poll of 8 levels (119 Hz): 2.25.
-        var transfersPerSample: Double { self == .lsm9ds1 ? 2.3 : isTagged ? 0.8 : 0.7 }
+        /// The LSM9DS1 (its burst rounding, ``LSM9DS1Burst/rounded``) reads 2 levels a transfer and
+        /// `FIFO_SRC` twice a poll of 8 levels at 119 Hz: 6 for 8, or 6 for 7 (0.86) in a short poll.
+        var transfersPerSample: Double { self == .lsm9ds1 ? 0.9 : isTagged ? 0.8 : 0.7 }
         /// The FIFO port and the bytes a sample takes there.
         var port: (register: UInt8, sampleBytes: Int) {
             switch self {
             case .bmi160: (0x24, BMI160Driver.fifoFrameSize)
             case .lsm6dso, .lsm6dsr, .lsm6dst: (0x78, 14)
             case .lsm6ds3, .lsm6dsl: (0x3E, 12)
-            case .lsm9ds1: (0x28, 6)  // the accelerometer's half of a level
+            case .lsm9ds1: (0x18, 12)  // a level: the gyroscope's 6 bytes, the accelerometer's
             }
         }
     }
@@ -93,7 +94,8 @@ import Testing
         /// tagged chips' emulator options as in `LSM6DSEmulator`.
         init(_ chip: Chip, rate: Double? = nil, clockScale: Double = 1, silentStatus: Bool = false, pairing: Bool = false,
              otherWords: @escaping @Sendable (Int) -> [UInt8] = { _ in [] },
-             losesWord: @escaping @Sendable (Int, UInt8) -> Bool = { _, _ in false }, accelerometerFirst: Bool = false) {
+             losesWord: @escaping @Sendable (Int, UInt8) -> Bool = { _, _ in false }, accelerometerFirst: Bool = false,
+             roundsBurst: Bool = true) {
             self.chip = chip
             let clock = self.clock
             let emulated = EmulatedI2CBus(path: "/dev/i2c-1")
@@ -115,7 +117,7 @@ import Testing
                 chipOverflows = { e.overflows }
                 period = { e.period() ?? 0 }
             case .lsm9ds1:
-                let e = LSM6DSEmulator(chip: .lsm9ds1, clockScale: clockScale, clock: { clock.now }, signal: signal)
+                let e = LSM6DSEmulator(chip: .lsm9ds1, clockScale: clockScale, clock: { clock.now }, signal: signal, roundsBurst: roundsBurst)
                 emulated.attach(e, at: chip.address)
                 driver = LSM6DSDriver(map: .lsm9ds1, address: chip.address, busPath: "/dev/i2c-1",
                                       configuration: LSM6DSConfiguration(map: .lsm9ds1, gyroRange: 2000, rate: r))
@@ -282,7 +284,8 @@ import Testing
         #expect(Double(reads.count) < chip.transfersPerSample * Double(gyro.count), "\(reads.count) transfers for \(gyro.count) samples")
         #expect(Double(reads.count) / 2 < chip.transfersPerSample * chip.fastRate, "\(Double(reads.count) / 2) transfers a second at \(chip.fastRate) Hz")
         let (port, frame) = chip.port
-        let fifoBytes = reads.filter { $0.register == port }.reduce(0) { $0 + $1.count }
+        // The LSM9DS1's burst probe reads 12 bytes from 0x18 once, before the FIFO is on.
+        let fifoBytes = reads.filter { $0.register == port }.reduce(0) { $0 + $1.count } - (chip == .lsm9ds1 ? 12 : 0)
         // Tagged: a sample's first word read at the end of a poll waits for its partner (7 bytes).
         #expect((0...(chip.isTagged ? 7 : 0)).contains(fifoBytes - frame * gyro.count), "\(fifoBytes) FIFO bytes read for \(gyro.count) samples of \(frame)")
     }
@@ -447,6 +450,55 @@ import Testing
         #expect(writes.suffix(3) == [[0x2E, 0x00], [0x23, 0x02], [0x2E, 0xC0]], "\(writes)")
     }
 
+    /// The LSM9DS1's burst (``LSM9DS1Burst``), found by the driver: where the chip goes from 0x1D
+    /// on at 0x28 and from 0x2D back to 0x18 (the emulator's default, the datasheets' rule), a
+    /// sample is 12 bytes from 0x18 and FIFO levels come two to a read; where it reads the
+    /// addresses in turn (register memory, `i2c-stub`), a sample is 22 bytes from 0x18 and a level
+    /// two 6-byte reads. Either way every sample once, in order, face up exactly.
+    @Test(arguments: [true, false]) func lsm9ds1ReadsAsItsBurstWalks(rounds: Bool) {
+        let direct = Rig(.lsm9ds1, rate: 50, roundsBurst: rounds)
+        direct.setUp()
+        let d = direct.driver as? LSM6DSDriver
+        #expect(direct.failure == nil && d?.readsFIFO == false && d?.burst == (rounds ? .rounded : .linear))
+        #expect(direct.driver.dataRead.register == 0x18 && direct.driver.dataRead.count == (rounds ? 12 : 22))
+        direct.run(seconds: 1)
+        #expect(direct.failure == nil && direct.gyro.count >= 40 && direct.accelerationExact)
+        #expect(zip(direct.indices, direct.indices.dropFirst()).allSatisfy { $1 > $0 }, "\(direct.indices.prefix(20))")
+
+        let rig = Rig(.lsm9ds1, rate: 952, roundsBurst: rounds)
+        rig.setUp()
+        #expect(rig.failure == nil && (rig.driver as? LSM6DSDriver)?.readsFIFO == true)
+        rig.run(seconds: 1)
+        #expect(rig.failure == nil && rig.interruptions.isEmpty && rig.consecutive && rig.accelerationExact)
+        #expect(Double(rig.gyro.count) > 0.9 * 952)
+        let log = (rig.bus as? EmulatedI2CBus)?.log ?? []
+        let dataReads = log.compactMap { t -> [Int]? in
+            if case .read(_, let r, let n) = t, r != 0x2F, r != 0x1E { [Int(r), n] } else { nil }
+        }.suffix(40)
+        #expect(dataReads.allSatisfy { rounds ? $0[0] == 0x18 && ($0[1] == 12 || $0[1] == 24) : ($0[0] == 0x18 || $0[0] == 0x28) && $0[1] == 6 }, "\(dataReads)")
+    }
+
+    /// `FIFO_SRC`: OVRN (bit 6) is an overflow whatever the count, and so is a count of 32 (full)
+    /// without OVRN, whose flag a chip may clear before it is read; 20 levels without OVRN are read.
+    @Test func lsm9ds1OverrunOrAFullCountIsAnOverflow() {
+        func streaming() -> LSM6DSDriver {
+            let rig = Rig(.lsm9ds1, rate: 952)
+            rig.setUp()
+            return rig.driver as! LSM6DSDriver
+        }
+        var d = streaming()
+        #expect(d.readsFIFO && d.dataRead == (0x2F, 1))
+        let reset: [I2CDriverAction] = [.write(register: 0x2E, value: 0x00), .write(register: 0x2E, value: 0xC0)]
+        let overrun = d.received([0x40 | 20], at: 1)
+        #expect(overrun.count == 3 && Array(overrun.dropFirst()) == reset && d.fifoOverflows == 1, "\(overrun)")
+        var e = streaming()
+        let full = e.received([32], at: 1)
+        #expect(full.count == 3 && Array(full.dropFirst()) == reset && e.fifoOverflows == 1, "\(full)")
+        var f = streaming()
+        #expect(f.received([20], at: 1) == stride(from: 0, to: 20, by: 2).map { _ in .read(register: 0x18, count: 24) })
+        #expect(f.fifoOverflows == 0)
+    }
+
     @Test func taggedFIFOConfiguration() {
         #expect(LSM6DSConfiguration(map: .lsm6dsx, rate: 1666).taggedFIFOWrites.map { [$0.register, $0.value] } == [[0x0A, 0x00], [0x09, 0x88], [0x0A, 0x06]])
         #expect(LSM6DSConfiguration(map: .lsm6dsx, rate: 400).taggedFIFOWrites.map { [$0.register, $0.value] } == [[0x0A, 0x00], [0x09, 0x66], [0x0A, 0x06]])
@@ -528,7 +580,7 @@ import Testing
 
     /// Through the `i2c:` source on its own thread, on the real clock: samples in order, several per
     /// read (the tagged chip's words in several reads a poll, carried out in order by the source).
-    @Test(arguments: [Chip.lsm6dsl, .lsm6dso, .bmi160]) func streamsThroughTheSource(chip: Chip) async throws {
+    @Test(arguments: [Chip.lsm6dsl, .lsm6dso, .bmi160, .lsm9ds1]) func streamsThroughTheSource(chip: Chip) async throws {
         let (options, bus) = emulatedBus()
         // The source's default gyroscope range on the LSM6DSL is ±245 °/s (it saturates at 286.7):
         // the index is carried below 200 °/s, X = index mod 200, Y = index / 200.
@@ -552,13 +604,14 @@ import Testing
         #expect(got.failure == nil)
         let idx = checked.map { Int(($0.value.x * 180 / .pi).rounded()) + 200 * Int(($0.value.y * 180 / .pi).rounded()) }
         // On the real clock a stall of the test machine longer than the FIFO holds (0.8 s at 416 Hz
-        // on the LSM6DSL, 195 ms at 400 Hz on the BMI160) loses samples: then, and only then, a gap,
-        // each one reported.
+        // on the LSM6DSL, 195 ms at 400 Hz on the BMI160, 67 ms at 476 Hz on the LSM9DS1) loses
+        // samples: then, and only then, a gap, each one reported.
         let gaps = zip(idx, idx.dropFirst()).filter { $1 != $0 + 1 }.count
         #expect(zip(idx, idx.dropFirst()).allSatisfy { $1 > $0 }, "\(idx.prefix(40))")
         #expect(gaps <= got.interruptions, "\(gaps) gaps, \(got.interruptions) overflows reported: \(idx.prefix(40))")
         #expect(zip(samples, samples.dropFirst()).allSatisfy { $1.timestamp > $0.timestamp })
-        let (register, count) = chip == .bmi160 ? (UInt8(0x22), 2) : chip.isTagged ? (UInt8(0x3A), 2) : (UInt8(0x3A), 4)
+        let (register, count) = chip == .bmi160 ? (UInt8(0x22), 2) : chip == .lsm9ds1 ? (UInt8(0x2F), 1)
+            : chip.isTagged ? (UInt8(0x3A), 2) : (UInt8(0x3A), 4)
         let polls = bus.log.filter { if case .read(_, register, count) = $0 { true } else { false } }.count
         #expect(polls * 2 < samples.count, "\(polls) FIFO polls for \(samples.count) samples")
     }
