@@ -78,8 +78,8 @@ package struct LSM6DSMap: Sendable, Hashable {
     ///
     /// The LSM6DS3 (8 kbyte, 4096 words, DIFF_FIFO 12 bits) and the LSM6DSL family (4 kbyte, 2048
     /// words, 11 bits) have the *untagged* FIFO (``LSM6DSFIFO``). The LSM6DSR, LSM6DSO and LSM6DST
-    /// have a tagged one (``taggedFIFO(_:)``) and the LSM9DS1 a 32-level one of its own, not read
-    /// (it reads its data registers at every rate).
+    /// have a tagged one (``taggedFIFO(_:)``) and the LSM9DS1 a 32-level one of its own
+    /// (``LSM9DS1FIFO``).
     package static func untaggedFIFO(_ chip: I2CChip) -> (words: Int, diffHighMask: UInt8)? {
         switch chip {
         case .lsm6ds3: (4096, 0x0F)
@@ -506,8 +506,9 @@ package struct LSM6DSConfiguration: Sendable, Hashable {
 /// (``LSM6DSMap``), as a state machine (``I2CChipDriver``).
 ///
 /// Sequence: read `WHO_AM_I` (0x0F) → write the control registers (block data update, ranges, data
-/// rate) → read each back → ``I2CDriverAction/streaming``; then each ``dataRead`` (gyroscope and
-/// accelerometer in one read) decodes into one accelerometer and one gyroscope sample. No software
+/// rate) → read each back → (LSM9DS1: the burst probe, ``LSM9DS1Burst``) →
+/// ``I2CDriverAction/streaming``; then each ``dataRead`` (gyroscope and accelerometer in one read)
+/// decodes into one accelerometer and one gyroscope sample. No software
 /// reset: its bit clears itself, and waiting for that could hang on a bus (or `i2c-stub`) where it
 /// never does.
 ///
@@ -520,8 +521,9 @@ package struct LSM6DSConfiguration: Sendable, Hashable {
 /// of the LSM6DSL family (0x6A: LSM6DSL, LSM6DSM, LSM6DS3TR-C, ISM330DLC) (``LSM6DSFIFO``), the
 /// tagged FIFO of the LSM6DSR (0x6B: also ISM330DHCX, ASM330LHH), LSM6DSO/LSM6DSOX (0x6C) and
 /// LSM6DST (0x6D) (``LSM6DSTaggedFIFO``: a tag byte before each 6-byte word), and the LSM9DS1's
-/// 32-level FIFO (``LSM9DS1FIFO``: `FIFO_SRC`, then each level's gyroscope and accelerometer output
-/// registers, two 6-byte reads a level; polled at least 4 times per fill, 119 Hz at 952 Hz).
+/// 32-level FIFO (``LSM9DS1FIFO``: `FIFO_SRC`, then the levels from the output registers, two to a
+/// read or two reads a level as its burst walks, ``LSM9DS1Burst``; polled at least 4 times per
+/// fill, 119 Hz at 952 Hz).
 ///
 /// Above 100 Hz (``LSM6DSConfiguration/prefersFIFO``, ``LSM6DSMap/untaggedFIFO(_:)``,
 /// ``LSM6DSMap/taggedFIFO(_:)``; 1666 Hz is offered only then) the samples come from the FIFO:
