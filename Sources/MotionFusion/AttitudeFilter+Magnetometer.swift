@@ -169,9 +169,16 @@ extension AttitudeFilter {
                 state.magneticReferenceNorm += c.magneticReferenceGain * (norm - state.magneticReferenceNorm)
                 state.magneticReferenceDip += c.magneticReferenceGain * (dip - state.magneticReferenceDip)
             }
-            state.magneticCandidateNorm = state.magneticReferenceNorm
-            state.magneticCandidateDip = state.magneticReferenceDip
-            state.magneticCandidateTime = 0
+            // The candidate new field yields only to a reference that holds (undisturbed as long as
+            // corrections need): readings that merely flicker within the thresholds of a wrong
+            // reference (one learned in the first second while moving, its dip off by the
+            // inclination's error then) must not erase the evidence for the field that keeps coming
+            // back, or neither ever wins and the heading goes uncorrected.
+            if state.magneticUndisturbedTime >= parameters.magneticMinimumUndisturbedTime {
+                state.magneticCandidateNorm = state.magneticReferenceNorm
+                state.magneticCandidateDip = state.magneticReferenceDip
+                state.magneticCandidateTime = 0
+            }
         } else {
             state.magneticUndisturbedTime = 0
             state.magneticRejectionTime += dt
@@ -191,6 +198,11 @@ extension AttitudeFilter {
                 }
                 let needed = state.magneticReferenceConfirmed ? parameters.magneticNewFieldTime : parameters.magneticNewFieldFirstTime
                 if state.magneticCandidateTime >= needed {
+                    // The heading's gap to the new reference's field is a change of the field model,
+                    // like a calibration switching in: closed at the loop's rate, and not read as gyro
+                    // drift by the vertical bias estimate (a gap left by a wrong first reference read
+                    // as drift put 2 °/s into that estimate and turned the heading 10° away again).
+                    state.headingModelShift = wrapAngle(state.headingModelShift + wrapAngle(target - state.headingOffset))
                     state.magneticReferenceNorm = state.magneticCandidateNorm
                     state.magneticReferenceDip = state.magneticCandidateDip
                     state.magneticReferenceConfirmed = true

@@ -96,6 +96,36 @@ import Glibc
         #expect(worst < 2)
     }
 
+    /// The reference learned in the first second can be wrong (here a field pointing west with a dip
+    /// of 50° instead of north at 66°, as when the filter starts moving and its inclination is still
+    /// off), and brief readings can fall within its thresholds: the true field, turning at 30 °/s,
+    /// reads with a dip of 58° for 0.1 s every second. Those readings must not reset the candidate new
+    /// field, or it never holds for the 20 s it needs: the heading went uncorrected, 90° off for the
+    /// whole minute. Once the true field is adopted, the heading's 90° gap to it is a change of the
+    /// field model, not gyro drift: read as drift it put 2 °/s into the vertical bias estimate, and
+    /// the heading stayed 10° off.
+    @Test func aWrongFirstReferenceYieldsToTheFieldThatKeepsComingBack() {
+        func field(dip degrees: Double, heading: Double) -> Vector3 {
+            let n = SyntheticMotion.field.length, d = degrees * Double.pi / 180, h = heading * Double.pi / 180
+            return Vector3(n * cos(d) * cos(h), n * cos(d) * sin(h), -n * sin(d))
+        }
+        let wrong = field(dip: 50, heading: 90), glitch = field(dip: 58, heading: 0), earth = field(dip: 66, heading: 0)
+        let m = SyntheticMotion(seconds: 60, rate: { _ in Vector3(0, 0, 30 * Double.pi / 180) },
+                                disturbance: { t in
+                                    (t < 1.5 ? wrong : t.truncatingRemainder(dividingBy: 1) < 0.1 ? glitch : earth) - SyntheticMotion.field
+                                })
+        var parameters = AttitudeFilterParameters()
+        parameters.calibratesMagnetometer = false
+        var f = AttitudeFilter(parameters: parameters, usesMagnetometer: true)
+        f.run(m, range: 0..<200)
+        #expect(headingError(f.quaternion, m.truth[199]) > 60, "the first second sets the heading from the westward field")
+        f.run(m, range: 200..<m.count)
+        #expect(f.state.magneticReferenceConfirmed && abs(f.state.magneticReferenceDip * 180 / Double.pi + 66) < 3,
+                "reference dip \(f.state.magneticReferenceDip * 180 / Double.pi)°")
+        #expect(headingError(f.quaternion, m.truth.last!) < 5, "heading error \(headingError(f.quaternion, m.truth.last!))°")
+        #expect(abs(f.state.bias.z) * 180 / Double.pi < 0.2, "vertical bias \(f.state.bias.z * 180 / Double.pi) °/s (none in the data)")
+    }
+
     @Test func arbitraryCorrectedFrameStartsAtTheArbitraryHeading() {
         let m = SyntheticMotion(seconds: 2, start: Quaternion(axis: Vector3(0, 0, 1), angle: 2.0))
         var f = AttitudeFilter()
