@@ -4,7 +4,7 @@ import MotionFusion
 /// The two register maps of ST's accelerometer-and-gyroscope chips this library drives.
 ///
 /// - ``lsm6dsx``: the LSM6DS3/LSM6DS3H, LSM6DSL/LSM6DSM/LSM6DS3TR-C, LSM6DSR and LSM6DSO/LSM6DST
-///   (datasheets DocID026899, DocID030637, DS12499, DS12952): `WHO_AM_I` 0x0F, `CTRL1_XL` 0x10
+///   (datasheets DocID026899, DocID030637, DS12498, DS12140, DocID033525): `WHO_AM_I` 0x0F, `CTRL1_XL` 0x10
 ///   (ODR_XL bits 7:4, FS_XL bits 3:2), `CTRL2_G` 0x11 (ODR_G bits 7:4, FS_G bits 3:2), `CTRL3_C`
 ///   0x12 (BDU bit 6, IF_INC bit 2), gyroscope `OUTX_L_G` 0x22…0x27 then accelerometer `OUTX_L_XL`
 ///   0x28…0x2D, signed little-endian 16-bit words.
@@ -90,7 +90,7 @@ package struct LSM6DSMap: Sendable, Hashable {
 
     /// The tagged FIFO of `chip`, its size in 7-byte words (``LSM6DSTaggedFIFO``), or `nil`: 512
     /// words on the LSM6DSR, LSM6DSO/LSM6DSOX and LSM6DST (3 kbyte of 6-byte data, DIFF_FIFO
-    /// 10 bits; datasheets DS12498, DS12140 section 6.5 and the LSM6DST's — the "9 kbyte" of their front
+    /// 10 bits; datasheets DS12498, DS12140 section 6.5 and DocID033525 (LSM6DST) — the "9 kbyte" of their front
     /// pages is with the FIFO compression, which is not enabled here; the kernel's `st_lsm6dsx`
     /// uses 512 too).
     package static func taggedFIFO(_ chip: I2CChip) -> Int? {
