@@ -621,7 +621,7 @@ package struct LSM6DSDriver: I2CChipDriver {
     /// driver follows with the words and the status again.
     package var dataRead: (register: UInt8, count: Int) {
         if readsFIFO, let f = fifo { return f.statusRead }
-        return burst == .rounded ? (map.dataRead.register, 2 * LSM9DS1FIFO.readBytes) : map.dataRead
+        return burst == .rounded ? (map.dataRead.register, LSM9DS1FIFO.levelBytes) : map.dataRead
     }
     /// Offset of the accelerometer's X low byte in ``dataRead``'s bytes.
     private var directAccelOffset: Int { burst == .rounded ? LSM9DS1FIFO.readBytes : map.accelOffset }

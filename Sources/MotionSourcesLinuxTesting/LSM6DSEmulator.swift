@@ -285,9 +285,18 @@ package final class LSM6DSEmulator: EmulatedI2CChip, Sendable {
 
     private func take(_ s: inout State, index: Int) {
         let v = signal(index)
-        if lsm9ds1 { return takeLSM9DS1(&s, v) }
-        let mgPerCount = [0.061, 0.488, 0.122, 0.244][Int((s.registers[0x10] >> 2) & 3)]
-        let mdpsPerCount = [8.75, 17.5, 35, 70][Int((s.registers[0x11] >> 2) & 3)]
+        // The ranges' sensitivities (mg and m°/s per count, by FS code) and the gyroscope's output
+        // registers; the accelerometer's are at 0x28 on both maps.
+        let mgPerCount: Double, mdpsPerCount: Double, gyroOut: Int
+        if lsm9ds1 {
+            mgPerCount = [0.061, 0.732, 0.122, 0.244][Int((s.registers[0x20] >> 3) & 3)]
+            mdpsPerCount = [8.75, 17.5, 70, 70][Int((s.registers[0x10] >> 3) & 3)]  // code 2 is not a range
+            gyroOut = 0x18
+        } else {
+            mgPerCount = [0.061, 0.488, 0.122, 0.244][Int((s.registers[0x10] >> 2) & 3)]
+            mdpsPerCount = [8.75, 17.5, 35, 70][Int((s.registers[0x11] >> 2) & 3)]
+            gyroOut = 0x22
+        }
         func put(_ base: Int, _ x: (x: Double, y: Double, z: Double), _ countsPerUnit: Double) {
             for (i, c) in [x.x, x.y, x.z].enumerated() {
                 let u = UInt16(bitPattern: emulatedCounts(c, countsPerUnit))
@@ -295,26 +304,18 @@ package final class LSM6DSEmulator: EmulatedI2CChip, Sendable {
                 s.registers[base + 2 * i + 1] = UInt8(u >> 8)
             }
         }
-        put(0x22, v.rotationRate, 1000 / mdpsPerCount)
+        put(gyroOut, v.rotationRate, 1000 / mdpsPerCount)
         put(0x28, v.specificForce, 1000 / mgPerCount)
-        if tagged { batchTagged(&s, index: index) } else { batchUntagged(&s) }
-    }
-
-    private func takeLSM9DS1(_ s: inout State, _ v: (specificForce: (x: Double, y: Double, z: Double), rotationRate: (x: Double, y: Double, z: Double))) {
-        let mgPerCount = [0.061, 0.732, 0.122, 0.244][Int((s.registers[0x20] >> 3) & 3)]
-        let mdpsPerCount = [8.75, 17.5, 70, 70][Int((s.registers[0x10] >> 3) & 3)]  // code 2 is not a range
-        var level: [UInt8] = []
-        func put(_ base: Int, _ x: (x: Double, y: Double, z: Double), _ countsPerUnit: Double) {
-            for (i, c) in [x.x, x.y, x.z].enumerated() {
-                let u = UInt16(bitPattern: emulatedCounts(c, countsPerUnit))
-                s.registers[base + 2 * i] = UInt8(u & 0xFF)
-                s.registers[base + 2 * i + 1] = UInt8(u >> 8)
-                level += [UInt8(u & 0xFF), UInt8(u >> 8)]
+        if lsm9ds1 {
+            // FIFO_EN and continuous mode: a level, the gyroscope's 6 bytes then the accelerometer's.
+            if s.registers[0x23] & 0x02 != 0, s.registers[0x2E] >> 5 == 0b110 {
+                s.fifo.append(Array(s.registers[0x18...0x1D]) + Array(s.registers[0x28...0x2D]))
             }
+        } else if tagged {
+            batchTagged(&s, index: index)
+        } else {
+            batchUntagged(&s)
         }
-        put(0x18, v.rotationRate, 1000 / mdpsPerCount)
-        put(0x28, v.specificForce, 1000 / mgPerCount)
-        if s.registers[0x23] & 0x02 != 0, s.registers[0x2E] >> 5 == 0b110 { s.fifo.append(level) }
     }
 
     private func batchUntagged(_ s: inout State) {
