@@ -16,14 +16,21 @@
 /// iron), so a fit short of data stays near the identity.
 ///
 /// A sample enters the fit only when its direction seen from the fitted centre differs from the
-/// previously accepted one by more than the calibrator's minimum angle step (before there is a fit: when
-/// it lies the chord of that angle on a sphere of radius ``scale`` from the previous one): with a hard
-/// iron of hundreds of µT the raw field's own direction barely changes however the device turns.
+/// previously accepted one by more than the calibrator's minimum angle step (before there is a fit, or
+/// while the fit's field strength exceeds ``largestFieldStrength``: when it lies the chord of that angle
+/// on a sphere of radius ``scale`` from the previous one): with a hard iron of hundreds of µT the raw
+/// field's own direction barely changes however the device turns. A fit with an impossible field
+/// strength has its centre far from the data, from where every sample looks alike; judged by directions
+/// it would never accept another sample and never correct itself.
 ///
 /// No heap allocation. Values only.
 public struct TraceNormalisedEllipsoidFit: Sendable {
     /// Coordinate scale, µT: 50 µT, the order of the Earth's field (25–65 µT at the surface).
     public let scale: Double = 50
+    /// Largest field strength a fit may have and still choose its samples by their direction from its
+    /// centre, µT: 100 µT, one and a half times the strongest geomagnetic field (67 µT, WMM2025), room
+    /// for soft iron. A larger radius is a wrong fit, not the Earth's field.
+    public static let largestFieldStrength: Double = 100
     /// Fitted hard-iron offset (the ellipsoid's centre), µT.
     public private(set) var offset: Vector3 = .zero
     /// Fitted diagonal soft-iron gains, dimensionless.
@@ -64,12 +71,16 @@ public struct TraceNormalisedEllipsoidFit: Sendable {
             theta = [0, 0, 2 * c.x, 2 * c.y, 2 * c.z, 0]
         }
         if acceptedSamples > 0 {
-            if accuracy >= .low {
+            if accuracy >= .low, fieldStrength <= Self.largestFieldStrength {
                 // Accept when d·e ≤ cos(step)·|d|·|e|, directions from the fitted centre.
                 let d = m - offset, e = lastAccepted - offset
                 if cosStep.step != minimumAngleStep { cosStep = (minimumAngleStep, _cos(minimumAngleStep)) }
                 if d.dot(e) > cosStep.cos * (d.lengthSquared * e.lengthSquared).squareRoot() { return }
             } else if (m - lastAccepted).lengthSquared < (minimumAngleStep * scale) * (minimumAngleStep * scale) {
+                // No fit, or one no Earth field can give: the chord of the step on a sphere of radius
+                // `scale`, between the raw samples. Directions seen from such a fit's centre, far from
+                // the data, barely change however the device turns, so that fit would never see another
+                // sample and would never correct itself.
                 return
             }
         }

@@ -53,4 +53,30 @@ import Testing
             #expect(abs(c.calibrate(m).length - c.fieldStrength) < 0.05 * c.fieldStrength)
         }
     }
+
+    /// A fit that starts wrong must keep learning. Seed 12 turning a 300 µT hard iron: after its first 20
+    /// samples the large-offset fit's centre lay 1 000 µT from the data with a "field" of 363 µT, no Earth
+    /// field. Samples were accepted by their direction seen from that centre, from where the whole sphere
+    /// of readings spans about 2°, so it accepted none for the rest of the run (graded `low`, offset
+    /// (195, −1187, 163) µT at 60 s; in the filter the heading stayed 113° off for two minutes). A fit
+    /// whose field strength no Earth field can have now chooses samples by their distance apart.
+    @Test(arguments: [UInt64(11), 12])
+    func aFitThatStartsWrongKeepsLearning(seed: UInt64) {
+        let hardIron = Vector3(180, -120, 210)
+        var sim = MotionSimulator(options: Self.options(seed: seed, hardIron: hardIron))
+        var c = MagneticCalibrator()
+        var mediumAt: Double? = nil
+        while true {
+            let s = sim.next()
+            let t = s.timestamp - sim.startTime
+            if t > 30 { break }
+            guard s.sensor == .magnetometer else { continue }
+            c.add(s.value)
+            if mediumAt == nil, c.largeOffsetFit.accuracy >= .medium { mediumAt = t }
+        }
+        let fit = c.largeOffsetFit
+        #expect(mediumAt != nil, "graded \(fit.accuracy), offset \(fit.offset), strength \(fit.fieldStrength)")
+        #expect((fit.offset - hardIron).length < 4, "offset \(fit.offset)")
+        #expect(fit.fieldStrength < TraceNormalisedEllipsoidFit.largestFieldStrength)
+    }
 }
