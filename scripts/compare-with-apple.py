@@ -13,7 +13,13 @@ comparison. It runs `coremotion fuse` 6D (causal and --offline) on the raw sampl
 - the bias we report when fed Apple's already-unbiased rates (a second run without
   GyroscopeUncalibrated.csv): whatever it reports is invented.
 
-Samples are paired with Apple's at the nearest timestamp within 2 ms.
+With Orientation.csv (CMDeviceMotion.attitude) and MagnetometerUncalibrated.csv (the raw field) it also
+fuses 9D from the raw field and prints the heading against Apple's, RMS in windows of the recording and
+when our magnetometer calibration first reaches `low` and `medium`, with VQF 9D on the same raw field
+beside it. The two attitudes' world frames differ by a constant turn about the vertical (declination,
+reference frame), removed as the circular mean of the heading difference over the whole recording.
+
+Samples are paired with Apple's at the nearest timestamp within 2 ms (heading: within half a sample).
 """
 import argparse, csv, os, shutil, subprocess, sys, tempfile
 
@@ -25,12 +31,15 @@ def load(path, cols='xyz'):
     return np.array([float(r['time']) * 1e-9 for r in rows]), np.array([[float(r[c]) for c in cols] for r in rows])
 
 
-def fuse(coremotion, folder, offline=False):
+def fuse_rows(coremotion, folder, args):
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, 'fused.csv')
-        subprocess.run([coremotion, 'fuse', folder, '--no-magnetometer', '-o', out] + (['--offline'] if offline else []),
-                       check=True)
-        rows = list(csv.DictReader(open(out)))
+        subprocess.run([coremotion, 'fuse', folder, '-o', out] + args, check=True)
+        return list(csv.DictReader(open(out)))
+
+
+def fuse(coremotion, folder, offline=False):
+    rows = fuse_rows(coremotion, folder, ['--no-magnetometer'] + (['--offline'] if offline else []))
     t = np.array([float(r['timestamp']) for r in rows])
     return (t, np.array([[float(r['gravity_' + a]) for a in 'xyz'] for r in rows]),
             np.array([[float(r['rotation_rate_' + a]) for a in 'xyz'] for r in rows]))
@@ -53,6 +62,63 @@ def rms(x):
     return float(np.sqrt(np.mean(np.square(x))))
 
 
+def yaw_deg(q):
+    """Heading of the device's x axis in the world frame of device -> world quaternions (w, x, y, z), degrees."""
+    qw, qx, qy, qz = q.T
+    return np.degrees(np.arctan2(2 * (qx * qy + qw * qz), 1 - 2 * (qy * qy + qz * qz)))
+
+
+def heading_error(yaw, yaw_apple):
+    """Heading difference with the constant turn between the two world frames removed, degrees."""
+    d = np.radians(yaw - yaw_apple)
+    offset = np.angle(np.mean(np.exp(1j * d)))
+    return np.degrees(np.angle(np.exp(1j * (d - offset))))
+
+
+def heading_report(coremotion, f):
+    o = list(csv.DictReader(open(os.path.join(f, 'Orientation.csv'))))
+    to = np.array([float(r['time']) * 1e-9 for r in o])
+    yaw_apple = yaw_deg(np.array([[float(r[k]) for k in ('qw', 'qx', 'qy', 'qz')] for r in o]))
+    rows = fuse_rows(coremotion, f, ['--reference-frame', 'xMagneticNorthZVertical'])
+    t = np.array([float(r['timestamp']) for r in rows])
+    yaw = yaw_deg(np.array([[float(r[k]) for k in ('q_w', 'q_x', 'q_y', 'q_z')] for r in rows]))
+    accuracy = np.array([float(r['magnetic_field_accuracy']) for r in rows])
+    period = float(np.median(np.diff(to)))
+    yA, ok = paired(t, to, yaw_apple, tolerance=period / 2 + 1e-4)
+    e = heading_error(yaw[ok], yA[ok])
+    s = t[ok] - t[0]
+    windows = [(0, 15), (15, 30), (30, 60), (60, 120), (120, float('inf'))]
+    parts = [f'{a:.0f}-{b:.0f} s {rms(e[(s >= a) & (s < b)]):.1f}' if b != float('inf') else f'{a:.0f} s- {rms(e[s >= a]):.1f}'
+             for a, b in windows if ((s >= a) & (s < b)).any()]
+
+    def first(level):
+        hit = np.nonzero(accuracy >= level)[0]
+        return f'{t[hit[0]] - t[0]:.1f} s' if len(hit) else 'never'
+
+    print(f'heading vs Apple, degrees RMS: ours {rms(e):.1f} ({", ".join(parts)}); '
+          f'calibration low at {first(0)}, medium at {first(1)}')
+    try:
+        import vqf
+        tr, raw = load(os.path.join(f, 'GyroscopeUncalibrated.csv'))
+        ta, acc = load(os.path.join(f, 'AccelerometerUncalibrated.csv'))
+        tm, mag = load(os.path.join(f, 'MagnetometerUncalibrated.csv'))
+        accP, oka = paired(tr, ta, acc, tolerance=period / 2 + 1e-4)
+        magP, okm = paired(tr, tm, mag, tolerance=period / 2 + 1e-4)
+        keep = oka & okm
+        ts = tr[keep]
+        q = vqf.VQF(float(np.median(np.diff(ts)))).updateBatch(
+            np.ascontiguousarray(raw[keep]), np.ascontiguousarray(-accP[keep] * 9.80665),
+            np.ascontiguousarray(magP[keep]))['quat9D']
+        yV, okv = paired(ts, to, yaw_apple, tolerance=period / 2 + 1e-4)
+        ev = heading_error(yaw_deg(q)[okv], yV[okv])
+        sv = ts[okv] - ts[0]
+        parts = [f'{a:.0f}-{b:.0f} s {rms(ev[(sv >= a) & (sv < b)]):.1f}' if b != float('inf') else f'{a:.0f} s- {rms(ev[sv >= a]):.1f}'
+                 for a, b in windows if ((sv >= a) & (sv < b)).any()]
+        print(f'heading vs Apple, degrees RMS: VQF 9D on the raw field {rms(ev):.1f} ({", ".join(parts)})')
+    except ImportError:
+        print('(pip install vqf for VQF)')
+
+
 def rate_line(name, d):
     return f'{name} {rms(np.linalg.norm(d, axis=1)):.4f} (x {rms(d[:, 0]):.4f}, y {rms(d[:, 1]):.4f}, z {rms(d[:, 2]):.4f})'
 
@@ -73,9 +139,12 @@ def main():
     wR, ok2 = paired(t, tr, raw)
     ok &= ok2
     print(f'{f}: {len(t)} rows, {t[-1] - t[0]:.1f} s')
-    print('rotation rate vs Apple, rad/s RMS: ' + rate_line('ours', (w - wA)[ok]) + '; ' + rate_line('raw gyro', (wR - wA)[ok]))
+    if ok.any():
+        print('rotation rate vs Apple, rad/s RMS: ' + rate_line('ours', (w - wA)[ok]) + '; ' + rate_line('raw gyro', (wR - wA)[ok]))
+    else:
+        print("rotation rate and gravity vs Apple: no sample of Apple's within 2 ms of ours (not taken at the same instants)")
     gravity = os.path.join(f, 'Gravity.csv')
-    if os.path.exists(gravity):
+    if os.path.exists(gravity) and ok.any():
         tg, gA = load(gravity)
         gP, okg = paired(t, tg, gA)
         line = f'gravity vs Apple, degrees RMS: ours {rms(angle_deg(g[okg], gP[okg])):.3f}'
@@ -101,12 +170,16 @@ def main():
         except ImportError:
             line += ' (pip install vqf for VQF)'
         print(line)
+    if all(os.path.exists(os.path.join(f, n)) for n in ('Orientation.csv', 'MagnetometerUncalibrated.csv')):
+        heading_report(a.coremotion, f)
     with tempfile.TemporaryDirectory() as d:
         for name in os.listdir(f):
             if name.endswith('.csv') and name not in ('GyroscopeUncalibrated.csv', 'Microphone.csv'):
                 shutil.copy(os.path.join(f, name), d)
         t2, _, w2 = fuse(a.coremotion, d)
     wA2, ok3 = paired(t2, tA, apple)
+    if not ok3.any():
+        return
     invented = (wA2 - w2)[ok3]
     print(f'fed Apple\'s unbiased rates: invented bias RMS {rms(np.linalg.norm(invented, axis=1)):.4f} rad/s, '
           f'largest per axis {np.abs(invented).max(0).round(4).tolist()}')
