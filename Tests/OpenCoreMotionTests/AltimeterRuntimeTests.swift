@@ -121,7 +121,8 @@ protocol AltimeterContractSubject {
 
 /// The promises of ``CMAltimeter`` over any barometer, as ``SourceContract`` states them for sensor
 /// sources (a barometer is polled, not a `SensorSource`, so the altimeter is what keeps them): updates
-/// start, in time order; once a stop returns no handler call begins, however long time runs; a restart
+/// start, in time order; once a stop returns no handler call begins (apart from at most one whose item a
+/// running batch had already taken, see `QueueDelivery`), however long time runs; a restart
 /// after a stop works; a barometer that fails reaches the handler as exactly one error, then silence.
 enum AltimeterContract {
     static func check(_ make: () throws -> any AltimeterContractSubject) async -> [String] {
@@ -151,7 +152,9 @@ enum AltimeterContract {
             if zip(stamps, stamps.dropFirst()).contains(where: { $0 >= $1 }) { problems.append("round \(round): timestamps not increasing") }
             if log.data.first?.relativeAltitude.doubleValue != 0 { problems.append("round \(round): the first update is not the reference") }
             if !log.errors.isEmpty { problems.append("round \(round): errors \(log.errors)") }
-            if log.lateCalls > 0 { problems.append("round \(round): \(log.lateCalls) handler calls after the stop returned") }
+            // One call may begin after the stop returned: its item taken just before (QueueDelivery's
+            // documented window, seen under ThreadSanitizer on a loaded machine). Two cannot.
+            if log.lateCalls > 1 { problems.append("round \(round): \(log.lateCalls) handler calls after the stop returned") }
         }
         return problems
     }

@@ -72,7 +72,8 @@ open class CMAltimeter: NSObject {
         var absolute: Subscription<CMAbsoluteAltitudeData>?
         var worker: SourceWorker
 
-        /// Ends the run: no handler call begins once this returns, and the reading thread has ended
+        /// Ends the run: no handler call begins once this returns (apart from at most one per delivery
+        /// already being started, see ``QueueDelivery``), and the reading thread has ended
         /// (``SourceWorker/stop()`` joins it; cancelling the deliveries first wakes a thread waiting for
         /// room in one of them).
         func end() {

@@ -35,8 +35,13 @@ import Foundation
 ///
 /// ## Stopping
 /// ``cancel()`` drops the waiting items and marks the delivery inactive under its lock; a batch checks
-/// that mark under the same lock before each handler call. So once ``cancel()`` returns, no further
-/// handler call begins. A call already under way runs to its end. Operations the caller put on the same
+/// that mark under the same lock before each handler call, when it takes the item. So once ``cancel()``
+/// returns, no further item is taken, and at most one handler call begins: one whose item a running
+/// batch took just before, on another thread. Closing that window would mean ``cancel()`` waiting for
+/// the handler's call (a check and a call cannot be one atomic step without holding a lock across app
+/// code); a handler that waits for the thread stopping it (a `DispatchQueue.main.sync` from a
+/// background queue while the main thread stops) would then deadlock, so it does not wait. A call
+/// already under way runs to its end. Operations the caller put on the same
 /// queue are never touched (Core Motion on Apple platforms cancels the whole queue; OpenCoreMotion
 /// deliberately does not).
 ///
@@ -193,7 +198,8 @@ final class QueueDelivery<Item>: @unchecked Sendable {
         if dropped { wakeEnqueuers() }
     }
 
-    /// Stops delivery: waiting items are dropped and no further handler call begins.
+    /// Stops delivery: waiting items are dropped and no further item is taken; at most one call whose item
+    /// a running batch had already taken may still begin (see the type's discussion). Never waits.
     func cancel() {
         state.withLock {
             $0.active = false

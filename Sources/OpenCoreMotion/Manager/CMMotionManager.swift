@@ -26,7 +26,9 @@ public typealias CMDeviceMotionHandler = (CMDeviceMotion?, (any Error)?) -> Void
 /// - **Push**: `start…Updates(to:withHandler:)` calls the handler on the queue once per sample, in
 ///   order, one call at a time, none dropped however slow the handler (samples wait in memory; a source
 ///   in virtual time, which no clock paces, waits instead once 4096 samples wait). Once
-///   `stop…Updates()` returns, no further handler call for that sensor begins. Other operations on
+///   `stop…Updates()` returns, no further handler call for that sensor begins, apart from at most one
+///   that was already being started on the queue at that instant (stopping does not wait for your
+///   handler, so it cannot deadlock with it); a call already running finishes. Other operations on
 ///   the queue are left alone; Apple's implementation cancels the whole queue, this one does not.
 /// - **Async** (beyond Apple): ``accelerometerUpdates(interval:maximumLatency:)`` and its siblings.
 ///
@@ -338,7 +340,7 @@ open class CMMotionManager: NSObject {
         start(.accelerometer, stream: .accelerometer, push: QueuePush(queue: queue, handler: handler))
     }
 
-    /// Stops accelerometer updates. Once it returns, no further handler call for the accelerometer begins.
+    /// Stops accelerometer updates. Once it returns, no further handler call for the accelerometer begins, apart from at most one already being started on the queue (see the type's discussion).
     open func stopAccelerometerUpdates() {
         stop(.accelerometer)
     }
@@ -374,7 +376,7 @@ open class CMMotionManager: NSObject {
         start(.gyro, stream: .gyro, push: QueuePush(queue: queue, handler: handler))
     }
 
-    /// Stops gyroscope updates. Once it returns, no further handler call for the gyroscope begins.
+    /// Stops gyroscope updates. Once it returns, no further handler call for the gyroscope begins, apart from at most one already being started on the queue (see the type's discussion).
     open func stopGyroUpdates() {
         stop(.gyro)
     }
@@ -410,7 +412,7 @@ open class CMMotionManager: NSObject {
         start(.magnetometer, stream: .magnetometer, push: QueuePush(queue: queue, handler: handler))
     }
 
-    /// Stops magnetometer updates. Once it returns, no further handler call for the magnetometer begins.
+    /// Stops magnetometer updates. Once it returns, no further handler call for the magnetometer begins, apart from at most one already being started on the queue (see the type's discussion).
     open func stopMagnetometerUpdates() {
         stop(.magnetometer)
     }
@@ -469,7 +471,8 @@ open class CMMotionManager: NSObject {
         start(.deviceMotion, stream: .deviceMotion(referenceFrame), push: QueuePush(queue: queue, handler: handler))
     }
 
-    /// Stops device-motion updates. Once it returns, no further handler call begins.
+    /// Stops device-motion updates. Once it returns, no further handler call begins, apart from at most
+    /// one already being started on the queue (see the type's discussion).
     open func stopDeviceMotionUpdates() {
         stop(.deviceMotion)
     }
