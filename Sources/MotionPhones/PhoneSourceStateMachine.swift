@@ -12,8 +12,14 @@ import MotionSources
 /// Per sensor, delivered timestamps strictly increase: a reading whose phone time does not advance is
 /// dropped as stale (a repeated row, a late batch); a phone clock that steps back is detected by the
 /// sensor's clock's ``PhoneClockMapper`` and starts the phone's history afresh, as does a clock not
-/// seen before (a new phyphox session, whose times start at 0 again); a host time that would
-/// not advance is nudged 1 µs past the previous one. Mapped host times never lie after the arrival.
+/// seen before (a new phyphox session, whose times start at 0 again). Mapped host times never lie
+/// after the arrival; a mapped time that would not advance past the sensor's previous one (the mapping
+/// moved back: the first messages came later than the ones after them, so the offset estimate fell)
+/// takes the previous one plus the phone's own spacing shortened by ``catchUpRate``. So the stamps
+/// keep the motion's time, at most that much compressed, rather than piling up a microsecond apart,
+/// where device motion would integrate a batch's rotation over no time; they return to the mapping
+/// within `lead / catchUpRate` of phone time, and until then lie up to `lead` after the arrival.
+/// Without a phone time such a reading is nudged 1 µs past the previous one.
 ///
 /// `Running` is what a started transport leaves to stop later (``PhoneSource`` keeps its transport and
 /// its silence ticker; tests use any value).
@@ -33,6 +39,12 @@ struct PhoneSourceStateMachine<Running: Sendable>: Sendable {
         /// The accepted readings of the sensors asked for, host times (s since boot), per sensor increasing.
         var samples: [RawSample] = []
     }
+
+    /// The fraction by which a reading's phone spacing is shortened while its stamp catches up with a
+    /// mapping that moved back (see the type's discussion): 0.05, so a lead of 0.5 s (a first message
+    /// held up under load) is gone after 10 s, while device motion integrates the rotation of that time
+    /// at most 5 % short, which the inclination and heading corrections then remove.
+    static var catchUpRate: Double { 0.05 }
 
     /// Whether the phone's own attitude and gravity are kept for ``ownAttitude(at:isTrueNorth:)``.
     let keepsOwnAttitude: Bool
@@ -173,12 +185,18 @@ struct PhoneSourceStateMachine<Running: Sendable>: Sendable {
         for r in decoded.readings {
             guard r.value.x.isFinite, r.value.y.isFinite, r.value.z.isFinite else { stats.malformed += 1; continue }
             var host = arrival
+            var spacing = 0.0
             if let p = r.phoneTime {
-                if let lp = lastPhone[r.sensor], p <= lp { stats.stale += 1; continue }
+                if let lp = lastPhone[r.sensor] {
+                    if p <= lp { stats.stale += 1; continue }
+                    spacing = (p - lp) * (1 + clock.skew)
+                }
                 lastPhone[r.sensor] = p
                 host = min(clock.hostTime(forPhoneTime: p) ?? arrival, arrival)
             }
-            if let lh = lastHost[r.sensor], host <= lh { host = lh + 1e-6 }
+            if let lh = lastHost[r.sensor], host <= lh {
+                host = lh + max(1e-6, spacing * (1 - Self.catchUpRate))
+            }
             lastHost[r.sensor] = host
             var c = stats.sensors[r.sensor] ?? PhoneStatistics.SensorCount(first: host)
             if c.firstPhone == nil, let p = r.phoneTime {

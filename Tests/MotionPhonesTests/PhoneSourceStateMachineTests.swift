@@ -113,6 +113,31 @@ import Testing
         #expect(m.statistics.stale == 0)
     }
 
+    /// A first message held up (0.5 s here, as under load) sets the offset estimate too high; the next,
+    /// on time, lowers it, so its readings map before the stamps already given. They used to be nudged
+    /// 1 µs apart, a pile device motion drops or integrates over no time (57 of 100 updates in
+    /// `OwnAttitudeTests` under ThreadSanitizer). They keep the phone's spacing, 5 % short, until the
+    /// stamps meet the mapping again.
+    @Test func aMappingThatMovesBackKeepsThePhonesSpacing() {
+        var m = machine(sensors: [.gyro])
+        var stamps: [Double] = []
+        // Phone time t, 100 Hz, batches of 10; true offset 100 s, the first batch 0.5 s late.
+        for batch in 0..<40 {
+            let times = (0..<10).map { Double(batch * 10 + $0) * 0.01 }
+            let arrival = times.last! + 100 + (batch == 0 ? 0.5 : 0.002)
+            let d = m.receive(message(times.map { (.gyro, $0, 0) }), arrival: arrival)
+            stamps += d.samples.map(\.timestamp)
+            #expect(d.samples.count == 10)
+        }
+        let gaps = zip(stamps.dropFirst(), stamps).map { $0 - $1 }
+        #expect(gaps.allSatisfy { $0 >= 0.0095 - 1e-9 && $0 <= 0.01 + 1e-9 }, "gaps from \(gaps.min()!) to \(gaps.max()!)")
+        // The first batch maps at offset 100.5 (its newest sample); from its last sample (0.09 s) on, the
+        // stamps keep the spacing 5 % short, so the 0.5 s lead is gone after 10 s of phone time; at
+        // 3.99 s it is down by 0.05 × 3.9 s.
+        #expect(abs(stamps[399] - (3.99 + 100.5 - 0.05 * 3.9)) < 1e-6, "\(stamps[399] - 103.99)")
+        #expect(stamps[399] - 103.99 > 0.29)
+    }
+
     @Test func aPhoneGoneMidStreamIsReportedOnceAndResumes() {
         var m = machine(listens: true, silence: 5)
         // Listening: silence is watched from the first datum only.
