@@ -16,7 +16,8 @@ comparison. It runs `coremotion fuse` 6D (causal and --offline) on the raw sampl
 With Orientation.csv (CMDeviceMotion.attitude) and MagnetometerUncalibrated.csv (the raw field) it also
 fuses 9D from the raw field and prints the heading against Apple's, RMS in windows of the recording and
 when our magnetometer calibration first reaches `low` and `medium`, with VQF 9D on the same raw field
-beside it. The two attitudes' world frames differ by a constant turn about the vertical (declination,
+beside it; with Magnetometer.csv (Apple's calibrated field), the median distance of our calibrated
+field (the `magnetic_field_*` columns of `fuse`) from it, per window. The two attitudes' world frames differ by a constant turn about the vertical (declination,
 reference frame), removed as the circular mean of the heading difference over the whole recording.
 
 Samples are paired with Apple's at the nearest timestamp within 2 ms (heading: within half a sample).
@@ -97,6 +98,17 @@ def heading_report(coremotion, f):
 
     print(f'heading vs Apple, degrees RMS: ours {rms(e):.1f} ({", ".join(parts)}); '
           f'calibration low at {first(0)}, medium at {first(1)}')
+    calibrated = os.path.join(f, 'Magnetometer.csv')
+    if os.path.exists(calibrated):
+        tc, mc = load(calibrated)
+        field = np.array([[float(r['magnetic_field_' + a]) for a in 'xyz'] for r in rows])
+        mA, okc = paired(t, tc, mc, tolerance=period / 2 + 1e-4)
+        gap = np.linalg.norm(field - mA, axis=1)
+        s = t - t[0]
+        parts = [f'{a:.0f}-{b:.0f} s {np.median(gap[okc & (s >= a) & (s < b)]):.1f}' if b != float('inf')
+                 else f'{a:.0f} s- {np.median(gap[okc & (s >= a)]):.1f}'
+                 for a, b in windows if (okc & (s >= a) & (s < b)).any()]
+        print(f"calibrated field vs Apple's (Magnetometer.csv), median distance, uT: {', '.join(parts)}")
     try:
         import vqf
         tr, raw = load(os.path.join(f, 'GyroscopeUncalibrated.csv'))

@@ -73,7 +73,7 @@ extension AttitudeFilter {
     public var learnedCalibration: LearnedCalibration {
         let c = state.calibrator
         var learned = LearnedCalibration(gyroBias: state.bias, gyroBiasVariance: state.biasCovariance.diagonalVector)
-        let ellipsoid = c.ellipsoidAccuracy >= .medium || c.ellipsoidAccuracy >= c.rotation.accuracy
+        let ellipsoid = c.prefersEllipsoid
         let online = ellipsoid ? c.ellipsoidAccuracy : c.rotation.accuracy
         if state.seededMagneticPrior, c.priorAccuracy > online {
             learned.magneticOffset = c.priorOffset

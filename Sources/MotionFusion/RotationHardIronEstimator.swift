@@ -62,6 +62,19 @@ public struct RotationHardIronEstimator: Sendable {
     public var field: Vector3 { Vector3(x[3], x[4], x[5]) }
     /// The gyro bias's component along the world's vertical, as far as the frame's drift shows it, rad/s.
     public var verticalBias: Double { x[6] }
+    /// Whether `offset` (µT, device frame; another estimate of the same hard iron) lies within 3
+    /// standard deviations of ``offset``, counting this estimate's covariance and `tolerance` (µT rms
+    /// per axis) for the other's error.
+    public func agrees(with other: Vector3, tolerance: Double) -> Bool {
+        let d = other - offset
+        var c = offsetCovariance
+        let t2 = tolerance * tolerance
+        c.r0.x += t2
+        c.r1.y += t2
+        c.r2.z += t2
+        guard d.isFinite, let inverse = c.inverse else { return true }
+        return d.dot(inverse * d) <= 9
+    }
     /// Covariance of ``offset``, µT².
     public var offsetCovariance: Matrix3 {
         Matrix3(rows: Vector3(p[0], p[1], p[2]), Vector3(p[7], p[8], p[9]), Vector3(p[14], p[15], p[16]))

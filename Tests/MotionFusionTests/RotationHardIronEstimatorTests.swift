@@ -56,6 +56,21 @@ import Glibc
         #expect(abs(e.innovationRatio - 0.64) < 0.15)
     }
 
+    /// Another estimate of the hard iron (the ellipsoid fit's) agrees when it differs only where this
+    /// one knows nothing (along the rotation axis) or by about the tolerance, and not when it is off
+    /// where this one is sure: `MagneticCalibrator.prefersEllipsoid` then keeps the rotation estimate.
+    @Test func anotherEstimateAgreesOnlyWhereThisOneIsUnsure() {
+        var e = RotationHardIronEstimator()
+        let last = Self.run(seconds: 120, yaw: 0.25, into: &e)
+        let up = last.inverseRotate(Vector3(0, 0, 1))
+        let across = up.cross(Vector3(1, 0, 0)).normalized!
+        #expect(e.agrees(with: Self.offset, tolerance: 5))
+        #expect(e.agrees(with: Self.offset + up * 25, tolerance: 5))
+        #expect(e.agrees(with: Self.offset + across * 5, tolerance: 5))
+        #expect(!e.agrees(with: Self.offset + across * 20, tolerance: 5))
+        #expect(!e.agrees(with: Self.offset + across * 2, tolerance: 0.1))
+    }
+
     @Test func withoutRotationNothingIsKnown() {
         var e = RotationHardIronEstimator()
         let last = Self.run(seconds: 60, yaw: 0, into: &e)
