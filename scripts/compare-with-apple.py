@@ -18,7 +18,9 @@ fuses 9D from the raw field and prints the heading against Apple's, RMS in windo
 when our magnetometer calibration first reaches `low` and `medium`, with VQF 9D on the same raw field
 beside it; with Magnetometer.csv (Apple's calibrated field), the median distance of our calibrated
 field (the `magnetic_field_*` columns of `fuse`) from it, per window. The two attitudes' world frames differ by a constant turn about the vertical (declination,
-reference frame), removed as the circular mean of the heading difference over the whole recording.
+reference frame), removed as the circular mean of the heading difference from the time our calibration
+first reaches `medium` (before it our heading is the gyro's arbitrary start; VQF's is taken over the same
+span).
 
 Samples are paired with Apple's at the nearest timestamp within 2 ms (heading: within half a sample).
 """
@@ -69,10 +71,12 @@ def yaw_deg(q):
     return np.degrees(np.arctan2(2 * (qx * qy + qw * qz), 1 - 2 * (qy * qy + qz * qz)))
 
 
-def heading_error(yaw, yaw_apple):
-    """Heading difference with the constant turn between the two world frames removed, degrees."""
+def heading_error(yaw, yaw_apple, reference=None):
+    """Heading difference with the constant turn between the two world frames removed, degrees: the
+    circular mean of the difference over the samples `reference` marks (all when None or none marked)."""
     d = np.radians(yaw - yaw_apple)
-    offset = np.angle(np.mean(np.exp(1j * d)))
+    use = d if reference is None or not reference.any() else d[reference]
+    offset = np.angle(np.mean(np.exp(1j * use)))
     return np.degrees(np.angle(np.exp(1j * (d - offset))))
 
 
@@ -86,7 +90,10 @@ def heading_report(coremotion, f):
     accuracy = np.array([float(r['magnetic_field_accuracy']) for r in rows])
     period = float(np.median(np.diff(to)))
     yA, ok = paired(t, to, yaw_apple, tolerance=period / 2 + 1e-4)
-    e = heading_error(yaw[ok], yA[ok])
+    # The turn between the frames is taken where our heading is calibrated (medium or better): before
+    # that it is the gyro's arbitrary start, which says nothing about the frames.
+    calibrated_from = t[np.argmax(accuracy >= 1)] if (accuracy >= 1).any() else t[0]
+    e = heading_error(yaw[ok], yA[ok], t[ok] >= calibrated_from)
     s = t[ok] - t[0]
     windows = [(0, 15), (15, 30), (30, 60), (60, 120), (120, float('inf'))]
     parts = [f'{a:.0f}-{b:.0f} s {rms(e[(s >= a) & (s < b)]):.1f}' if b != float('inf') else f'{a:.0f} s- {rms(e[s >= a]):.1f}'
@@ -122,7 +129,7 @@ def heading_report(coremotion, f):
             np.ascontiguousarray(raw[keep]), np.ascontiguousarray(-accP[keep] * 9.80665),
             np.ascontiguousarray(magP[keep]))['quat9D']
         yV, okv = paired(ts, to, yaw_apple, tolerance=period / 2 + 1e-4)
-        ev = heading_error(yaw_deg(q)[okv], yV[okv])
+        ev = heading_error(yaw_deg(q)[okv], yV[okv], ts[okv] >= calibrated_from)
         sv = ts[okv] - ts[0]
         parts = [f'{a:.0f}-{b:.0f} s {rms(ev[(sv >= a) & (sv < b)]):.1f}' if b != float('inf') else f'{a:.0f} s- {rms(ev[sv >= a]):.1f}'
                  for a, b in windows if ((sv >= a) & (sv < b)).any()]

@@ -31,8 +31,8 @@
 ///
 /// No heap allocation. Values only; not thread-safe to mutate concurrently (use one per filter).
 public struct MagneticCalibrator: Sendable {
-    /// The error allowed the ellipsoid fit's hard iron when it is checked against the rotation
-    /// estimate's (see ``prefersEllipsoid``), µT rms per axis. Default 5 µT, a tenth of a typical
+    /// The error allowed a `high` ellipsoid fit's hard iron when it is checked against a `medium`
+    /// rotation estimate's (see ``prefersEllipsoid``), µT rms per axis. Default 5 µT, a tenth of a typical
     /// geomagnetic field: an offset error that turns the heading by up to about 6°.
     public var ellipsoidAgreementTolerance: Double = 5
     /// Smallest angle between accepted samples, radians. Default 0.1 rad (≈ 5.7°).
@@ -238,18 +238,23 @@ public struct MagneticCalibrator: Sendable {
 
     /// Picks the calibration in use.
     /// Whether the ellipsoid fit's calibration is preferred to the rotation estimate's: it grades at
-    /// least ``MagneticCalibrationAccuracy/medium`` or at least as well, and, while the rotation estimate
-    /// is itself ``MagneticCalibrationAccuracy/medium``, its hard iron agrees with that estimate's
+    /// least ``MagneticCalibrationAccuracy/medium`` or at least as well; but while the rotation estimate
+    /// is itself ``MagneticCalibrationAccuracy/medium``, only an ellipsoid graded
+    /// ``MagneticCalibrationAccuracy/high`` whose hard iron agrees with that estimate's
     /// (``RotationHardIronEstimator/agrees(with:tolerance:)`` with ``ellipsoidAgreementTolerance``).
     ///
-    /// An ellipsoid fitted to a device turned mostly about one axis is free along that axis: on a
-    /// public iPhone 13 export of ordinary use the trace-normalised fit graded `medium`, even `high`,
-    /// with a hard iron 12–27 µT off along z and a field strength falling from 44 to 28 µT, while the
-    /// gyro-aided estimate, graded `medium` from 8 s with innovations within the noise, stayed within
-    /// 2.5 µT of the phone's own calibration.
+    /// A `medium` rotation estimate means the readings follow a constant hard iron within about the
+    /// magnetometer's noise over the orientations seen, so soft iron large enough to matter there would
+    /// have shown; an ellipsoid fitted to the few orientations of ordinary handling adds shape
+    /// parameters that mostly fit noise. On two public iPhone exports of ordinary use the fit's gains
+    /// came out 3–48 % from unity (the phones' own calibration is a hard iron alone), and on the second,
+    /// turned mostly about one axis, it graded `medium`, for moments `high`, with a hard iron 12–27 µT
+    /// off along z and a field strength falling from 44 to 28 µT, while the gyro-aided estimate stayed
+    /// within 3.5 µT of the phone's own from 8 s on.
     public var prefersEllipsoid: Bool {
         guard ellipsoidAccuracy >= .medium || ellipsoidAccuracy >= rotation.accuracy else { return false }
         guard ellipsoidAccuracy >= .low, rotation.accuracy >= .medium else { return true }
+        guard ellipsoidAccuracy >= .high else { return false }
         return rotation.agrees(with: ellipsoidOffset, tolerance: ellipsoidAgreementTolerance)
     }
 
