@@ -25,9 +25,10 @@
 /// The ellipsoid fit needs the field seen from most directions, which hand-held use and walking never
 /// give. Beside it runs ``rotation``, a gyro-aided hard-iron estimate (``RotationHardIronEstimator``) fed
 /// through ``add(_:attitude:bias:dt:headingThreshold:)``, which needs only the rotations the device makes.
-/// The calibration in use (``offset``, ``gains``, ``accuracy``) is the ellipsoid's once it is at least
-/// ``MagneticCalibrationAccuracy/medium`` or at least as good as the rotation estimate, otherwise the
-/// rotation estimate's offset with unit gains.
+/// The calibration in use (``offset``, ``gains``, ``accuracy``) is the ellipsoid's when
+/// ``prefersEllipsoid`` (it grades at least ``MagneticCalibrationAccuracy/medium`` or at least as well as
+/// the rotation estimate, and a `medium` rotation estimate gives way only to a `high` ellipsoid that
+/// agrees with it), otherwise the rotation estimate's offset with unit gains.
 ///
 /// No heap allocation. Values only; not thread-safe to mutate concurrently (use one per filter).
 public struct MagneticCalibrator: Sendable {
