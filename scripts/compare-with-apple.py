@@ -17,8 +17,8 @@ With Orientation.csv (CMDeviceMotion.attitude) and MagnetometerUncalibrated.csv 
 fuses 9D from the raw field and prints the heading against Apple's, RMS in windows of the recording and
 when our magnetometer calibration first reaches `low` and `medium`, with VQF 9D on the same raw field
 beside it; with Magnetometer.csv (Apple's calibrated field), the median distance of our calibrated
-field (the `magnetic_field_*` columns of `fuse`) from it, per window. The two attitudes' world frames differ by a constant turn about the vertical (declination,
-reference frame), removed as the circular mean of the heading difference from the time our calibration
+field (the `magnetic_field_*` columns of `fuse`) from it, per window. The two attitudes' world frames
+differ by a constant turn about the vertical (declination, reference frame), removed as the circular mean of the heading difference from the time our calibration
 first reaches `medium` (before it our heading is the gyro's arbitrary start; VQF's is taken over the same
 span).
 
@@ -80,6 +80,22 @@ def heading_error(yaw, yaw_apple, reference=None):
     return np.degrees(np.angle(np.exp(1j * (d - offset))))
 
 
+WINDOWS = [(0, 15), (15, 30), (30, 60), (60, 120), (120, float('inf'))]
+
+
+def by_window(s, values, statistic, mask=None):
+    """`statistic` of `values` in each of WINDOWS of `s` (seconds from the start) that holds a sample,
+    restricted to `mask`, as 'a-b s x.x' parts."""
+    keep = np.ones(len(s), bool) if mask is None else mask
+    parts = []
+    for a, b in WINDOWS:
+        inside = keep & (s >= a) & (s < b)
+        if inside.any():
+            label = f'{a:.0f}-{b:.0f} s' if b != float('inf') else f'{a:.0f} s-'
+            parts.append(f'{label} {statistic(values[inside]):.1f}')
+    return ', '.join(parts)
+
+
 def heading_report(coremotion, f):
     o = list(csv.DictReader(open(os.path.join(f, 'Orientation.csv'))))
     to = np.array([float(r['time']) * 1e-9 for r in o])
@@ -88,52 +104,43 @@ def heading_report(coremotion, f):
     t = np.array([float(r['timestamp']) for r in rows])
     yaw = yaw_deg(np.array([[float(r[k]) for k in ('q_w', 'q_x', 'q_y', 'q_z')] for r in rows]))
     accuracy = np.array([float(r['magnetic_field_accuracy']) for r in rows])
-    period = float(np.median(np.diff(to)))
-    yA, ok = paired(t, to, yaw_apple, tolerance=period / 2 + 1e-4)
+    half = float(np.median(np.diff(to))) / 2 + 1e-4  # pairing tolerance: half a sample
+    yA, ok = paired(t, to, yaw_apple, tolerance=half)
     # The turn between the frames is taken where our heading is calibrated (medium or better): before
     # that it is the gyro's arbitrary start, which says nothing about the frames.
     calibrated_from = t[np.argmax(accuracy >= 1)] if (accuracy >= 1).any() else t[0]
     e = heading_error(yaw[ok], yA[ok], t[ok] >= calibrated_from)
     s = t[ok] - t[0]
-    windows = [(0, 15), (15, 30), (30, 60), (60, 120), (120, float('inf'))]
-    parts = [f'{a:.0f}-{b:.0f} s {rms(e[(s >= a) & (s < b)]):.1f}' if b != float('inf') else f'{a:.0f} s- {rms(e[s >= a]):.1f}'
-             for a, b in windows if ((s >= a) & (s < b)).any()]
 
     def first(level):
         hit = np.nonzero(accuracy >= level)[0]
         return f'{t[hit[0]] - t[0]:.1f} s' if len(hit) else 'never'
 
-    print(f'heading vs Apple, degrees RMS: ours {rms(e):.1f} ({", ".join(parts)}); '
+    print(f'heading vs Apple, degrees RMS: ours {rms(e):.1f} ({by_window(s, e, rms)}); '
           f'calibration low at {first(0)}, medium at {first(1)}')
     calibrated = os.path.join(f, 'Magnetometer.csv')
     if os.path.exists(calibrated):
         tc, mc = load(calibrated)
         field = np.array([[float(r['magnetic_field_' + a]) for a in 'xyz'] for r in rows])
-        mA, okc = paired(t, tc, mc, tolerance=period / 2 + 1e-4)
+        mA, okc = paired(t, tc, mc, tolerance=half)
         gap = np.linalg.norm(field - mA, axis=1)
-        s = t - t[0]
-        parts = [f'{a:.0f}-{b:.0f} s {np.median(gap[okc & (s >= a) & (s < b)]):.1f}' if b != float('inf')
-                 else f'{a:.0f} s- {np.median(gap[okc & (s >= a)]):.1f}'
-                 for a, b in windows if (okc & (s >= a) & (s < b)).any()]
-        print(f"calibrated field vs Apple's (Magnetometer.csv), median distance, uT: {', '.join(parts)}")
+        print(f"calibrated field vs Apple's (Magnetometer.csv), median distance, uT: "
+              f"{by_window(t - t[0], gap, np.median, okc)}")
     try:
         import vqf
         tr, raw = load(os.path.join(f, 'GyroscopeUncalibrated.csv'))
         ta, acc = load(os.path.join(f, 'AccelerometerUncalibrated.csv'))
         tm, mag = load(os.path.join(f, 'MagnetometerUncalibrated.csv'))
-        accP, oka = paired(tr, ta, acc, tolerance=period / 2 + 1e-4)
-        magP, okm = paired(tr, tm, mag, tolerance=period / 2 + 1e-4)
+        accP, oka = paired(tr, ta, acc, tolerance=half)
+        magP, okm = paired(tr, tm, mag, tolerance=half)
         keep = oka & okm
         ts = tr[keep]
         q = vqf.VQF(float(np.median(np.diff(ts)))).updateBatch(
             np.ascontiguousarray(raw[keep]), np.ascontiguousarray(-accP[keep] * 9.80665),
             np.ascontiguousarray(magP[keep]))['quat9D']
-        yV, okv = paired(ts, to, yaw_apple, tolerance=period / 2 + 1e-4)
+        yV, okv = paired(ts, to, yaw_apple, tolerance=half)
         ev = heading_error(yaw_deg(q)[okv], yV[okv], ts[okv] >= calibrated_from)
-        sv = ts[okv] - ts[0]
-        parts = [f'{a:.0f}-{b:.0f} s {rms(ev[(sv >= a) & (sv < b)]):.1f}' if b != float('inf') else f'{a:.0f} s- {rms(ev[sv >= a]):.1f}'
-                 for a, b in windows if ((sv >= a) & (sv < b)).any()]
-        print(f'heading vs Apple, degrees RMS: VQF 9D on the raw field {rms(ev):.1f} ({", ".join(parts)})')
+        print(f'heading vs Apple, degrees RMS: VQF 9D on the raw field {rms(ev):.1f} ({by_window(ts[okv] - ts[0], ev, rms)})')
     except ImportError:
         print('(pip install vqf for VQF)')
 

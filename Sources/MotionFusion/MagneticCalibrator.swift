@@ -237,7 +237,6 @@ public struct MagneticCalibrator: Sendable {
         rotation.reverseTimeDirection()
     }
 
-    /// Picks the calibration in use.
     /// Whether the ellipsoid fit's calibration is preferred to the rotation estimate's: it grades at
     /// least ``MagneticCalibrationAccuracy/medium`` or at least as well; but while the rotation estimate
     /// is itself ``MagneticCalibrationAccuracy/medium``, only an ellipsoid graded
@@ -254,11 +253,11 @@ public struct MagneticCalibrator: Sendable {
     /// within 3.5 µT of the phone's own from 8 s on.
     public var prefersEllipsoid: Bool {
         guard ellipsoidAccuracy >= .medium || ellipsoidAccuracy >= rotation.accuracy else { return false }
-        guard ellipsoidAccuracy >= .low, rotation.accuracy >= .medium else { return true }
-        guard ellipsoidAccuracy >= .high else { return false }
-        return rotation.agrees(with: ellipsoidOffset, tolerance: ellipsoidAgreementTolerance)
+        guard rotation.accuracy >= .medium else { return true }
+        return ellipsoidAccuracy >= .high && rotation.agrees(with: ellipsoidOffset, tolerance: ellipsoidAgreementTolerance)
     }
 
+    /// Picks the calibration in use.
     private mutating func select() {
         if prefersEllipsoid {
             offset = ellipsoidOffset
