@@ -98,6 +98,7 @@ package struct CalibrateCommand: ParsableCommand {
                 case .accelerometer: builder.addAccelerometer(s.value, timestamp: s.timestamp)
                 case .gyro: builder.addGyro(s.value, timestamp: s.timestamp)
                 case .magnetometer: builder.addMagnetometer(s.value, timestamp: s.timestamp)
+                case .pressure: break
                 }
             }
         } catch {
@@ -111,7 +112,7 @@ package struct CalibrateCommand: ParsableCommand {
         let shared = Locked(CalibrationBuilder())
         let failure = Locked<String?>(nil)
         var rates: [SensorKind: Double] = [:]
-        for kind in SensorKind.allCases where source.info.sensors[kind] != nil { rates[kind] = 100 }
+        for kind in SensorKind.motion where source.info.sensors[kind] != nil { rates[kind] = 100 }
         guard !rates.isEmpty else { throw CLIError("\(source.info.identifier) has no motion sensor") }
         do {
             try source.apply(SensorDemand(rates: rates)) { event in
@@ -122,6 +123,7 @@ package struct CalibrateCommand: ParsableCommand {
                         case .accelerometer: b.addAccelerometer(s.value, timestamp: s.timestamp)
                         case .gyro: b.addGyro(s.value, timestamp: s.timestamp)
                         case .magnetometer: b.addMagnetometer(s.value, timestamp: s.timestamp)
+                        case .pressure: break
                         }
                     }
                 case .failed(let e): failure.withLock { $0 = e.description }

@@ -194,6 +194,7 @@ struct CalibratedSampleStream: SampleStream {
         case .accelerometer: r.sample.value = calibration.accelerometer(r.sample.value)
         case .gyro: r.sample.value = calibration.gyro(r.sample.value)
         case .magnetometer: r.sample.value = calibration.magnetometer(r.sample.value)
+        case .pressure: break
         }
         return r
     }

@@ -100,11 +100,7 @@ struct SensorsCommand: AsyncParsableCommand {
         var lines = ["\(info.identifier)  \(info.name)"]
         for sensor in SensorKind.allCases {
             guard let cap = info.sensors[sensor] else { continue }
-            let unit = switch sensor {
-            case .accelerometer: "g"
-            case .gyro: "rad/s"
-            case .magnetometer: "µT"
-            }
+            let unit = sensor.unit
             var line = "  " + sensor.rawValue.padding(toLength: 15, withPad: " ", startingAt: 0)
             line += cap.minimumRate == cap.maximumRate
                 ? "\(format(cap.maximumRate)) Hz"
@@ -186,12 +182,8 @@ struct SensorsCommand: AsyncParsableCommand {
         _ = try? phone.apply(.none) { _ in }
         let stats = phone.statistics
         var lines = ["\(phone.info.identifier)  \(phone.info.name)"]
-        for sensor in SensorKind.allCases {
-            let unit = switch sensor {
-            case .accelerometer: "g"
-            case .gyro: "rad/s"
-            case .magnetometer: "µT"
-            }
+        for sensor in SensorKind.motion {
+            let unit = sensor.unit
             let name = "  " + sensor.rawValue.padding(toLength: 15, withPad: " ", startingAt: 0)
             if let c = stats.sensors[sensor], c.count > 0 {
                 lines.append(name + (c.rate.map { String(format: "%.1f Hz measured", $0) } ?? "1 reading") + "  (\(c.count) readings, \(unit))")

@@ -284,6 +284,7 @@ package struct DashboardSourceDescription: Sendable, Hashable {
             case .accelerometer: sensor = .accelerometer
             case .gyro: sensor = .gyro
             case .magnetometer: sensor = .magnetometer
+            case .pressure: continue  // the altitude stream comes from the barometer, not from the source
             }
             streams[sensor] = Stream(
                 minimumRate: capability.minimumRate, maximumRate: capability.maximumRate, range: capability.range)

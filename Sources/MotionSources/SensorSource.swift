@@ -1,6 +1,6 @@
 import MotionFusion
 
-/// The three raw motion sensors a source can carry.
+/// The raw sensors a source can carry: the three motion sensors and the barometer.
 public enum SensorKind: String, Sendable, Hashable, CaseIterable, Codable {
     /// Specific force in g, Core Motion's sign: a device lying face up at rest reads z ≈ −1.
     case accelerometer
@@ -8,6 +8,28 @@ public enum SensorKind: String, Sendable, Hashable, CaseIterable, Codable {
     case gyro
     /// Magnetic flux density in µT, in the device frame, uncalibrated (hard iron included).
     case magnetometer
+    /// Air pressure in kPa (Core Motion's unit, as `CMAltitudeData.pressure`) in the value's `x`; `y` and
+    /// `z` are 0. A barometer run as a source (``PolledBarometerSource``) delivers it; motion fusion and
+    /// the motion manager ignore it.
+    case pressure
+
+    /// The three motion sensors (accelerometer, gyro, magnetometer), in that order: what motion fusion,
+    /// the motion manager and the motion recording formats deal in.
+    public static let motion: [SensorKind] = [.accelerometer, .gyro, .magnetometer]
+
+    /// Core Motion's unit of the sensor's readings: `g`, `rad/s`, `µT` or `kPa`.
+    public var unit: String {
+        switch self {
+        case .accelerometer: "g"
+        case .gyro: "rad/s"
+        case .magnetometer: "µT"
+        case .pressure: "kPa"
+        }
+    }
+
+    /// Whether this is one of the three ``motion`` sensors (not the barometer).
+    @inlinable
+    public var isMotion: Bool { self != .pressure }
 }
 
 /// One timestamped reading of one sensor, already in Core Motion's units and device frame.

@@ -60,12 +60,13 @@ package struct IIOSensorChannels: Sendable, Hashable {
     /// `true` when the rate attribute can be written by this process.
     package var rateWritable: Bool
 
-    /// SI units → Core Motion units: m/s² → g is `1/9.80665`, rad/s stays, Gauss → µT is `100`.
+    /// SI units → Core Motion units: m/s² → g is `1/9.80665`, rad/s stays, Gauss → µT is `100`, kPa stays.
     package var unitFactor: Double {
         switch kind {
         case .accelerometer: return 1 / IIOUnits.standardGravity
         case .gyro: return 1
         case .magnetometer: return 100
+        case .pressure: return 1  // kPa, as the IIO ABI gives it
         }
     }
 

@@ -18,6 +18,7 @@ extension IIOSource {
                 case .accelerometer: unit = "m/s²"
                 case .gyro: unit = "rad/s"
                 case .magnetometer: unit = "Gauss"
+                case .pressure: unit = "kPa"
                 }
                 let resolution = s.axes.map { abs($0.scale) }.max().map { $0 * s.unitFactor }
                 sensors[kind] = SensorCapability(minimumRate: min(lo, hi), maximumRate: hi, range: nil,

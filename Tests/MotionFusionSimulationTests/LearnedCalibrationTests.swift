@@ -24,6 +24,7 @@ import Testing
                 check(t, filter, sim.truth(at: s.timestamp))
             case .accelerometer: filter.updateAccelerometer(s.value, dt: dt)
             case .magnetometer: filter.updateMagnetometer(s.value, dt: dt)
+            case .pressure: break
             }
         }
     }

@@ -26,6 +26,7 @@ import Glibc
                 check(t, filter, sim.truth(at: s.timestamp))
             case .accelerometer: filter.updateAccelerometer(s.value, dt: dt)
             case .magnetometer: filter.updateMagnetometer(s.value, dt: dt)
+            case .pressure: break
             }
         }
         return filter

@@ -84,7 +84,7 @@ let quietLog: @Sendable (String) -> Void = { _ in }
 /// timestamps rise per sensor and lie in the recent past on this machine's clock.
 func checkPhysics(_ c: Collector, minimumCount: Int = 20, sourceLocation: SourceLocation = #_sourceLocation) {
     let now = MonotonicClock.now()
-    for sensor in SensorKind.allCases {
+    for sensor in SensorKind.motion {
         let s = c.of(sensor)
         #expect(s.count >= minimumCount, "\(sensor): \(s.count) samples", sourceLocation: sourceLocation)
         #expect(zip(s.dropFirst(), s).allSatisfy { $0.0.timestamp > $0.1.timestamp }, "\(sensor) timestamps rise", sourceLocation: sourceLocation)
@@ -177,7 +177,7 @@ func checkPhysics(_ c: Collector, minimumCount: Int = 20, sourceLocation: Source
         checkPhysics(c, minimumCount: 60)
         // Buffers of unequal length in one answer: nothing lost, nothing twice (100 Hz for 1 s; the
         // first poll takes the last value only, so what came before it, more under load, is skipped).
-        for sensor in SensorKind.allCases {
+        for sensor in SensorKind.motion {
             let samples = c.of(sensor)
             guard let first = samples.first, let last = samples.last else { continue }
             // One sample per 10 ms from the first poll on. The mapped span follows the estimate of the

@@ -91,7 +91,7 @@ func drain(_ merge: inout SampleMerge) throws(RecordingError) -> [RecordedSample
 
     @Test func severalPerSensorFilesMergeAndTiesFollowTheSensorOrder() throws {
         let all = syntheticSamples(seconds: 1)
-        let parts = SensorKind.allCases.map { k in MemoryStream(all.filter { $0.sample.sensor == k }) }
+        let parts = SensorKind.motion.map { k in MemoryStream(all.filter { $0.sample.sensor == k }) }
         var merge = SampleMerge(parts)
         let out = try drain(&merge)
         #expect(out.count == all.count)

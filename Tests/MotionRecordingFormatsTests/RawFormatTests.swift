@@ -90,7 +90,7 @@ import Testing
         var samples: [RawSample] = []
         let specials: [Double] = [0, -0.0, 1e308, -1e-300, .leastNonzeroMagnitude, 0.1, 1.0 / 3.0, 123456.789, -9.80665, 1e22, 1e23]
         for i in 0..<2000 {
-            let kind = SensorKind.allCases[i % 3]
+            let kind = SensorKind.motion[i % 3]
             func value() -> Double {
                 switch Int.random(in: 0..<4, using: &rng) {
                 case 0: return specials.randomElement(using: &rng)!
@@ -116,7 +116,7 @@ import Testing
             }
         }
         // One sensor per file.
-        for kind in SensorKind.allCases {
+        for kind in SensorKind.motion {
             let writer = RawRecordingWriter(encoding: .csv, sensor: kind)
             var text = writer.header
             for s in samples where s.sensor == kind { try writer.append(s, to: &text) }

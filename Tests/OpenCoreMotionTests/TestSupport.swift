@@ -38,7 +38,7 @@ final class ObservedSource: SensorSource {
     var info: SourceInfo { base.info }
 
     /// A manual source with `sensors` at `minimumRate`…`maximumRate` Hz (see ``ManualSource``).
-    init(sensors: Set<SensorKind> = Set(SensorKind.allCases), minimumRate: Double = 1, maximumRate: Double = 1000,
+    init(sensors: Set<SensorKind> = Set(SensorKind.motion), minimumRate: Double = 1, maximumRate: Double = 1000,
          identifier: String = "manual") {
         base = ManualSource(sensors: sensors, minimumRate: minimumRate, maximumRate: maximumRate, identifier: identifier)
     }

@@ -67,7 +67,7 @@ struct RawCSVStream: SampleStream {
         let text = line.text
         guard let r = text.firstRange(of: "sensor=") else { return nil }
         let name = String(text[r.upperBound...].prefix { $0.isLetter || $0 == "-" })
-        guard let kind = SensorKind(rawValue: name) else {
+        guard let kind = SensorKind(rawValue: name), kind.isMotion else {
             throw reader.error("unknown sensor '\(name)' in the comment: expected accelerometer, gyro or magnetometer")
         }
         return kind
@@ -108,7 +108,7 @@ struct RawJSONLStream: SampleStream {
                 let text = line.text
                 if let r = text.firstRange(of: "sensor=") {
                     let name = String(text[r.upperBound...].prefix { $0.isLetter })
-                    guard let kind = SensorKind(rawValue: name) else {
+                    guard let kind = SensorKind(rawValue: name), kind.isMotion else {
                         throw reader.error("unknown sensor '\(name)' in the comment: expected accelerometer, gyro or magnetometer")
                     }
                     commentSensor = kind

@@ -91,6 +91,7 @@ package enum RecordingFusion {
             case .accelerometer: has.acc = true
             case .gyro: has.gyro = true
             case .magnetometer: has.mag = true
+            case .pressure: break
             }
             if has.acc && has.gyro && (has.mag || !needsMagnetometer) { break }
         }
@@ -128,6 +129,7 @@ package enum RecordingFusion {
             case .accelerometer: summary.accelerometer += 1
             case .gyro: summary.gyro += 1
             case .magnetometer: summary.magnetometer += 1
+            case .pressure: return  // not fused
             }
             read += 1
             if read & 0xFFFF == 0 { progress(read) }
@@ -192,6 +194,7 @@ struct OfflineRows {
                 for i in magnetometer.indices { magnetometer[i] = s.value }
             }
         case .gyro: latestGyro = s.value
+        case .pressure: break
         }
     }
 

@@ -83,7 +83,7 @@ package struct SampleMerge: SampleStream {
     var pendingCount: Int { heap.count }
     private var sequence = 0
     private var failure: RecordingError?
-    private var returned = (accelerometer: 0, gyro: 0, magnetometer: 0)
+    private var returned = (accelerometer: 0, gyro: 0, magnetometer: 0, pressure: 0)
 
     /// How many samples of `sensor` the merge has returned so far.
     package func count(of sensor: SensorKind) -> Int {
@@ -91,6 +91,7 @@ package struct SampleMerge: SampleStream {
         case .accelerometer: returned.accelerometer
         case .gyro: returned.gyro
         case .magnetometer: returned.magnetometer
+        case .pressure: returned.pressure
         }
     }
 
@@ -111,6 +112,7 @@ package struct SampleMerge: SampleStream {
         case .accelerometer: 0
         case .gyro: 1
         case .magnetometer: 2
+        case .pressure: 3
         }
     }
 
@@ -144,6 +146,7 @@ package struct SampleMerge: SampleStream {
         case .accelerometer: returned.accelerometer += 1
         case .gyro: returned.gyro += 1
         case .magnetometer: returned.magnetometer += 1
+        case .pressure: returned.pressure += 1
         }
         return RecordedSample(sample: p.sample, path: paths[p.path], line: p.line)
     }

@@ -80,6 +80,9 @@ package struct SensorLoggerPushConverter: Sendable {
             return SensorLoggerPushEntry(name: "gyroscopeuncalibrated", time: time, values: ["x": v.x, "y": v.y, "z": v.z])
         case .magnetometer:
             return SensorLoggerPushEntry(name: "magnetometeruncalibrated", time: time, values: ["x": v.x, "y": v.y, "z": v.z])
+        case .pressure:
+            // Sensor Logger's barometer entry: pressure in hPa.
+            return SensorLoggerPushEntry(name: "barometer", time: time, values: ["pressure": v.x * 10])
         }
     }
 

@@ -31,12 +31,12 @@ public final class ManualSource: SensorSource {
     /// Creates a source with the given sensors, each supporting `minimumRate`…`maximumRate` Hz.
     ///
     /// - Parameters:
-    ///   - sensors: the sensors it carries; default all three.
+    ///   - sensors: the sensors it carries; default the three motion sensors.
     ///   - minimumRate: slowest rate in Hz; default 1.
     ///   - maximumRate: fastest rate in Hz; default 1000.
     ///   - identifier: the ``SourceInfo/identifier``; default `manual`.
     public init(
-        sensors: Set<SensorKind> = Set(SensorKind.allCases),
+        sensors: Set<SensorKind> = Set(SensorKind.motion),
         minimumRate: Double = 1,
         maximumRate: Double = 1000,
         identifier: String = "manual"

@@ -32,8 +32,11 @@ extension MotionSimulator {
                 ideal = truth.rotationRate + options.gyroSensitivityError * truth.rotationRate + truth.gyroBias
             case .magnetometer:
                 ideal = options.softIron * truth.magneticField + options.hardIron
+            case .pressure:
+                ideal = .zero  // no channel: the simulator's barometer is SimulatedBarometer
             }
-            return Self.convert(ideal + n, SimulatedSensorSpec.capability(kind), quantize: options.quantizesOutput)
+            guard let capability = SimulatedSensorSpec.capability(kind) else { return ideal + n }
+            return Self.convert(ideal + n, capability, quantize: options.quantizesOutput)
         }
 
         /// Clips each axis to the range and, when asked, rounds it to the resolution.
@@ -56,6 +59,7 @@ extension MotionSimulator {
         case .accelerometer: max(options.accelNoiseDensity, 0) * (rate / 2).squareRoot()
         case .gyro: max(options.gyroNoiseDensity, 0) * (rate / 2).squareRoot()
         case .magnetometer: max(options.magNoise, 0)
+        case .pressure: 0
         }
     }
 }

@@ -34,7 +34,7 @@ public struct MotionSimulator: Sendable {
     ///   - startTime: seconds since boot of the first sample and of trajectory time 0. Default 0.
     public init(options: SimulationOptions, startTime: Double = 0) {
         model = MotionModel(options: options, startTime: startTime)
-        channels = SensorKind.allCases.enumerated().map { index, kind in
+        channels = SensorKind.motion.enumerated().map { index, kind in
             Channel(kind: kind, seed: options.seed &+ UInt64(index + 1) &* 0x9E37_79B9_7F4A_7C15)
         }
         setRates(options.rates, from: startTime, keepUnchanged: false)

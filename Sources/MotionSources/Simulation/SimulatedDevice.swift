@@ -141,7 +141,9 @@ public final class SimulatedDevice: SensorSource {
     public func apply(_ demand: SensorDemand, sink: @escaping @Sendable (SourceEvent) -> Void) throws(SourceError) -> [SensorKind: Double] {
         var rates: [SensorKind: Double] = [:]
         for (kind, requested) in demand.rates {
-            rates[kind] = SimulatedSensorSpec.capability(kind).clamp(rate: requested)
+            // The barometer is not one of the device's sensors: a demand for it is not granted.
+            guard let capability = SimulatedSensorSpec.capability(kind) else { continue }
+            rates[kind] = capability.clamp(rate: requested)
         }
         let latency = min(max(demand.maximumLatency.isFinite ? demand.maximumLatency : 0, 0), SimulationEngine.maximumBacklog / 2)
         guard engine.apply(rates, sink: rates.isEmpty ? nil : sink, latency: latency) else {

@@ -14,11 +14,14 @@ enum SimulatedSensorSpec {
         .accelerometer: accelerometer, .gyro: gyro, .magnetometer: magnetometer,
     ]
 
-    static func capability(_ kind: SensorKind) -> SensorCapability {
+    /// The capability of a motion sensor; `nil` for the barometer, which a simulated device does not
+    /// carry (``SimulatedBarometerSource`` is one of its own).
+    static func capability(_ kind: SensorKind) -> SensorCapability? {
         switch kind {
         case .accelerometer: accelerometer
         case .gyro: gyro
         case .magnetometer: magnetometer
+        case .pressure: nil
         }
     }
 }

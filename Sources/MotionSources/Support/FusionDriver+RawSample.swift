@@ -1,7 +1,8 @@
 import MotionFusion
 
 extension FusionDriver {
-    /// Feeds one raw sample to the filter by its sensor (see ``FusionDriver``'s rules).
+    /// Feeds one raw sample to the filter by its sensor (see ``FusionDriver``'s rules); a pressure
+    /// sample is ignored.
     /// - Returns: `true` when the sample is a fused update (an accepted gyroscope sample once an
     ///   accelerometer sample has been accepted): read ``FusionDriver/estimate`` for its output.
     @inlinable
@@ -15,6 +16,8 @@ extension FusionDriver {
             return false
         case .gyro:
             return updateGyro(sample.value, timestamp: sample.timestamp)
+        case .pressure:
+            return false
         }
     }
 }

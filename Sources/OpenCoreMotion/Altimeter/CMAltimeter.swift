@@ -66,20 +66,19 @@ open class CMAltimeter: NSObject {
         func renewed(paced: Bool) -> Self { Self(queue: queue, handler: handler, paced: paced) }
     }
 
-    /// One run: the handlers subscribed and the worker whose thread reads the barometer for them.
+    /// One run: the handlers subscribed, fed by the barometer's source.
     private struct Run {
         var relative: Subscription<CMAltitudeData>?
         var absolute: Subscription<CMAbsoluteAltitudeData>?
-        var worker: SourceWorker
 
         /// Ends the run: no handler call begins once this returns (apart from at most one per delivery
-        /// already being started, see ``QueueDelivery``), and the reading thread has ended
-        /// (``SourceWorker/stop()`` joins it; cancelling the deliveries first wakes a thread waiting for
-        /// room in one of them).
-        func end() {
+        /// already being started, see ``QueueDelivery``), and the source's reading thread has ended
+        /// (its stop joins it; cancelling the deliveries first wakes a thread waiting for room in one of
+        /// them).
+        func end(_ source: PolledBarometerSource) {
             relative?.delivery.cancel()
             absolute?.delivery.cancel()
-            worker.stop()
+            _ = try? source.apply(.none) { _ in }
         }
     }
 
@@ -88,8 +87,9 @@ open class CMAltimeter: NSObject {
     /// returns leaves no reading thread behind. The reading thread never takes it.
     private let run = Locked<Run?>(nil)
 
-    /// The clock the barometer is read on in real time (the real one; a ``ManualClock`` in tests).
-    let clock: any SourceClock
+    /// The barometer as a source: every run reads it through this, on the clock given at creation (the
+    /// real one; a ``ManualClock`` in tests). `nil` without a barometer.
+    private let source: PolledBarometerSource?
 
     /// Readings per second.
     static let sampleRate = 25.0
@@ -104,7 +104,7 @@ open class CMAltimeter: NSObject {
     /// This is the designated initializer, as on Apple platforms: a subclass (a test's mock) calls `super.init()`.
     public override init() {
         barometer = AltimeterSelection.defaultBarometer
-        clock = MonotonicSourceClock.shared
+        source = barometer.map { PolledBarometerSource(barometer: $0) }
         super.init()
     }
 
@@ -117,13 +117,13 @@ open class CMAltimeter: NSObject {
     /// ``MonotonicSourceClock``; a ``ManualClock`` in tests). A barometer in virtual time ignores the clock.
     init(optionalBarometer: (any BarometerSource)?, clock: any SourceClock = MonotonicSourceClock.shared) {
         barometer = optionalBarometer
-        self.clock = clock
+        source = optionalBarometer.map { PolledBarometerSource(barometer: $0, clock: clock) }
         super.init()
     }
 
     deinit {
         run.withLock { r in
-            r?.end()
+            if let source { r?.end(source) }
             r = nil
         }
     }
@@ -157,8 +157,8 @@ open class CMAltimeter: NSObject {
             guard let current = r, let relative = current.relative else { return }
             relative.delivery.cancel()
             r?.relative = nil
-            if current.absolute == nil {
-                current.end()
+            if current.absolute == nil, let source {
+                current.end(source)
                 r = nil
             }
         }
@@ -183,8 +183,8 @@ open class CMAltimeter: NSObject {
             guard let current = r, let absolute = current.absolute else { return }
             absolute.delivery.cancel()
             r?.absolute = nil
-            if current.relative == nil {
-                current.end()
+            if current.relative == nil, let source {
+                current.end(source)
                 r = nil
             }
         }
@@ -193,7 +193,7 @@ open class CMAltimeter: NSObject {
     /// Ends the current run, if any, and starts a new one with the handlers given and those of the
     /// current run (each on its own queue, with a fresh delivery).
     private func start(queue: OperationQueue, relative: CMAltitudeHandler?, absolute: CMAbsoluteAltitudeHandler?) {
-        guard let barometer else {
+        guard let barometer, let source else {
             nonisolated(unsafe) let relative = relative, absolute = absolute
             queue.addOperation {
                 let error = NSError.coreMotion(CMErrorNotAvailable, "no barometer: set COREMOTION_BAROMETER or connect an IIO pressure sensor")
@@ -204,75 +204,89 @@ open class CMAltimeter: NSObject {
         }
         let paced = barometer.virtualStartTime != nil
         let seaLevel = AltimeterSelection.seaLevelPressure
-        let clock = clock
         run.withLock { r in
             let previous = r
-            previous?.end()
+            previous?.end(source)
             var next = Run(relative: previous?.relative?.renewed(paced: paced),
-                           absolute: previous?.absolute?.renewed(paced: paced),
-                           worker: SourceWorker(clock: clock))
+                           absolute: previous?.absolute?.renewed(paced: paced))
             if let relative { next.relative = Subscription(queue: queue, handler: relative, paced: paced) }
             if let absolute { next.absolute = Subscription(queue: queue, handler: absolute, paced: paced) }
             r = next
-            let relativeDelivery = next.relative?.delivery
-            let absoluteDelivery = seaLevel == nil ? nil : next.absolute?.delivery
-            next.worker.spawn(name: "CMAltimeter") { worker in
-                CMAltimeter.read(barometer, worker: worker, seaLevel: seaLevel, relative: relativeDelivery, absolute: absoluteDelivery)
+            let updates = AltitudeUpdates(seaLevel: seaLevel, relative: next.relative?.delivery,
+                                          absolute: seaLevel == nil ? nil : next.absolute?.delivery)
+            do throws(SourceError) {
+                try source.apply(SensorDemand(rates: [.pressure: Self.sampleRate]), sink: updates.handle)
+            } catch {
+                updates.handle(.failed(error))
             }
         }
     }
 
-    /// Reads `barometer` ``sampleRate`` times a second (on the worker's clock, or as fast as the
-    /// deliveries take updates in virtual time) and queues the mean of each ``samplesPerUpdate``
-    /// readings, until the worker stops or a read fails; a failure queues the error once, after the
-    /// updates already queued (a replayed recording queues many before it ends), unless the run was
-    /// stopped first.
-    private static func read(_ barometer: any BarometerSource, worker: SourceWorker, seaLevel: Double?,
-                             relative: QueueDelivery<CMAltitudeData>?, absolute: QueueDelivery<CMAbsoluteAltitudeData>?) {
-        let virtual = barometer.virtualStartTime
-        let start = virtual ?? worker.clock.now()
-        var reads = 0
+}
+
+/// What one run of a ``CMAltimeter`` makes of its barometer's samples: the mean of each
+/// ``CMAltimeter/samplesPerUpdate`` readings, queued to the handlers with the altitude relative to the
+/// run's first mean (and, with a sea-level reference, the absolute altitude); a failure queued once, after
+/// the updates already queued (a replayed recording queues many before it ends). An interruption (a
+/// phone's barometer gone silent) only pauses the updates.
+///
+/// ## Threading
+/// ``handle(_:)`` is the source's sink: called on the source's thread, one event at a time. Either
+/// enqueue may wait for its handler (a barometer in virtual time); a stop wakes it.
+private final class AltitudeUpdates: Sendable {
+    private struct Mean {
         var sum = 0.0
         var count = 0
         var reference: Double?
-        while !worker.isStopping {
-            // Each reading's time from the start, not summed, so a long run keeps exactly 25 a second.
-            let t = start + Double(reads) / sampleRate
-            if virtual == nil, !worker.sleep(until: t) { return }
-            reads += 1
-            let pressure: Double
-            do {
-                pressure = try barometer.readPressure(at: t)
-            } catch {
-                // The first terminal event of the worker, unless a stop came first: then silence.
-                guard worker.end(.failed(error)) else { return }
-                let ns = NSError.coreMotion(error.kind == .permissionDenied ? CMErrorNotAuthorized : CMErrorNotAvailable,
-                                            error.description, path: error.path)
-                relative?.enqueue(error: ns)
-                absolute?.enqueue(error: ns)
-                return
+    }
+
+    private let seaLevel: Double?
+    private let relative: QueueDelivery<CMAltitudeData>?
+    private let absolute: QueueDelivery<CMAbsoluteAltitudeData>?
+    private let mean = Locked(Mean())
+
+    init(seaLevel: Double?, relative: QueueDelivery<CMAltitudeData>?, absolute: QueueDelivery<CMAbsoluteAltitudeData>?) {
+        self.seaLevel = seaLevel
+        self.relative = relative
+        self.absolute = absolute
+    }
+
+    func handle(_ event: SourceEvent) {
+        switch event {
+        case .sample(let sample):
+            guard sample.sensor == .pressure else { return }
+            let pressure = sample.value.x
+            let update = mean.withLock { m -> (mean: Double, reference: Double)? in
+                guard pressure.isFinite, pressure > 0 else { return nil }
+                m.sum += pressure
+                m.count += 1
+                guard m.count == CMAltimeter.samplesPerUpdate else { return nil }
+                let mean = m.sum / Double(m.count)
+                m.sum = 0
+                m.count = 0
+                let p0 = m.reference ?? mean
+                m.reference = p0
+                return (mean, p0)
             }
-            if pressure.isFinite, pressure > 0 {
-                sum += pressure
-                count += 1
-            }
-            guard count == samplesPerUpdate else { continue }
-            let mean = sum / Double(count)
-            sum = 0
-            count = 0
-            let p0 = reference ?? mean
-            reference = p0
-            // Either enqueue may wait for its handler (virtual time); a stop wakes it.
+            guard let update else { return }
+            let t = sample.timestamp
             relative?.enqueue(CMAltitudeData(
                 timestamp: t,
-                relativeAltitude: SimulatedBarometer.altitude(pressure: mean, seaLevel: 101.325)
-                    - SimulatedBarometer.altitude(pressure: p0, seaLevel: 101.325),
-                pressure: mean))
+                relativeAltitude: SimulatedBarometer.altitude(pressure: update.mean, seaLevel: 101.325)
+                    - SimulatedBarometer.altitude(pressure: update.reference, seaLevel: 101.325),
+                pressure: update.mean))
             if let absolute, let seaLevel {
                 absolute.enqueue(CMAbsoluteAltitudeData(
-                    timestamp: t, altitude: SimulatedBarometer.altitude(pressure: mean, seaLevel: seaLevel),
+                    timestamp: t, altitude: SimulatedBarometer.altitude(pressure: update.mean, seaLevel: seaLevel),
                     accuracy: 10, precision: 0.2))
             }
+        case .failed(let error):
+            let ns = NSError.coreMotion(error.kind == .permissionDenied ? CMErrorNotAuthorized : CMErrorNotAvailable,
+                                        error.description, path: error.path)
+            relative?.enqueue(error: ns)
+            absolute?.enqueue(error: ns)
+        case .interrupted, .finished:
+            break
         }
     }
 }

@@ -222,6 +222,7 @@ final class SourceHub: Sendable {
             case .accelerometer: sample.value = c.accelerometer(sample.value)
             case .gyro: sample.value = c.gyro(sample.value)
             case .magnetometer: sample.value = c.magnetometer(sample.value)
+            case .pressure: break
             }
             event = .sample(sample)
         }

@@ -198,7 +198,8 @@ struct SourceHubState {
 
     /// Decides who gets what from one sample.
     private mutating func route(_ sample: RawSample, info: SourceInfo, basis: DeviceMotionBasis) -> HubActions {
-        guard sample.timestamp.isFinite, sample.value.isFinite else { return HubActions() }
+        // A barometer's pressure is for CMAltimeter, which runs its own source: no consumer of a hub takes it.
+        guard sample.sensor.isMotion, sample.timestamp.isFinite, sample.value.isFinite else { return HubActions() }
         interrupted = false
         if let last = lastTimestamp[sample.sensor], sample.timestamp <= last { return HubActions() }
         lastTimestamp[sample.sensor] = sample.timestamp
@@ -211,7 +212,7 @@ struct SourceHubState {
             let stream = consumers[index].spec.stream
             if stream.rawSensor == sample.sensor {
                 guard consumers[index].decimator.accept(sample.timestamp, sourcePeriod: period) else { continue }
-                let output = raw ?? Self.output(for: sample)
+                guard let output = raw ?? Self.output(for: sample) else { continue }
                 raw = output
                 actions.append(.deliver(consumers[index].spec.deliver, output))
             } else if case .deviceMotion = stream {
@@ -255,7 +256,7 @@ struct SourceHubState {
         return actions
     }
 
-    private static func output(for sample: RawSample) -> HubOutput {
+    private static func output(for sample: RawSample) -> HubOutput? {
         let v = sample.value
         switch sample.sensor {
         case .accelerometer:
@@ -264,6 +265,8 @@ struct SourceHubState {
             return .gyro(CMGyroData(rotationRate: CMRotationRate(v), timestamp: sample.timestamp))
         case .magnetometer:
             return .magnetometer(CMMagnetometerData(magneticField: CMMagneticField(v), timestamp: sample.timestamp))
+        case .pressure:
+            return nil
         }
     }
 }
