@@ -92,6 +92,22 @@ final class IIOPollingSubject: SourceContractSubject {
         #expect(problems == [], "\(problems)")
     }
 
+    /// A BMP280's pressure channel in sysfs, read through ``PolledBarometerSource`` on the manual clock;
+    /// the end is the device removed (its value fails `ENODEV`).
+    @Test func anIIOPressureSensorKeepsTheContract() async {
+        let problems = await SourceContract.check {
+            let fs = InMemoryLinuxFileSystem()
+            let value = "/sys/bus/iio/devices/iio:device0/in_pressure_input"
+            fs.setFile("/sys/bus/iio/devices/iio:device0/name", "bmp280\n")
+            fs.setFile(value, "100.512340000\n")
+            guard let sensor = LinuxBarometers.scan(sysfsRoot: "/sys", fileSystem: fs).sensors.first else {
+                throw SourceError(.unavailable, "the in-memory BMP280 was not found")
+            }
+            return BarometerSubject(sensor, fail: { fs.setReadError(value, ENODEV) })
+        }
+        #expect(problems == [], "\(problems)")
+    }
+
     /// On the manual clock a polled second is exactly its reads: 100 Hz from t = 100 to 101 inclusive
     /// is 101 samples, stamped with the clock's time, one period apart.
     @Test func i2cOnTheManualClockReadsExactlyWhatIsDue() async throws {

@@ -85,6 +85,76 @@ final class ManualSourceSubject: SourceContractSubject {
         #expect(problems == [], "\(problems)")
     }
 
+    @Test func aScriptedBarometerKeepsTheContract() async {
+        let problems = await SourceContract.check {
+            let barometer = ScriptedBarometer()
+            return BarometerSubject(barometer, silence: { barometer.setSilent($0) }, fail: { barometer.fail() })
+        }
+        #expect(problems == [], "\(problems)")
+    }
+
+    @Test func theSimulatedBarometerKeepsTheContract() async {
+        let problems = await SourceContract.check { BarometerSubject(SimulatedBarometerSource(scenario: .stairs, seed: 5)) }
+        #expect(problems == [], "\(problems)")
+    }
+
+    /// A barometer is read on the grid of its rate from the moment it starts: 25 Hz for one second of
+    /// the manual clock are the 26 readings at 100, 100.04 … 101, each stamped with its instant and
+    /// carrying the pressure read then. Re-rated to 10 Hz, the next reading comes one new period after the
+    /// last. Rates beyond 1…50 Hz are clamped; other sensors are not granted.
+    @Test func aBarometerIsReadOnTheGridOfItsRate() async throws {
+        let barometer = ScriptedBarometer()
+        let subject = BarometerSubject(barometer)
+        let recorder = EventRecorder()
+        let granted = try subject.polled.apply(SensorDemand(rates: [.pressure: 25, .gyro: 100]), sink: recorder.sink)
+        #expect(granted == [.pressure: 25])
+        await subject.run(seconds: 1, running: true, recorder: recorder)
+        let samples = recorder.samples
+        #expect(samples.count == 26)
+        for (k, s) in samples.enumerated() {
+            #expect(s.sensor == .pressure)
+            #expect(abs(s.timestamp - (100 + 0.04 * Double(k))) < 1e-9, "reading \(k) at \(s.timestamp)")
+            #expect(abs(s.value.x - (100 + 0.001 * Double(k))) < 1e-12 && s.value.y == 0 && s.value.z == 0)
+        }
+        #expect(try subject.polled.apply(SensorDemand(rates: [.pressure: 10]), sink: recorder.sink) == [.pressure: 10])
+        await subject.run(seconds: 0.5, running: true, recorder: recorder)
+        let after = recorder.samples.dropFirst(26).map(\.timestamp)
+        #expect(after.count == 5)
+        #expect(zip(after, [101.1, 101.2, 101.3, 101.4, 101.5]).allSatisfy { abs($0 - $1) < 1e-9 }, "\(after)")
+        #expect(try subject.polled.apply(SensorDemand(rates: [.pressure: 1_000]), sink: recorder.sink) == [.pressure: 50])
+        #expect(try subject.polled.apply(.none, sink: recorder.sink) == [:])
+        #expect(try subject.polled.apply(SensorDemand(rates: [.gyro: 100]), sink: recorder.sink) == [:])
+    }
+
+    /// A barometer with nothing to say (NaN: a phone's, before its first reading or gone quiet) is not a
+    /// failure: nothing is delivered before a first reading; after one, the first empty read sends one
+    /// `.interrupted`, however long the silence lasts, and the next reading resumes.
+    @Test func aSilentBarometerInterruptsOnceAndResumes() async throws {
+        let barometer = ScriptedBarometer()
+        barometer.setSilent(true)
+        let subject = BarometerSubject(barometer)
+        let recorder = EventRecorder()
+        try subject.polled.apply(SensorDemand(rates: [.pressure: 10]), sink: recorder.sink)
+        await subject.run(seconds: 1, running: true, recorder: recorder)
+        #expect(recorder.events.isEmpty, "nothing before the first reading")
+        barometer.setSilent(false)
+        await subject.run(seconds: 0.3, running: true, recorder: recorder)
+        barometer.setSilent(true)
+        await subject.run(seconds: 2, running: true, recorder: recorder)
+        barometer.setSilent(false)
+        await subject.run(seconds: 0.3, running: true, recorder: recorder)
+        try subject.polled.apply(.none, sink: recorder.sink)
+        let kinds = recorder.events.map { event -> String in
+            switch event {
+            case .sample: "s"
+            case .interrupted: "i"
+            case .failed: "f"
+            case .finished: "e"
+            }
+        }.joined()
+        #expect(kinds == "sssisss", "\(kinds)")
+    }
+
     /// On the manual clock a simulated second is exactly the samples due in it: 100 Hz from t = 100
     /// to t = 101 inclusive is 101 samples, with no real time passing and nothing polled.
     @Test func simulatorOnTheManualClockDeliversExactlyWhatIsDue() async throws {

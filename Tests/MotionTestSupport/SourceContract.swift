@@ -115,6 +115,14 @@ public protocol SourceContractSubject: Sendable {
     /// Makes the source end on its own (a recording's end, a device unplugged), and returns once its
     /// terminal event has arrived; `false` when the family never ends by itself.
     func end(recorder: EventRecorder) async -> Bool
+    /// What went wrong in driving the subject (a thread that never settled), found by the subject itself
+    /// rather than by the checks; default none.
+    var drivingProblems: [String] { get }
+}
+
+extension SourceContractSubject {
+    /// None: subjects that report their own failures through `#expect` leave it out.
+    public var drivingProblems: [String] { [] }
 }
 
 /// The behaviour every ``SensorSource`` promises (see its documentation), as checks any test target
@@ -133,6 +141,7 @@ public enum SourceContract {
             do {
                 let subject = try make()
                 problems += await check(subject).map { "\(name): \($0)" }
+                problems += subject.drivingProblems.map { "\(name): \($0)" }
             } catch {
                 problems.append("\(name): the subject could not be made: \(error)")
             }

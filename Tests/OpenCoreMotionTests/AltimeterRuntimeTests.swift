@@ -119,8 +119,8 @@ protocol AltimeterContractSubject {
     func breakBarometer() -> Bool
 }
 
-/// The promises of ``CMAltimeter`` over any barometer, as ``SourceContract`` states them for sensor
-/// sources (a barometer is polled, not a `SensorSource`, so the altimeter is what keeps them): updates
+/// The promises of ``CMAltimeter`` over any barometer, as ``SourceContract`` states them for its source
+/// (`PolledBarometerSource`, which the contract checks on its own), here at the level of the handlers: updates
 /// start, in time order; once a stop returns no handler call begins (apart from at most one whose item a
 /// running batch had already taken, see `QueueDelivery`), however long time runs; a restart
 /// after a stop works; a barometer that fails reaches the handler as exactly one error, then silence.

@@ -24,10 +24,11 @@ import MotionFusion
 /// `.failed`: the first and only terminal event.
 ///
 /// ## Threading
-/// ``apply(_:sink:)`` may be called from any thread. Samples reach the sink on the source's thread, one at a
-/// time, in timestamp order. When `apply` returns, a previous run has ended: no call of the previous sink
-/// begins or is in progress (unless `apply` is called from inside the sink, which cannot wait for its own
-/// call). Do not call `apply` from another thread while holding a lock that the sink takes, as with
+/// ``apply(_:sink:)`` may be called from any thread, including from inside the sink. Samples reach the
+/// sink on the source's thread, one at a time, in timestamp order. When `apply` returns, a previous run has
+/// ended: no call of the previous sink begins or is in progress (unless `apply` is called from inside the
+/// sink, which cannot wait for its own call). Of two applies at once, the one that began last holds. Do
+/// not call `apply` from another thread while holding a lock that the sink takes, as with
 /// ``SimulatedDevice``: the two would wait for each other.
 public final class PolledBarometerSource: SensorSource {
     /// The rates a barometer is read at: 1 to 50 Hz. Phones report pressure at a few to a few tens of
@@ -43,13 +44,14 @@ public final class PolledBarometerSource: SensorSource {
     /// The clock a barometer on the real clock is read on.
     let clock: any SourceClock
 
-    /// The run in progress, if any. Applies hold this lock from beginning to end, so two never
-    /// interleave; the worker's threads never take it.
-    private let run = Locked<SourceWorker?>(nil)
+    /// The run in progress, if any, and the number of applies so far: an apply that finds a later one
+    /// has begun since it stopped the previous run leaves the source to that one. The lock is never held
+    /// while a run is stopped, so a sink may call ``apply(_:sink:)`` while another thread stops it.
+    private let run = Locked<(worker: SourceWorker?, applies: Int)>((nil, 0))
 
-    /// The time of the next reading on the grid of the last run (so a re-rated run continues after the
-    /// last reading): written by the worker, read by `apply`.
-    private let nextReading = Locked<Double?>(nil)
+    /// The time of the last reading (so a re-rated or restarted run continues after it): written by the
+    /// worker, read by `apply`.
+    private let lastReading = Locked<Double?>(nil)
 
     /// A source reading `barometer` on the real clock (`CLOCK_MONOTONIC`).
     public convenience init(barometer: any BarometerSource) {
@@ -67,10 +69,7 @@ public final class PolledBarometerSource: SensorSource {
     }
 
     deinit {
-        run.withLock { worker in
-            worker?.stop()
-            worker = nil
-        }
+        run.withLock { $0.worker }?.stop()
     }
 
     /// Starts, re-rates or stops the readings.
@@ -85,35 +84,42 @@ public final class PolledBarometerSource: SensorSource {
     public func apply(_ demand: SensorDemand, sink: @escaping @Sendable (SourceEvent) -> Void) throws(SourceError) -> [SensorKind: Double] {
         let rate = demand.rates[.pressure].map { Self.capability.clamp(rate: $0) }
         let barometer = barometer
-        let nextReading = nextReading
+        let lastReading = lastReading
         let clock = clock
-        return try run.withLock { current throws(SourceError) -> [SensorKind: Double] in
-            current?.stop()
-            current = nil
-            guard let rate else { return [:] }
-            let virtual = barometer.virtualStartTime
-            let start: Double
-            if let virtual {
-                start = nextReading.withLock { $0 } ?? (virtual.isFinite ? virtual : 0)
-            } else {
-                let now = clock.now()
-                start = max(now, nextReading.withLock { $0 } ?? now)
-            }
+        let (previous, apply) = run.withLock { r -> (SourceWorker?, Int) in
+            defer { r.worker = nil }
+            r.applies += 1
+            return (r.worker, r.applies)
+        }
+        previous?.stop()
+        guard let rate else { return [:] }
+        let virtual = barometer.virtualStartTime
+        let next = lastReading.withLock { $0 }.map { $0 + 1 / rate }
+        let start: Double
+        if let virtual {
+            start = next ?? (virtual.isFinite ? virtual : 0)
+        } else {
+            let now = clock.now()
+            start = max(now, next ?? now)
+        }
+        return try run.withLock { r throws(SourceError) -> [SensorKind: Double] in
+            // A later apply began meanwhile: its demand is the one that holds.
+            guard r.applies == apply else { return [.pressure: rate] }
             let worker = SourceWorker(sink: sink, clock: clock)
             let started = worker.spawn(name: "barometer") { worker in
-                Self.read(barometer, worker: worker, start: start, rate: rate, paced: virtual == nil, nextReading: nextReading)
+                Self.read(barometer, worker: worker, start: start, rate: rate, paced: virtual == nil, lastReading: lastReading)
             }
             guard started else {
                 throw SourceError(.io, "cannot start a thread to read the barometer \(barometer.identifier) (pthread_create failed)")
             }
-            current = worker
+            r.worker = worker
             return [.pressure: rate]
         }
     }
 
     /// One run's loop: reads on the grid from `start` until the worker stops or a read throws.
     private static func read(_ barometer: any BarometerSource, worker: SourceWorker, start: Double, rate: Double,
-                             paced: Bool, nextReading: Locked<Double?>) {
+                             paced: Bool, lastReading: Locked<Double?>) {
         var index = 0
         var hadReading = false
         var silent = false
@@ -122,7 +128,7 @@ public final class PolledBarometerSource: SensorSource {
             let t = start + Double(index) / rate
             if paced, !worker.sleep(until: t) { return }
             index += 1
-            nextReading.withLock { $0 = start + Double(index) / rate }
+            lastReading.withLock { $0 = t }
             let pressure: Double
             do {
                 pressure = try barometer.readPressure(at: t)

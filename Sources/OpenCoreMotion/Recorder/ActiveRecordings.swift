@@ -11,8 +11,8 @@ import MotionSources
 enum ActiveRecordings {
     private static let stores = Locked<[String: RecordingStore]>([:])
     private static let running = Locked<[Key: Running]>([:])
-    /// The running pressure recordings, by database path (the barometer is a pull source: a worker
-    /// reads it, not a manager).
+    /// The running pressure recordings, by database path (the barometer is read through a source of its
+    /// own, not a manager).
     private static let pressureRunning = Locked<[String: PressureRun]>([:])
 
     /// A running recording's database file and sensor.
@@ -56,7 +56,7 @@ enum ActiveRecordings {
             }
         }
         for run in pressureRunning.withLock({ r in r.filter { path == nil || $0.key == path }.map(\.value) }) {
-            run.worker.requestStop()
+            run.stop()
             do {
                 try run.recording.finish()
             } catch {
@@ -114,59 +114,72 @@ enum ActiveRecordings {
         }
     }
 
-    /// One pressure recording: a ``SourceWorker`` reading the barometer at ``PressureRecording/rate``
-    /// (1 Hz) into the recording, as fast as the barometer allows when it is on a virtual clock.
+    /// One pressure recording: the barometer run as a source (``PolledBarometerSource``) at
+    /// ``PressureRecording/rate`` (1 Hz) into the recording, as fast as the recording takes the readings
+    /// when the barometer is on a virtual clock.
     final class PressureRun: Sendable {
         let recording: PressureRecording
         let barometer: any BarometerSource
-        let worker = SourceWorker()
-        private let last = Locked<Double?>(nil)
+        private let source: PolledBarometerSource
+        private let state = Locked<(last: Double?, ended: Bool)>((nil, false))
 
         init(recording: PressureRecording, barometer: any BarometerSource) {
             self.recording = recording
             self.barometer = barometer
+            source = PolledBarometerSource(barometer: barometer)
         }
 
-        var lastTimestamp: Double? { last.withLock { $0 } }
+        var lastTimestamp: Double? { state.withLock { $0.last } }
 
         func start(onEnd: @escaping @Sendable () -> Void) {
-            let started = worker.spawn(name: "CMSensorRecorder") { [self] worker in
-                read(worker)
-                end(onEnd)
-            }
-            if !started {
-                CMSensorRecorder.logger.error("CMSensorRecorder: cannot start a thread to read the barometer")
+            do {
+                try source.apply(SensorDemand(rates: [.pressure: PressureRecording.rate])) { [self] event in
+                    receive(event, onEnd)
+                }
+            } catch {
+                CMSensorRecorder.logger.error("CMSensorRecorder: \(error.description)")
                 end(onEnd)
             }
         }
 
-        /// Reads the barometer until the recording is over, the worker is stopped or a read fails.
-        private func read(_ worker: SourceWorker) {
-            let virtual = barometer.virtualStartTime
-            var t = virtual ?? worker.clock.now()
-            while !worker.isStopping, !recording.isFinished {
-                let pressure: Double
+        /// Stops reading the barometer; waits for the reading thread unless called on it. For the end
+        /// of the process (``ActiveRecordings/finishAll(databasePath:)``), which then finishes the recording.
+        func stop() {
+            _ = try? source.apply(.none) { _ in }
+        }
+
+        /// Passes one event of the barometer to the recording, on the source's thread.
+        private func receive(_ event: SourceEvent, _ onEnd: @escaping @Sendable () -> Void) {
+            switch event {
+            case .sample(let sample):
+                let t = sample.timestamp
+                state.withLock { $0.last = t }
                 do {
-                    pressure = try barometer.readPressure(at: t)
-                } catch {
-                    CMSensorRecorder.logger.error("CMSensorRecorder: the barometer failed: \(error.description)")
-                    return
-                }
-                let temperature = barometer.readTemperature(at: t)
-                last.withLock { $0 = t }
-                do {
-                    if try !recording.receive(timestamp: t, pressure: pressure, temperature: temperature) { return }
+                    if try !recording.receive(timestamp: t, pressure: sample.value.x, temperature: barometer.readTemperature(at: t))
+                        || recording.isFinished {
+                        end(onEnd)
+                    }
                 } catch {
                     CMSensorRecorder.logger.error("CMSensorRecorder: \(String(describing: error))")
-                    return
+                    end(onEnd)
                 }
-                t += 1 / PressureRecording.rate
-                if virtual == nil, !worker.sleep(until: t) { return }
+            case .failed(let error):
+                CMSensorRecorder.logger.error("CMSensorRecorder: the barometer failed: \(error.description)")
+                end(onEnd)
+            case .interrupted, .finished:
+                break
             }
         }
 
-        /// Writes what is buffered and leaves the registry.
+        /// Stops the barometer, writes what is buffered and leaves the registry, once.
         private func end(_ onEnd: @escaping @Sendable () -> Void) {
+            let first = state.withLock { s -> Bool in
+                defer { s.ended = true }
+                return !s.ended
+            }
+            guard first else { return }
+            // From the reading thread the stop does not wait for it; no reading reaches the recording after.
+            stop()
             do {
                 try recording.finish()
             } catch {
