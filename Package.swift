@@ -14,9 +14,10 @@
 // Public declarations per module (scripts/public-symbols) in brackets.
 //
 // Targets (lowest layer first):
-//   MotionFusion               [506] the maths and the attitude filter, batch calibration: pure Swift, no Foundation, no I/O
-//   MotionSources              [152] SensorSource, SourceEvent, the simulator, ManualSource, the source runtime
-//                                    (SourceWorker) and the lock family (Locked, ConditionLocked: package access)
+//   MotionFusion               [544] the maths and the attitude filter, batch calibration: pure Swift, no Foundation, no I/O
+//   MotionSources              [166] SensorSource, SourceEvent, the simulator, ManualSource, barometers as sources
+//                                    (PolledBarometerSource), the source runtime (SourceWorker) and the lock
+//                                    family (Locked, ConditionLocked: package access)
 //   CRecordingSupport                zlib and strtod_l (system library) for MotionRecordingFormats
 //   MotionRecordingFormats       [0] every recording format, read and written, streaming, merged; replay; fuse
 //   MotionSourcesLinux           [0] IIO and evdev sources, mount matrices, discovery (trait LinuxHardware; package API)
@@ -25,7 +26,7 @@
 //   MotionWebSocketHandshake     [0] the WebSocket client handshake shared by MotionMQTT and MotionPhones (SwiftNIO)
 //   MotionMQTT                   [0] the MQTT 3.1.1 client on SwiftNIO, the broker source, the publisher
 //   MotionPhones                 [0] phone apps streaming over the network as sources (SwiftNIO)
-//   OpenCoreMotion             [345] the public Core Motion API (CMMotionManager, CM* types, the hub, delivery)
+//   OpenCoreMotion             [501] the public Core Motion API (CMMotionManager, CM* types, the hub, delivery)
 //   MotionBenchmarks             [0] the benchmark harnesses: BROAD, fusion throughput, step counting, IIO latency,
 //                                    fuse time and memory, phone and MQTT fleet delivery, handler delivery and soaks,
 //                                    the dashboard server under load (the `bench` commands print them)

@@ -1,8 +1,9 @@
 /// A pressure sensor read on demand: the barometer behind `CMAltimeter`.
 ///
 /// Barometers are polled (phones and IIO pressure chips deliver a few to a few tens of readings per
-/// second), so the protocol is a read: the caller decides the rate. Pressure is in kPa, Core Motion's
-/// unit, converted once here.
+/// second), so the protocol is a read: the caller decides the rate. ``PolledBarometerSource`` runs one as
+/// a ``SensorSource`` (the way `CMAltimeter` and `CMSensorRecorder` read it). Pressure is in kPa, Core
+/// Motion's unit, converted once here.
 ///
 /// ## Threading
 /// ``readPressure(at:)`` may be called from any thread, one call at a time.
