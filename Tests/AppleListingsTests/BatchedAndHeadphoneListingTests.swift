@@ -7,16 +7,21 @@ import CoreMotion
 import OpenCoreMotion
 #endif
 
-/// Suspends until every operation added to the serial `queue` so far has run (without blocking a thread).
+/// Suspends until every operation added to the serial `queue` so far has run, and every operation those
+/// added as they ran (without blocking a thread).
 func drained(_ queue: OperationQueue) async -> Bool {
     final class Flag: @unchecked Sendable {  // Sendable: `ran` is only touched under `lock`.
         let lock = NSLock()
         var ran = false
     }
-    let flag = Flag()
-    // A barrier: on a concurrent queue too, it runs only after every operation added before it.
-    queue.addBarrierBlock { flag.lock.withLock { flag.ran = true } }
-    return await eventually(60) { flag.lock.withLock { flag.ran } }
+    // Barriers: on a concurrent queue too, each runs only after every operation added before it. Two,
+    // one after the other: an operation running when the first is added may add another as it ends.
+    for _ in 0..<2 {
+        let flag = Flag()
+        queue.addBarrierBlock { flag.lock.withLock { flag.ran = true } }
+        guard await eventually(60, { flag.lock.withLock { flag.ran } }) else { return false }
+    }
+    return true
 }
 
 /// Suspends (without blocking a thread) until `condition` holds or `seconds` pass; `seconds` only

@@ -64,17 +64,25 @@ final class ObservedSource: SensorSource {
     }
 }
 
-/// Suspends until every operation added to `queue` so far has left it (run, or been cancelled),
-/// without holding a thread: a barrier added now runs only after them and resumes the test. The
-/// awaiting counterpart of `waitUntilAllOperationsAreFinished()` for operations already added.
+/// Suspends until every operation added to `queue` so far has left it (run, or been cancelled), and
+/// every operation those added as they ran, without holding a thread: a barrier added now runs only
+/// after them and resumes the test. The awaiting counterpart of `waitUntilAllOperationsAreFinished()`.
+///
+/// Two barriers, one after the other: a delivery batch running when the first is added schedules the
+/// next batch (the items that arrived meanwhile) only as it ends, behind that barrier; the second
+/// barrier comes after it. (One barrier let a test see the first batch's item without the second's,
+/// seen under ThreadSanitizer.)
 func drained(_ queue: OperationQueue, giveUpAfter seconds: Double = 60) async -> Bool {
-    let ran = Locked(false)
-    let changes = Changes()
-    queue.addBarrierBlock {
-        ran.withLock { $0 = true }
-        changes.signal()
+    for _ in 0..<2 {
+        let ran = Locked(false)
+        let changes = Changes()
+        queue.addBarrierBlock {
+            ran.withLock { $0 = true }
+            changes.signal()
+        }
+        guard await changes.until(giveUpAfter: seconds, { ran.withLock { $0 } }) else { return false }
     }
-    return await changes.until(giveUpAfter: seconds) { ran.withLock { $0 } }
+    return true
 }
 
 func accel(_ t: Double, z: Double = -1) -> RawSample {
