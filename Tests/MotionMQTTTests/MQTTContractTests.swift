@@ -37,17 +37,25 @@ final class MQTTSubject: SourceContractSubject {
                                     log: { _ in })
     }
 
-    /// Waits, once, until the broker granted the source's subscription: messages published before it
-    /// would not be queued for the source's session.
+    /// Waits, once, until the broker granted the source's subscription (messages published before it
+    /// would not be queued for the source's session), or 60 s: then the run goes on and its checks fail,
+    /// rather than the test hanging (a rehearsal under load once waited here for 23 minutes, the source
+    /// connected to the broker and no `.subscribed` reported).
     private func awaitSubscription() async {
         guard !subscribed.withLock({ $0 }) else { return }
-        let granted = Locked<CheckedContinuation<Void, Never>?>(nil)
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+        let granted = Locked<CheckedContinuation<Bool, Never>?>(nil)
+        let watchdog = Task {
+            try? await Task.sleep(nanoseconds: 60_000_000_000)
+            granted.withLock { c in c?.resume(returning: false); c = nil }
+        }
+        let ok = await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
             granted.withLock { $0 = done }
             mqtt.startDevices { event in
-                if case .subscribed = event { granted.withLock { c in c?.resume(); c = nil } }
+                if case .subscribed = event { granted.withLock { c in c?.resume(returning: true); c = nil } }
             }
         }
+        watchdog.cancel()
+        #expect(ok, "the broker did not grant the source's subscription within 60 s")
         await mqtt.stopDevices()
         subscribed.withLock { $0 = true }
     }
