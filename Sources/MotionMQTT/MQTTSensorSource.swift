@@ -115,6 +115,9 @@ package final class MQTTSensorSource: SensorSource {
         var failed = false
         /// An `.interrupted` was sent to the sink and no sample has followed yet.
         var interrupted = false
+        /// The broker granted the subscription on the current connection (so a device handler installed
+        /// later is told at once: it would otherwise wait for a `.subscribed` already gone by).
+        var subscribed = false
     }
 
     private let state = NIOLockedValueBox(State())
@@ -198,13 +201,16 @@ package final class MQTTSensorSource: SensorSource {
     }
 
     /// Starts delivering every device's samples, labelled, to `handler` (`demand` says which sensors).
-    /// Call ``stopDevices()`` to end.
+    /// When the broker has already granted the subscription (the source was running), `handler` hears
+    /// `.subscribed` at once. Call ``stopDevices()`` to end.
     package func startDevices(_ demand: SensorDemand = SensorDemand(rates: [.accelerometer: 100, .gyro: 100, .magnetometer: 100]),
                              handler: @escaping @Sendable (MQTTDeviceEvent) -> Void) {
-        state.withLockedValue { s in
+        let alreadySubscribed = state.withLockedValue { s -> Bool in
             s.deviceHandler = handler
             if !s.consuming { s.demand = demand }
+            return s.subscribed
         }
+        if alreadySubscribed { handler(.subscribed) }
         startClient()
     }
 
@@ -220,7 +226,7 @@ package final class MQTTSensorSource: SensorSource {
 
     /// Takes the client out of the state (under the lock), so a new one can start at once.
     private static func detach(_ s: inout State) -> (MQTTClient?, RepeatedTask?) {
-        defer { s.client = nil; s.ticker = nil; s.devices = [:]; s.pinned = nil }
+        defer { s.client = nil; s.ticker = nil; s.devices = [:]; s.pinned = nil; s.subscribed = false }
         return (s.client, s.ticker)
     }
 
@@ -253,6 +259,7 @@ package final class MQTTSensorSource: SensorSource {
         case .message(let m): received(m)
         case .disconnected(let reason, let retry):
             let text = "\(url): \(reason); retrying in \(String(format: "%.1f", retry)) s"
+            state.withLockedValue { $0.subscribed = false }
             log(text)
             emitDevice(.broker(text, fatal: false))
             interrupt(SourceError(.io, text))
@@ -261,7 +268,12 @@ package final class MQTTSensorSource: SensorSource {
             emitDevice(.broker(text, fatal: true))
             fail(SourceError(.permissionDenied, text))
         case .subscribed:
-            emitDevice(.subscribed)
+            // One locked step with the handler read, so a handler installed meanwhile hears it exactly once.
+            let handler = state.withLockedValue { s in
+                s.subscribed = true
+                return s.deviceHandler
+            }
+            handler?(.subscribed)
         case .connected, .dropped:
             break
         }

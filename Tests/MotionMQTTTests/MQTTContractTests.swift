@@ -115,3 +115,29 @@ struct MQTTContractTests {
         for broker in brokers { await broker.stopAsync() }
     }
 }
+
+@Suite(.enabled(if: Mosquitto.available, Comment(rawValue: Mosquitto.skipMessage)))
+struct MQTTSubscriptionNoticeTests {
+    /// A device handler installed once the broker has granted the subscription hears `.subscribed` at
+    /// once: the grant came before it and does not come again. (Without this, the contract test waited
+    /// for ever when the broker's grant overtook the test under load.)
+    @Test func aHandlerInstalledAfterTheGrantHearsItAtOnce() async throws {
+        let broker = try await Mosquitto.started()
+        let id = UUID().uuidString.prefix(8)
+        let mqtt = try MQTTSensorSource(url: MQTTURL(parsing: "mqtt://127.0.0.1:\(broker.port)/late-\(id)/+?device=dev"), log: { _ in })
+        let first = Locked<CheckedContinuation<Void, Never>?>(nil)
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            first.withLock { $0 = done }
+            mqtt.startDevices { event in
+                if case .subscribed = event { first.withLock { c in c?.resume(); c = nil } }
+            }
+        }
+        let heard = Locked(0)
+        mqtt.startDevices { event in
+            if case .subscribed = event { heard.withLock { $0 += 1 } }
+        }
+        #expect(heard.withLock { $0 } == 1, "told once, at once")
+        await mqtt.stopDevices()
+        await broker.stopAsync()
+    }
+}
