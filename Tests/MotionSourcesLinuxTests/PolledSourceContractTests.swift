@@ -96,14 +96,8 @@ final class IIOPollingSubject: SourceContractSubject {
     /// the end is the device removed (its value fails `ENODEV`).
     @Test func anIIOPressureSensorKeepsTheContract() async {
         let problems = await SourceContract.check {
-            let fs = InMemoryLinuxFileSystem()
-            let value = "/sys/bus/iio/devices/iio:device0/in_pressure_input"
-            fs.setFile("/sys/bus/iio/devices/iio:device0/name", "bmp280\n")
-            fs.setFile(value, "100.512340000\n")
-            guard let sensor = LinuxBarometers.scan(sysfsRoot: "/sys", fileSystem: fs).sensors.first else {
-                throw SourceError(.unavailable, "the in-memory BMP280 was not found")
-            }
-            return BarometerSubject(sensor, fail: { fs.setReadError(value, ENODEV) })
+            let chip = try InMemoryBMP280()
+            return BarometerSubject(chip.sensor, fail: { chip.unplug() })
         }
         #expect(problems == [], "\(problems)")
     }

@@ -238,15 +238,8 @@ struct VirtualSubject: AltimeterContractSubject {
 
     @Test func anIIOPressureSensorKeepsTheContract() async {
         let problems = await AltimeterContract.check {
-            let fs = InMemoryLinuxFileSystem()
-            let value = "/sys/bus/iio/devices/iio:device0/in_pressure_input"
-            fs.setFile("/sys/bus/iio/devices/iio:device0/name", "bmp280\n")
-            fs.setFile(value, "100.512340000\n")
-            guard let sensor = LinuxBarometers.scan(sysfsRoot: "/sys", fileSystem: fs).sensors.first else {
-                throw SourceError(.unavailable, "the in-memory BMP280 was not found")
-            }
-            let box = Handed(value: fs)
-            return ClockedSubject(sensor, fail: { box.value.setReadError(value, ENODEV) })
+            let chip = try InMemoryBMP280()
+            return ClockedSubject(chip.sensor, fail: { chip.unplug() })
         }
         #expect(problems == [], "\(problems)")
     }
