@@ -38,15 +38,16 @@ package struct BenchBroadCommand: ParsableCommand {
     @Option(name: .customLong("parameter"), help: "Override a filter parameter: NAME=VALUE (repeatable).")
     var parameterOverrides: [String] = []
 
-    @Option(name: .customLong("hard-iron"),
+    // Unconditional: a negative component (-60,90,-40) is a value, not an option.
+    @Option(name: .customLong("hard-iron"), parsing: .unconditional,
             help: "Add a constant hard-iron offset X,Y,Z (µT, sensor frame) to every magnetometer sample, as an uncalibrated phone magnetometer reads.")
     var hardIron: String?
 
-    @Option(name: .customLong("soft-iron"),
+    @Option(name: .customLong("soft-iron"), parsing: .unconditional,
             help: "Multiply every magnetometer sample by the symmetric matrix XX,YY,ZZ[,XY,XZ,YZ] (dimensionless) before adding --hard-iron, as a phone's soft iron distorts the field.")
     var softIron: String?
 
-    @Option(name: .customLong("gyro-bias"),
+    @Option(name: .customLong("gyro-bias"), parsing: .unconditional,
             help: "Add a constant bias X,Y,Z (°/s, sensor frame) to every gyroscope sample, as a phone's raw gyroscope reads.")
     var gyroBias: String?
 

@@ -140,6 +140,16 @@ import Testing
         #expect(cv.stderr.contains("--cross-validate does not take --hard-iron"), "\(cv.stderr)")
     }
 
+    /// A phone's offsets have negative components: `--gyro-bias -2,5,-3` is read as the value, as
+    /// `--gyro-bias=-2,5,-3` is (before, it was refused as an option with its value missing).
+    @Test func broadOffsetsMayStartWithAMinusSign() throws {
+        let command = try BenchBroadCommand.parse(["DIR", "--gyro-bias", "-2,5,-3", "--hard-iron", "-60,90,-40",
+                                                   "--soft-iron", "1.1,0.9,1,-0.02,0,0.01"])
+        #expect(try command.gyroBiasOffset() == Vector3(-2, 5, -3) * (Double.pi / 180))
+        #expect(try command.hardIronOffset() == Vector3(-60, 90, -40))
+        #expect(try command.softIronMatrix() == Matrix3(rows: Vector3(1.1, -0.02, 0), Vector3(-0.02, 0.9, 0.01), Vector3(0, 0.01, 1)))
+    }
+
     @Test func benchCommandsAreRegistered() {
         let names = BenchCommand.configuration.subcommands.map { $0.configuration.commandName }
         #expect(names.contains("broad") && names.contains("fusion"))
