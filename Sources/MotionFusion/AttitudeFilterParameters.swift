@@ -186,6 +186,12 @@ public struct AttitudeFilterParameters: Hashable, Sendable {
 
     /// Calibration accuracy at which the calibrated field replaces the raw field for heading
     /// corrections. Default ``MagneticCalibrationAccuracy/medium``.
+    ///
+    /// Once a raw reading stronger than any Earth field has been seen (a phone's hard iron of 100–600 µT;
+    /// ``AttitudeFilterState/rawFieldImplausible``), a gyro-aided estimate
+    /// (``RotationHardIronEstimator``) graded ``MagneticCalibrationAccuracy/low`` is used as well: its
+    /// offset then allows less than 5° of heading error, and the raw field none at all. A raw reading that
+    /// strong never corrects the heading, whatever this grade.
     public var minimumAccuracyForCalibratedHeading: MagneticCalibrationAccuracy = .medium
 
     // MARK: Gyro-aided hard-iron calibration

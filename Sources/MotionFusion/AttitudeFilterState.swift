@@ -100,6 +100,12 @@ public struct AttitudeFilterState: Sendable {
     public var lastMagneticField: Vector3 = .zero
     /// Whether any magnetometer sample has been received.
     public var hasMagneticField = false
+    /// Whether a raw magnetometer reading stronger than the Earth's field anywhere
+    /// (``AttitudeFilter/strongestEarthField`` plus ``AttitudeFilterParameters/magneticNormThreshold``) has
+    /// been seen: a hard iron, or a magnet near the sensor. From then on a gyro-aided hard-iron estimate
+    /// graded ``MagneticCalibrationAccuracy/low`` may steer the heading (see
+    /// ``AttitudeFilterParameters/minimumAccuracyForCalibratedHeading``).
+    public var rawFieldImplausible = false
 
     /// `true` once the heading has been set from the magnetometer.
     public var magnetometerInitialized = false
