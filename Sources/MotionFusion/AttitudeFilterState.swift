@@ -132,7 +132,9 @@ public struct AttitudeFilterState: Sendable {
     /// Time the candidate has been consistent while moving, seconds.
     public var magneticCandidateTime: Double = 0
 
-    /// Whether heading corrections currently use the calibrated (rather than raw) field.
+    /// Whether heading corrections currently use the calibrated (rather than raw) field. While no
+    /// calibration is usable and the raw field is stronger than any Earth field the heading coasts on the
+    /// gyro and this keeps the model last used, which the next usable calibration is compared with.
     public var usesCalibratedField = false
     /// Time since a sample was last offered to the calibration, seconds.
     public var calibrationTime: Double = .infinity
