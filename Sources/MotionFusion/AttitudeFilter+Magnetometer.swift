@@ -31,23 +31,23 @@ extension AttitudeFilter {
         // and says nothing about north. Once one has been seen, a gyro-aided estimate graded low (its
         // offset's uncertainty allows less than 5° of heading error) steers the heading: a heading 5° off
         // is better than the arbitrary one the gyro started from, and the estimate keeps converging.
-        if !state.rawFieldImplausible, parameters.calibratesMagnetometer,
-           field.length > AttitudeFilter.strongestEarthField * (1 + parameters.magneticNormThreshold) {
+        let strongest = AttitudeFilter.strongestEarthField * (1 + parameters.magneticNormThreshold)
+        let rawNorm = field.length
+        if !state.rawFieldImplausible, parameters.calibratesMagnetometer, rawNorm > strongest {
             state.rawFieldImplausible = true
         }
         let accuracy = state.calibrator.accuracy
         let calibrated = accuracy >= parameters.minimumAccuracyForCalibratedHeading
             || (state.rawFieldImplausible && accuracy >= .low && state.calibrator.usesRotationEstimate)
         let m = calibrated ? state.calibrator.calibrate(field) : field
-        let norm = m.length
+        let norm = calibrated ? m.length : rawNorm
         guard norm > 1e-9 else { return }
         // Nor is the heading ever set or corrected from such a raw field: before a calibration it waits
         // (coasting on the gyro) and starts from the calibrated field; when the calibration in use falls
         // back below the grade above (a gyro-aided estimate's grade flickers while it converges), it coasts
         // until one is usable again rather than follow the raw field. Near a magnet an Earth-like raw
         // field (no hard iron) is skipped the same way: the disturbance check would reject it anyway.
-        if !calibrated, parameters.calibratesMagnetometer,
-           norm > AttitudeFilter.strongestEarthField * (1 + parameters.magneticNormThreshold) {
+        if !calibrated, parameters.calibratesMagnetometer, rawNorm > strongest {
             return
         }
         if magnetometerCoefficients.dt != dt { magnetometerCoefficients = coefficients(dt: dt) }
