@@ -98,7 +98,14 @@ extension AttitudeFilter {
         let newBias = state.bias + k * (y - state.bias)
         let newP = p - k * p
         commitBias(newBias, newP)
-        state.biasObservedAtRest = true
+        // The bias counts as measured at rest once the estimate agrees with the rest reading (within half
+        // the rest magnitude threshold): one update moves an estimate whose prior is 0.5 °/s only partway
+        // to a phone's 4–6 °/s (less the higher the sample rate), and checking the rest that follows
+        // against that halfway estimate read it as a slow rotation, which ended the measurement there.
+        let half = 0.5 * parameters.restGyroMagnitudeThreshold * Double.pi / 180
+        if (y - state.bias).lengthSquared < half * half {
+            state.biasObservedAtRest = true
+        }
     }
 
     @inline(__always)
