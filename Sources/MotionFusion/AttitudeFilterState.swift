@@ -88,8 +88,10 @@ public struct AttitudeFilterState: Sendable {
     public var restTime: Double = 0
     /// Whether the device is at rest.
     public var isAtRest = false
-    /// Whether the bias has been measured at rest at least once (the rest detector then bounds the rate
-    /// at rest around the estimate rather than by the largest possible bias).
+    /// Whether the bias has been measured at rest at least once: an update at rest left the estimate
+    /// within half of ``AttitudeFilterParameters/restGyroMagnitudeThreshold`` of the rest reading (the
+    /// rest detector then bounds the rate at rest around the estimate rather than by the largest possible
+    /// bias).
     public var biasObservedAtRest = false
 
     /// Last finite gyro sample, rad/s (raw, biased).
