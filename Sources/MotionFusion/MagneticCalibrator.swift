@@ -314,7 +314,8 @@ public struct MagneticCalibrator: Sendable {
 
 /// Grades an online ellipsoid fit (``MagneticCalibrator``, ``TraceNormalisedEllipsoidFit``) from the
 /// samples accepted, the octants (seen from the fitted centre) they cover, the running mean square of
-/// the algebraic error (about twice the relative radius error) and the anisotropy of the soft-iron
+/// the radial error (about twice the relative radius error, whatever the offset: the first fit divides
+/// its algebraic error by its normalisation `g`) and the anisotropy of the soft-iron
 /// gains: `high` needs 150 samples in all 8 octants, an rms under 0.02 and gains within a ratio of 1.5;
 /// `medium` 60 samples in 6 octants, an rms under 0.05 and gains within 2; `low` 20 samples. A fit that
 /// is not yet `low` (no ellipsoid) stays as it is.
