@@ -14,9 +14,14 @@ import Testing
 @Suite struct PhoneSizedGyroBiasTests {
     static let addedBias = Vector3(4, -3, 5) * (Double.pi / 180)
 
-    static func trial(cutSeconds: Double) throws -> BroadTrial {
-        let full = try BroadTrial(contentsOf: CalibratedReferenceTests.directory
+    /// The trial as recorded.
+    static func recorded() throws -> BroadTrial {
+        try BroadTrial(contentsOf: CalibratedReferenceTests.directory
             .appendingPathComponent("06_undisturbed_fast_rotation_A.csv"))
+    }
+
+    /// `full` without its first `cutSeconds`, with ``addedBias`` on every gyroscope sample.
+    static func cut(_ full: BroadTrial, seconds cutSeconds: Double) -> BroadTrial {
         let start = Int(cutSeconds * full.sampleRate)
         return BroadTrial(name: full.name, sampleRate: full.sampleRate,
                           accelerometer: Array(full.accelerometer[start...]),
@@ -27,9 +32,7 @@ import Testing
 
     /// The bias the filter measures over the whole initial rest of the trial as recorded, plus the
     /// added bias: what the short rest must find.
-    static func expectedBias() throws -> Vector3 {
-        let trial = try BroadTrial(contentsOf: CalibratedReferenceTests.directory
-            .appendingPathComponent("06_undisturbed_fast_rotation_A.csv"))
+    static func expectedBias(_ trial: BroadTrial) -> Vector3 {
         var filter = AttitudeFilter(usesMagnetometer: false)
         let end = Int(25 * trial.sampleRate)
         for i in 0..<end {
@@ -40,8 +43,9 @@ import Testing
     }
 
     @Test func theShortRestMeasuresTheWholeBias() throws {
-        let trial = try Self.trial(cutSeconds: 30)
-        let expected = try Self.expectedBias()
+        let full = try Self.recorded()
+        let trial = Self.cut(full, seconds: 30)
+        let expected = Self.expectedBias(full)
         var filter = AttitudeFilter(usesMagnetometer: true)
         var rested = false
         for i in 0..<trial.count {
@@ -59,7 +63,7 @@ import Testing
     /// Scored as BROAD scores it: 101.0° before, 2.9° now (2.97° with no bias added).
     @Test func theHeadingHoldsThroughTheMotion() throws {
         let errors = try BroadRunner(parameters: nil, usesMagnetometer: true, offline: false)
-            .score(Self.trial(cutSeconds: 30))
+            .score(Self.cut(Self.recorded(), seconds: 30))
         #expect(errors.total < 5, "causal 9D total \(errors.total)°")
     }
 }
